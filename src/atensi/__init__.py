@@ -1,0 +1,1 @@
+"""atensi: satu attention head, langkah demi langkah."""
