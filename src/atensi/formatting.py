@@ -1,0 +1,28 @@
+"""Angka untuk prosa berbahasa Indonesia: titik pemisah ribuan, koma desimal.
+
+Bab-bab memakai fungsi ini bersama ``myst_nb.glue`` agar setiap angka di
+prosa berasal dari sel yang dijalankan, tidak diketik tangan.
+"""
+
+
+def id_int(n):
+    """1048576 → '1.048.576'."""
+    return f"{int(n):,}".replace(",", ".")
+
+
+def id_float(x, digits=2):
+    """0.25 → '0,25'; 12345.678 → '12.345,68' (pembulatan ``digits`` desimal)."""
+    text = f"{float(x):,.{digits}f}"
+    return text.replace(",", "_").replace(".", ",").replace("_", ".")
+
+
+def id_bytes(n_bytes):
+    """Ukuran memori yang mudah dibaca: '4 MiB', '48 MiB', '1,5 GiB'."""
+    units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    value = float(n_bytes)
+    unit = 0
+    while value >= 1024 and unit < len(units) - 1:
+        value /= 1024
+        unit += 1
+    digits = 0 if value == int(value) else 1
+    return f"{id_float(value, digits)} {units[unit]}"

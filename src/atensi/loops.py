@@ -1,0 +1,87 @@
+"""Langkah-langkah attention sebagai loop Python biasa, untuk T kecil.
+
+Setiap fungsi punya loop luar atas "siapa yang bekerja" dan satu badan loop
+yang persis dikerjakan oleh satu *thread* CUDA di ``kernels/*.cu``:
+
+    scores        satu thread per (i, j):  satu dot product
+    causal_mask   satu thread per (i, j):  tulis -inf bila j > i
+    softmax       satu baris per block:    maksimum, jumlah, bagi
+    weighted_sum  satu thread per (i, c):  Σ_j A[i, j] · V[j, c]
+
+Masukan berbentuk ``(T, d_k)`` atau ``(T, T)`` (satu head). Hasilnya array
+NumPy float64 supaya bisa dipakai sebagai pembanding yang teliti.
+"""
+
+import math
+
+import numpy as np
+
+
+def scores(Q, K, *, scale=True):
+    """scores[i][j] = dot(Q[i], K[j]) * (1 / sqrt(d_k)) — baris mesin aslinya."""
+    T_q, d_k = Q.shape
+    T_k = K.shape[0]
+    factor = 1.0 / math.sqrt(d_k) if scale else 1.0
+    S = np.zeros((T_q, T_k))
+    for i in range(T_q):
+        for j in range(T_k):
+            # --- one thread (i, j) ---
+            dot = 0.0
+            for c in range(d_k):
+                dot += float(Q[i, c]) * float(K[j, c])
+            S[i, j] = dot * factor
+    return S
+
+
+def causal_mask(S):
+    """Salinan S dengan -inf di setiap posisi j > i."""
+    S = np.array(S, dtype=np.float64)
+    T_q, T_k = S.shape
+    for i in range(T_q):
+        for j in range(T_k):
+            # --- one thread (i, j) ---
+            if j > i:
+                S[i, j] = -math.inf
+    return S
+
+
+def softmax(S):
+    """Softmax per baris, dengan tiga langkah yang dikerjakan satu block per baris."""
+    T_q, T_k = S.shape
+    A = np.zeros((T_q, T_k))
+    for i in range(T_q):
+        # --- one block (row i) ---
+        row_max = -math.inf
+        for j in range(T_k):
+            row_max = max(row_max, float(S[i, j]))
+        if row_max == -math.inf:
+            continue  # nothing visible: the row stays all zeros
+        total = 0.0
+        for j in range(T_k):
+            total += math.exp(float(S[i, j]) - row_max)
+        for j in range(T_k):
+            A[i, j] = math.exp(float(S[i, j]) - row_max) / total
+    return A
+
+
+def weighted_sum(A, V):
+    """output[i][c] = Σ_j A[i][j] · V[j][c]."""
+    T_q, T_k = A.shape
+    d_k = V.shape[1]
+    O = np.zeros((T_q, d_k))
+    for i in range(T_q):
+        for c in range(d_k):
+            # --- one thread (i, c) ---
+            acc = 0.0
+            for j in range(T_k):
+                acc += float(A[i, j]) * float(V[j, c])
+            O[i, c] = acc
+    return O
+
+
+def attention(Q, K, V, *, causal=True, scale=True):
+    """Rantai lengkap dengan loop: scores → mask → softmax → weighted_sum."""
+    S = scores(Q, K, scale=scale)
+    if causal:
+        S = causal_mask(S)
+    return weighted_sum(softmax(S), V)
