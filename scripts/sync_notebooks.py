@@ -47,7 +47,7 @@ def _siapkan_atensi(repo_url="{repo_url}"):
             subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", tujuan], check=True)
             sys.path.insert(0, os.path.join(tujuan, "src"))  # kernel yang sedang jalan
         importlib.invalidate_caches()
-    if importlib.util.find_spec("myst_nb") is None:
+    if "myst_nb" not in sys.modules and importlib.util.find_spec("myst_nb") is None:
         # Di luar buku, glue() cukup menampilkan nilainya.
         import types
         from IPython.display import display as tampilkan
@@ -101,7 +101,8 @@ def with_setup_cell(text: str, source: str) -> tuple[str, int]:
 def ipynb_text(md_path: Path) -> str:
     """The .ipynb that belongs to ``md_path``: its cells, no outputs."""
     notebook = jupytext.read(md_path)
-    for cell in notebook.cells:
+    for number, cell in enumerate(notebook.cells):
+        cell.id = f"sel-{number:03d}"  # stable ids: the file only changes with the .md
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
@@ -113,7 +114,7 @@ def sync(check: bool = False) -> list[str]:
     problems = []
     source = setup_source()
     for md_path in chapter_files():
-        rel = md_path.relative_to(ROOT)
+        rel = md_path.relative_to(CHAPTERS.parent)
         text = md_path.read_text(encoding="utf-8")
         new_text, found = with_setup_cell(text, source)
         if found != 1:
@@ -126,7 +127,7 @@ def sync(check: bool = False) -> list[str]:
         expected = ipynb_text(md_path)
         current = ipynb_path.read_text(encoding="utf-8") if ipynb_path.exists() else None
         if current != expected:
-            problems.append(f"{ipynb_path.relative_to(ROOT)}: tidak sama dengan {rel}")
+            problems.append(f"{ipynb_path.relative_to(CHAPTERS.parent)}: tidak sama dengan {rel}")
             if not check:
                 ipynb_path.write_text(expected, encoding="utf-8")
     return problems

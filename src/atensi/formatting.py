@@ -26,3 +26,15 @@ def id_bytes(n_bytes):
         unit += 1
     digits = 0 if value == int(value) else 1
     return f"{id_float(value, digits)} {units[unit]}"
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def id_sci(x, digits=1):
+    """Notasi ilmiah untuk galat kecil: 1.4e-07 → '1,4 × 10⁻⁷'; 0 → '0'."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    mantissa, exponent = f"{x:.{digits}e}".split("e")
+    return f"{mantissa.replace('.', ',')} × 10{str(int(exponent)).translate(_SUPERSCRIPT)}"

@@ -1,0 +1,46 @@
+"""Indonesian for the interface text that the themes leave in English.
+
+Sphinx itself and sphinx-book-theme ship Indonesian catalogs, but
+pydata-sphinx-theme has none and a few book-theme strings are missing. The
+catalogs in ``_ext/locale/id/LC_MESSAGES`` are compiled here and registered as
+fallbacks: they fill the gaps and do not replace existing translations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+TEMPLATES_DIR = Path(__file__).parent / "templates"  # buttons whose text is not translatable
+SEARCH_PLACEHOLDER = "Cari di buku ini..."
+
+
+def compile_catalogs() -> list[str]:
+    domains = []
+    for po_path in sorted(LOCALE_DIR.glob("id/LC_MESSAGES/*.po")):
+        mo_path = po_path.with_suffix(".mo")
+        if not mo_path.exists() or mo_path.stat().st_mtime < po_path.stat().st_mtime:
+            with po_path.open("rb") as po_file:
+                catalog = read_po(po_file, locale="id")
+            with mo_path.open("wb") as mo_file:
+                write_mo(mo_file, catalog)
+        domains.append(po_path.stem)
+    return domains
+
+
+def configure(app, config):
+    options = dict(config.html_theme_options or {})
+    options["search_bar_text"] = SEARCH_PLACEHOLDER
+    config.html_theme_options = options
+    config.templates_path = [str(TEMPLATES_DIR), *config.templates_path]
+
+
+def setup(app):
+    for domain in compile_catalogs():
+        app.add_message_catalog(domain, str(LOCALE_DIR))
+    # Before sphinx-book-theme reads html_theme_options.
+    app.connect("config-inited", configure, priority=100)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,91 @@
+"""Run every kernel of one .cu file once, on small awkward shapes, and check it.
+
+Made to run under a checker, one process per kernel file:
+
+    compute-sanitizer --tool memcheck  python scripts/kernel_driver.py scores --backend cupy
+    compute-sanitizer --tool racecheck python scripts/kernel_driver.py softmax --backend cupy
+    python scripts/kernel_driver.py softmax --backend cpu       (AddressSanitizer/ThreadSanitizer
+                                                                 through atensi.cudacpu, see
+                                                                 tests/test_kernels_cpu.py)
+
+Shapes: two heads, T = 33 (two 16-wide tiles plus one row) and T = 1, d_k = 3,
+plus softmax rows longer than a block. Exit code 0: every result matches
+atensi.reference; 1: a mismatch; 3: the file's kernel is not implemented yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from atensi import kernels, reference
+
+FILES = ("scores", "causal_mask", "softmax", "weighted_sum", "attention_fused")
+
+
+def _close(name, out, ref):
+    out = np.asarray(out.get() if hasattr(out, "get") else out, dtype=np.float64)
+    ok = np.array_equal(np.isneginf(out), np.isneginf(ref)) and np.allclose(
+        np.where(np.isfinite(ref), out, 0), np.where(np.isfinite(ref), ref, 0), rtol=1e-5, atol=1e-5
+    )
+    print(f"{'OK   ' if ok else 'BEDA '} {name}")
+    return ok
+
+
+def run(file: str, backend: str) -> bool:
+    rng = np.random.default_rng(7)
+    ok = True
+    for T in (33, 1):
+        Q, K, V = (rng.standard_normal((2, T, 3), dtype=np.float32) for _ in range(3))
+        Q64, K64, V64 = (x.astype(np.float64) for x in (Q, K, V))
+        S = reference.scores(Q64, K64)
+        tag = f"T={T}"
+        if file == "scores":
+            for version in ("v1", "v2"):
+                ok &= _close(f"scores {version} {tag}", kernels.scores(Q, K, version=version, backend=backend), S)
+                out = kernels.scores(Q, K, causal=True, version=version, backend=backend)
+                ok &= _close(f"scores {version} causal {tag}", out, reference.causal_mask(S))
+        elif file == "causal_mask":
+            out = kernels.causal_mask(S.astype(np.float32), backend=backend)
+            ok &= _close(f"causal_mask {tag}", out, reference.causal_mask(S))
+        elif file == "softmax":
+            masked = reference.causal_mask(S)
+            long_rows = rng.standard_normal((3, 300), dtype=np.float32)
+            for version in ("v1", "v2"):
+                out = kernels.softmax(masked.astype(np.float32), version=version, backend=backend)
+                ok &= _close(f"softmax {version} {tag}", out, reference.softmax(masked))
+                out = kernels.softmax(long_rows, version=version, backend=backend)
+                ok &= _close(f"softmax {version} (3, 300)", out, reference.softmax(long_rows.astype(np.float64)))
+        elif file == "weighted_sum":
+            A = reference.softmax(reference.causal_mask(S)).astype(np.float32)
+            out = kernels.weighted_sum(A, V, backend=backend)
+            ok &= _close(f"weighted_sum {tag}", out, reference.weighted_sum(A.astype(np.float64), V64))
+        elif file == "attention_fused":
+            for causal in (True, False):
+                out = kernels.attention(Q, K, V, causal=causal, fused=True, backend=backend)
+                ref = reference.attention(Q64, K64, V64, causal=causal)
+                ok &= _close(f"attention fused causal={causal} {tag}", out, ref)
+    if backend == "cupy":
+        import cupy
+
+        cupy.cuda.Device().synchronize()
+    return ok
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Jalankan kernel satu berkas .cu dan periksa hasilnya.")
+    parser.add_argument("file", choices=FILES, help="nama berkas di kernels/ tanpa .cu")
+    parser.add_argument("--backend", default=None, choices=("cupy", "cpu"))
+    args = parser.parse_args(argv)
+    try:
+        ok = run(args.file, args.backend)
+    except NotImplementedError as err:
+        print(f"LEWATI {args.file}: belum ada ({err})")
+        return 3
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

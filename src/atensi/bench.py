@@ -1,0 +1,696 @@
+"""Biaya attention, diukur: ``python -m atensi.bench [--quick] [--json PATH]``.
+
+Setiap baris tabel adalah satu cara menghitung attention kausal yang sama
+(12 *head*, d_k = 64, seperti ANDREA-120M) pada satu bentuk (B, T):
+
+    waktu median      median beberapa putaran hangat (CPU: time.perf_counter;
+                      GPU: cupyx.profiler.benchmark, dengan event CUDA)
+    GFLOP/s           FLOP berguna / waktu, FLOP = 4·B·H·T²·d_k, dibagi dua
+                      untuk attention kausal (separuh skor ada di masa depan)
+    memori puncak     byte yang dialokasikan selama satu panggilan, termasuk
+                      keluaran (CPU: tracemalloc; GPU: memory hook CuPy, atau
+                      statistik memori PyTorch untuk baris PyTorch)
+    rasio             waktu / waktu tercepat pada bentuk (B, T) yang sama
+
+Setiap metode diperiksa lebih dulu terhadap pembanding pada bentuk itu
+(galat relatif maksimum dicatat di ``max_rel_err``), baru kemudian diukur.
+
+Fungsi untuk bab dan skrip:
+    run(preset="quick", device="auto")   → dict hasil (mesin, tanggal, baris)
+    format_table(hasil, device="cpu")    → tabel teks (atau markdown=True)
+    summary(hasil)                       → angka-angka target
+    save_results(hasil, path), load_results(path) → dict atau None
+    caption(hasil, device="gpu")         → keterangan mesin dan tanggal
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+import tracemalloc
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from atensi import kernels, reference
+from atensi.formatting import id_float
+
+H, D_K = 12, 64  # ANDREA-120M: 12 heads of d_k = 64
+ANDREA_T = 1024
+SCHEMA = 1
+# The committed GPU results file that the pipeline chapter renders.
+GPU_RESULTS = Path(__file__).resolve().parents[2] / "results" / "bench_gpu.json"
+# Rows whose output differs more than this from the reference are flagged.
+MAX_REL_ERR = 1e-4
+
+COLUMNS = (
+    "metode",
+    "B",
+    "T",
+    "waktu median (ms)",
+    "GFLOP/s",
+    "memori puncak tambahan (MiB)",
+    "rasio thd. tercepat",
+)
+FP32_COLUMN = "% puncak FP32"
+
+
+@dataclass(frozen=True)
+class Method:
+    key: str
+    label: str
+    device: str  # "cpu" or "gpu"
+    square: bool  # allocates (B, H, T, T) arrays: skipped when those would not fit
+
+
+METHODS = {
+    m.key: m
+    for m in (
+        Method("numpy_naive", "NumPy naif (reference.attention)", "cpu", True),
+        Method("numpy_blocked", "NumPy berubin (attention_blocked)", "cpu", False),
+        Method("cpu_chain_v2", "rantai kernel v2, emulasi CPU", "cpu", True),
+        Method("cpu_fused", "fused kernel, emulasi CPU", "cpu", False),
+        Method("gpu_chain_v1", "rantai kernel v1 (GPU)", "gpu", True),
+        Method("gpu_chain_v2", "rantai kernel v2, terbaik (GPU)", "gpu", True),
+        Method("gpu_fused", "fused kernel (GPU)", "gpu", False),
+        Method("cupy_cublas", "CuPy cuBLAS (cp.matmul + elementwise)", "gpu", True),
+        Method("torch_sdpa", "PyTorch scaled_dot_product_attention", "gpu", False),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Preset:
+    sweep: tuple  # T values at B = 1
+    batches: tuple  # larger B values, at T = batch_T
+    emulation_T: tuple  # T values for the CPU-emulation rows (slow: small T only)
+    repeats: int  # timed runs on the CPU (median of these)
+    gpu_repeats: int
+    max_seconds: float  # stop repeating a CPU measurement after this long
+    max_square_bytes: int  # skip a "square" CPU method whose (B, H, T, T) array is larger
+    gpu_sweep: tuple = (256, 512, 1024, 2048, 4096, 8192)  # the GPU is fast enough for all
+    batch_T: int = ANDREA_T
+
+
+PRESETS = {
+    # For the book build: a few seconds on a 2-core CPU.
+    "book": Preset((256, 512, 1024), (), (128,), 3, 20, 2.0, 2**30),
+    "quick": Preset((256, 512, 1024, 2048), (8,), (256,), 3, 20, 6.0, 2**30),
+    "full": Preset((256, 512, 1024, 2048, 4096, 8192), (8,), (256,), 7, 100, 30.0, 2**30),
+    # For the tests: every kind of row, in about a second.
+    "tiny": Preset((64,), (2,), (32,), 1, 2, 1.0, 2**30, gpu_sweep=(64,), batch_T=48),
+}
+
+
+def flops(B, T, d_k=D_K, heads=H, *, causal=True):
+    """FLOP berguna satu attention: 2·T²·d untuk Q Kᵀ, 2·T²·d untuk A V, per head."""
+    total = 4 * B * heads * T * T * d_k
+    return total / 2 if causal else total
+
+
+# ---------------------------------------------------------------------------
+# The machine
+# ---------------------------------------------------------------------------
+
+
+def _cpu_name():
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _blas_name():
+    try:
+        config = np.show_config(mode="dicts")
+        blas = config["Build Dependencies"]["blas"]
+        return f"{blas.get('name', '?')} {blas.get('version', '')}".strip()
+    except Exception:
+        return None
+
+
+def _gpu_ready():
+    return kernels.gpu_available()
+
+
+# FP32 lanes per SM by compute capability (CUDA programming guide, arithmetic throughput).
+_FP32_LANES = {(6, 0): 64, (7, 0): 64, (7, 2): 64, (7, 5): 64, (8, 0): 64}
+
+
+def _fp32_lanes(major, minor):
+    if (major, minor) in _FP32_LANES:
+        return _FP32_LANES[(major, minor)]
+    return 128 if major >= 6 else None
+
+
+def _gpu_info():
+    import cupy as cp
+
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    name = props["name"]
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    major, minor = int(props["major"]), int(props["minor"])
+    sms = int(props["multiProcessorCount"])
+    clock_khz = props.get("clockRate") or cp.cuda.Device(0).attributes.get("ClockRate")
+    lanes = _fp32_lanes(major, minor)
+    peak = 2 * lanes * sms * clock_khz * 1e3 / 1e9 if lanes and clock_khz else None
+
+    def version(v):
+        return f"{v // 1000}.{(v % 1000) // 10}"
+
+    info = {
+        "name": name,
+        "compute_capability": f"{major}.{minor}",
+        "sm_count": sms,
+        "clock_mhz": clock_khz / 1e3 if clock_khz else None,
+        "memory_gib": round(props["totalGlobalMem"] / 2**30, 1),
+        "fp32_peak_gflops": peak,
+        "cuda_driver": version(cp.cuda.runtime.driverGetVersion()),
+        "cuda_runtime": version(cp.cuda.runtime.runtimeGetVersion()),
+        "nvidia_driver": None,
+    }
+    try:
+        import subprocess
+
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=20,
+        )
+        if out.returncode == 0:
+            info["nvidia_driver"] = out.stdout.strip().splitlines()[0]
+    except (OSError, subprocess.SubprocessError, IndexError):
+        pass
+    return info
+
+
+def machine_info():
+    """Mesin pengukuran: CPU, GPU (bila CuPy melihatnya), versi pustaka."""
+    info = {
+        "cpu": _cpu_name(),
+        "cpu_cores": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "blas": _blas_name(),
+        "threads_env": {
+            k: os.environ[k]
+            for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+            if k in os.environ
+        },
+        "cupy": None,
+        "torch": None,
+        "gpu": None,
+    }
+    try:
+        import cupy
+
+        info["cupy"] = cupy.__version__
+    except ImportError:
+        pass
+    if _gpu_ready():
+        info["gpu"] = _gpu_info()
+    torch = _torch()
+    if torch is not None:
+        info["torch"] = torch.__version__
+    return info
+
+
+def _torch():
+    """PyTorch when importable (optional, never a dependency of atensi)."""
+    try:
+        import torch
+    except Exception:
+        return None
+    return torch
+
+
+# ---------------------------------------------------------------------------
+# What each method runs
+# ---------------------------------------------------------------------------
+
+
+def _chain(Qd, Kd, Vd, version, backend):
+    """The kernel chain scores → softmax → weighted_sum, launched without the
+    per-call validation of kernels.attention (inputs are known good here), so
+    the GPU rows time the kernels and nothing else."""
+    B_, H_, T, d_k = Qd.shape
+    heads = B_ * H_
+    S = kernels._empty(Qd.shape[:-1] + (T,), backend)
+    kernels._launch_scores(Qd, Kd, S, heads, T, d_k, scale=True, causal=True,
+                           version=version, backend=backend)
+    A = kernels._empty(S.shape, backend)
+    kernels._launch_softmax(S, A, heads * T, T, version=version, backend=backend)
+    O = kernels._empty(Vd.shape, backend)
+    kernels._launch_weighted_sum(A, Vd, O, heads, T, d_k, backend=backend)
+    return O
+
+
+def _fused(Qd, Kd, Vd, backend):
+    return kernels._attention_fused(Qd, Kd, Vd, causal=True, scale=True, backend=backend)
+
+
+def _callable(key, Q, K, V):
+    """A zero-argument function computing causal attention with method ``key``."""
+    if key == "numpy_naive":
+        return lambda: reference.attention(Q, K, V)
+    if key == "numpy_blocked":
+        return lambda: reference.attention_blocked(Q, K, V)
+    if key == "cpu_chain_v2":
+        return lambda: _chain(Q, K, V, "v2", "cpu")
+    if key == "cpu_fused":
+        return lambda: _fused(Q, K, V, "cpu")
+    if key == "gpu_chain_v1":
+        return lambda: _chain(Q, K, V, "v1", "cupy")
+    if key == "gpu_chain_v2":
+        return lambda: _chain(Q, K, V, "v2", "cupy")
+    if key == "gpu_fused":
+        return lambda: _fused(Q, K, V, "cupy")
+    if key == "cupy_cublas":
+        return lambda: reference.attention(Q, K, V)  # cp.matmul + CuPy elementwise
+    if key == "torch_sdpa":
+        torch = _torch()
+        q, k, v = (torch.from_dlpack(x) for x in (Q, K, V))
+        sdpa = torch.nn.functional.scaled_dot_product_attention
+        return lambda: sdpa(q, k, v, is_causal=True)
+    raise ValueError(f"Metode tidak dikenal: {key!r}. Pilihan: {', '.join(METHODS)}.")
+
+
+def _torch_gpu_ok():
+    torch = _torch()
+    try:
+        return torch is not None and torch.cuda.is_available()
+    except Exception:
+        return False
+
+
+# ---------------------------------------------------------------------------
+# Measuring
+# ---------------------------------------------------------------------------
+
+
+def _time_cpu(fn, repeats, max_seconds):
+    """Median wall time (s) of up to ``repeats`` warm runs, at least one."""
+    times = []
+    start = time.perf_counter()
+    while len(times) < repeats:
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+        if time.perf_counter() - start > max_seconds:
+            break
+    return statistics.median(times), len(times)
+
+
+def _peak_cpu(fn):
+    """(result, peak bytes allocated during fn) — NumPy reports its arrays to tracemalloc."""
+    tracemalloc.start()
+    try:
+        out = fn()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return out, peak
+
+
+def _peak_gpu(fn, torch_row):
+    """(result, peak bytes the call took from the memory pool)."""
+    if torch_row:
+        torch = _torch()
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        before = torch.cuda.memory_allocated()
+        out = fn()
+        torch.cuda.synchronize()
+        return out, torch.cuda.max_memory_allocated() - before
+
+    import cupy as cp
+
+    class PeakHook(cp.cuda.MemoryHook):
+        name = "atensi_peak"
+
+        def __init__(self):
+            self.now = self.peak = 0
+
+        def malloc_postprocess(self, **kw):
+            self.now += kw["mem_size"]
+            self.peak = max(self.peak, self.now)
+
+        def free_postprocess(self, **kw):
+            self.now -= kw["mem_size"]
+
+    hook = PeakHook()
+    with hook:
+        out = fn()
+        cp.cuda.get_current_stream().synchronize()
+    return out, hook.peak
+
+
+def _time_gpu(fn, repeats):
+    from cupyx.profiler import benchmark
+
+    result = benchmark(fn, n_repeat=repeats, n_warmup=3, max_duration=20.0)
+    return float(np.median(result.gpu_times[0])), len(result.gpu_times[0])
+
+
+def _inputs(B, T, seed=0):
+    rng = np.random.default_rng(seed + 7919 * T + B)
+    return tuple(rng.standard_normal((B, H, T, D_K), dtype=np.float32) for _ in range(3))
+
+
+def _rel_err(got, want, xp):
+    return float(xp.max(xp.abs(got - want)) / xp.max(xp.abs(want)))
+
+
+def _gpu_fits(method, B, T):
+    if not method.square:
+        return True
+    import cupy as cp
+
+    free, _ = cp.cuda.runtime.memGetInfo()
+    return 3 * B * H * T * T * 4 < 0.8 * free
+
+
+def _cases(preset, device):
+    """(device, B, T, [method keys]) in table order: sweep at B = 1, then larger B."""
+    gpu = device in ("auto", "gpu") and _gpu_ready()
+    if device == "gpu" and not gpu:
+        raise RuntimeError(
+            "device='gpu' butuh GPU NVIDIA yang terlihat oleh CuPy, tetapi tidak ada. "
+            "Pakai device='cpu' atau device='auto'."
+        )
+    batched = [(B, preset.batch_T) for B in preset.batches]
+    cases = []
+    if device in ("auto", "cpu"):
+        shapes = {(1, T) for T in preset.sweep + preset.emulation_T} | set(batched)
+        for B, T in sorted(shapes):
+            keys = ["numpy_naive", "numpy_blocked"]
+            if B * H * T * T * 4 > preset.max_square_bytes:
+                keys.remove("numpy_naive")
+            if B == 1 and T in preset.emulation_T:
+                keys += ["cpu_chain_v2", "cpu_fused"]
+            cases.append(("cpu", B, T, keys))
+    if gpu:
+        keys = ["cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_fused"]
+        if _torch_gpu_ok():
+            keys.append("torch_sdpa")
+        shapes = {(1, T) for T in preset.gpu_sweep} | set(batched)
+        cases += [("gpu", B, T, keys) for B, T in sorted(shapes)]
+    return cases
+
+
+def _measure_case(device, B, T, keys, preset, progress):
+    Q, K, V = _inputs(B, T)
+    xp = np
+    if device == "gpu":
+        import cupy as xp
+
+        Q, K, V = (xp.asarray(x) for x in (Q, K, V))
+    rows, want = [], None
+    for key in keys:
+        method = METHODS[key]
+        if device == "gpu" and not _gpu_fits(method, B, T):
+            continue
+        if progress:
+            progress(f"mengukur {method.label}, B = {B}, T = {T} ...")
+        fn = _callable(key, Q, K, V)
+        fn()  # warm-up: compilation, caches, first-touch
+        if device == "cpu":
+            out, peak = _peak_cpu(fn)
+            seconds, n = _time_cpu(fn, preset.repeats, preset.max_seconds)
+        else:
+            out, peak = _peak_gpu(fn, key == "torch_sdpa")
+            if key == "torch_sdpa":
+                out = xp.from_dlpack(out)
+            seconds, n = _time_gpu(fn, preset.gpu_repeats)
+        # The first method of the shape (naive NumPy, or cuBLAS) is the reference.
+        want = out if want is None else want
+        rows.append(
+            {
+                "method": key,
+                "label": method.label,
+                "device": device,
+                "B": B,
+                "H": H,
+                "T": T,
+                "d_k": D_K,
+                "causal": True,
+                "time_ms": seconds * 1e3,
+                "gflops": flops(B, T) / seconds / 1e9,
+                "peak_mib": peak / 2**20,
+                "repeats": n,
+                "max_rel_err": _rel_err(out, want, xp),
+            }
+        )
+        del out
+    fastest = min(r["time_ms"] for r in rows)
+    for r in rows:
+        r["ratio"] = r["time_ms"] / fastest
+    return rows
+
+
+def run(preset="quick", device="auto", *, progress=None):
+    """Ukur semua metode; hasilnya dict ``{"machine", "date", "preset", "rows", ...}``.
+
+    ``preset``: ``"book"`` (beberapa detik, untuk buku), ``"quick"`` (≤ 1 menit di
+    CPU 2 inti), atau ``"full"``. ``device``: ``"auto"`` (CPU, ditambah GPU bila ada),
+    ``"cpu"``, atau ``"gpu"``. ``progress``: fungsi yang menerima satu baris teks.
+    """
+    if not isinstance(preset, Preset) and preset not in PRESETS:
+        raise ValueError(
+            f"Argumen 'preset' harus salah satu dari {', '.join(map(repr, PRESETS))}, "
+            f"tetapi yang diterima {preset!r}."
+        )
+    if device not in ("auto", "cpu", "gpu"):
+        raise ValueError(
+            f"Argumen 'device' harus 'auto', 'cpu', atau 'gpu', tetapi yang diterima {device!r}."
+        )
+    p = preset if isinstance(preset, Preset) else PRESETS[preset]
+    start = time.perf_counter()
+    rows = []
+    for case in _cases(p, device):
+        rows += _measure_case(*case, p, progress)
+    machine = machine_info()
+    peak = (machine["gpu"] or {}).get("fp32_peak_gflops")
+    for r in rows:
+        r["fp32_peak_share"] = r["gflops"] / peak if r["device"] == "gpu" and peak else None
+    return {
+        "schema": SCHEMA,
+        "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "preset": preset if isinstance(preset, str) else "custom",
+        "seconds": time.perf_counter() - start,
+        "machine": machine,
+        "rows": rows,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Results files and tables
+# ---------------------------------------------------------------------------
+
+
+def save_results(results, path):
+    """Tulis hasil ``run`` sebagai JSON (UTF-8, terbaca manusia)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
+def load_results(path=GPU_RESULTS):
+    """Hasil yang tersimpan, atau ``None`` bila berkasnya belum ada."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    results = json.loads(path.read_text(encoding="utf-8"))
+    if results.get("schema") != SCHEMA or "rows" not in results:
+        raise ValueError(
+            f"Berkas {path} bukan hasil atensi.bench (schema {SCHEMA}). Buat ulang dengan "
+            "python -m atensi.bench --quick --json <path>."
+        )
+    return results
+
+
+def _rows(results, device):
+    rows = results["rows"] if isinstance(results, dict) else list(results)
+    return [r for r in rows if device is None or r["device"] == device]
+
+
+def _fmt_ms(ms):
+    digits = 0 if ms >= 100 else 1 if ms >= 10 else 2 if ms >= 0.1 else 3
+    return id_float(ms, digits)
+
+
+def _cells(r, with_fp32):
+    label = r["label"]
+    if r.get("max_rel_err", 0) > MAX_REL_ERR:
+        label += " [SALAH: galat relatif {:.1e}]".format(r["max_rel_err"])
+    cells = [
+        label,
+        str(r["B"]),
+        str(r["T"]),
+        _fmt_ms(r["time_ms"]),
+        id_float(r["gflops"], 0 if r["gflops"] >= 100 else 1),
+        id_float(r["peak_mib"], 1),
+        id_float(r["ratio"], 2) + "×",
+    ]
+    if with_fp32:
+        share = r.get("fp32_peak_share")
+        cells.append("" if share is None else id_float(100 * share, 1) + " %")
+    return cells
+
+
+def format_table(results, device=None, *, markdown=False):
+    """Tabel hasil (``results`` dari ``run``/``load_results`` atau daftar baris).
+
+    ``device="cpu"``/``"gpu"`` memilih baris; bentuk (B, T) dipisahkan garis.
+    """
+    rows = _rows(results, device)
+    if not rows:
+        return "(tidak ada baris)"
+    with_fp32 = any(r.get("fp32_peak_share") is not None for r in rows)
+    header = list(COLUMNS) + ([FP32_COLUMN] if with_fp32 else [])
+    body, shape = [], None
+    for r in rows:
+        if shape is not None and (r["B"], r["T"]) != shape and not markdown:
+            body.append(None)  # separator between shapes
+        shape = (r["B"], r["T"])
+        body.append(_cells(r, with_fp32))
+    if markdown:
+        lines = ["| " + " | ".join(header) + " |"]
+        lines.append("|" + "|".join([" --- "] + [" ---: "] * (len(header) - 1)) + "|")
+        lines += ["| " + " | ".join(c) + " |" for c in body]
+        return "\n".join(lines)
+    widths = [max(len(h), *(len(c[i]) for c in body if c)) for i, h in enumerate(header)]
+
+    def line(cells):
+        first = cells[0].ljust(widths[0])
+        rest = [c.rjust(w) for c, w in zip(cells[1:], widths[1:])]
+        return "  ".join([first] + rest).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    out = [line(header), rule]
+    out += [rule if c is None else line(c) for c in body]
+    return "\n".join(out)
+
+
+def caption(results, device="cpu"):
+    """Satu kalimat: di mesin apa dan kapan tabel ini diukur."""
+    m = results["machine"]
+    date = results["date"][:10]
+    if device == "gpu" and m.get("gpu"):
+        g = m["gpu"]
+        driver = g.get("nvidia_driver") or f"CUDA driver {g['cuda_driver']}"
+        what = f"{g['name']} (driver {driver}, CUDA runtime {g['cuda_runtime']}, CuPy {m['cupy']})"
+    else:
+        what = f"{m['cpu']}, {m['cpu_cores']} inti, NumPy {m['numpy']}"
+    return f"Diukur pada {what}, tanggal {date}, preset '{results['preset']}'."
+
+
+def _find(rows, method, B, T):
+    for r in rows:
+        if (r["method"], r["B"], r["T"]) == (method, B, T):
+            return r
+    return None
+
+
+def summary(results):
+    """Angka target (issue 6); kunci yang datanya tidak diukur bernilai ``None``.
+
+    cpu_blocked_speedup      waktu NumPy naif / NumPy berubin  (B=1, T=1024)
+    cpu_blocked_memory_ratio memori berubin / memori naif       (B=1, T=1024)
+    gpu_fused_vs_v1          waktu rantai v1 / fused kernel     (B=8, T=1024)
+    gpu_fused_vs_cublas      waktu CuPy cuBLAS / fused kernel   (B=8, T=1024)
+    gpu_fused_fp32_share     GFLOP/s fused / puncak FP32 GPU    (B=8, T=1024)
+    """
+    rows = _rows(results, None)
+    out = dict.fromkeys(
+        ["cpu_blocked_speedup", "cpu_blocked_memory_ratio", "gpu_fused_vs_v1",
+         "gpu_fused_vs_cublas", "gpu_fused_fp32_share"]
+    )
+    naive = _find(rows, "numpy_naive", 1, ANDREA_T)
+    blocked = _find(rows, "numpy_blocked", 1, ANDREA_T)
+    if naive and blocked:
+        out["cpu_blocked_speedup"] = naive["time_ms"] / blocked["time_ms"]
+        out["cpu_blocked_memory_ratio"] = blocked["peak_mib"] / naive["peak_mib"]
+    big_B = max((r["B"] for r in rows if r["device"] == "gpu"), default=None)
+    fused = _find(rows, "gpu_fused", big_B, ANDREA_T)
+    if fused:
+        v1 = _find(rows, "gpu_chain_v1", big_B, ANDREA_T)
+        cublas = _find(rows, "cupy_cublas", big_B, ANDREA_T)
+        if v1:
+            out["gpu_fused_vs_v1"] = v1["time_ms"] / fused["time_ms"]
+        if cublas:
+            out["gpu_fused_vs_cublas"] = cublas["time_ms"] / fused["time_ms"]
+        out["gpu_fused_fp32_share"] = fused.get("fp32_peak_share")
+    return out
+
+
+def _summary_lines(s):
+    lines = []
+    if s["cpu_blocked_speedup"] is not None:
+        lines.append(
+            f"CPU, B=1 T=1024: NumPy berubin {id_float(s['cpu_blocked_speedup'], 2)}× lebih "
+            f"cepat dari NumPy naif (target ≥ 2), memorinya "
+            f"{id_float(s['cpu_blocked_memory_ratio'], 3)}× milik naif (target ≤ 0,125)."
+        )
+    if s["gpu_fused_vs_v1"] is not None:
+        lines.append(
+            f"GPU, B=8 T=1024: fused kernel {id_float(s['gpu_fused_vs_v1'], 1)}× lebih cepat "
+            "dari rantai v1 (target ≥ 5)."
+        )
+    if s["gpu_fused_vs_cublas"] is not None:
+        lines.append(
+            f"GPU, B=8 T=1024: fused kernel {id_float(s['gpu_fused_vs_cublas'], 2)}× kecepatan "
+            "CuPy cuBLAS (target ≥ 1)."
+        )
+    if s["gpu_fused_fp32_share"] is not None:
+        lines.append(
+            f"GPU: fused kernel mencapai {id_float(100 * s['gpu_fused_fp32_share'], 1)} % "
+            "dari puncak FP32 GPU."
+        )
+    return lines
+
+
+def _main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m atensi.bench",
+        description="Ukur biaya attention kausal (12 head, d_k = 64) di CPU dan GPU.",
+    )
+    parser.add_argument("--quick", action="store_true", help="preset 'quick' (≤ 1 menit di CPU)")
+    parser.add_argument("--preset", choices=sorted(PRESETS), help="bawaan: full (quick dengan --quick)")
+    parser.add_argument("--device", choices=("auto", "cpu", "gpu"), default="auto")
+    parser.add_argument("--json", metavar="PATH", help="simpan hasil (mesin, tanggal, baris) ke PATH")
+    args = parser.parse_args(argv)
+    preset = args.preset or ("quick" if args.quick else "full")
+
+    results = run(preset, args.device, progress=lambda msg: print(msg, file=sys.stderr))
+    for device, title in (("cpu", "CPU"), ("gpu", "GPU")):
+        if _rows(results, device):
+            print(f"\n{title} — attention kausal, H = {H}, d_k = {D_K}")
+            print(caption(results, device))
+            print(format_table(results, device))
+    if not results["machine"]["gpu"]:
+        print("\nTidak ada GPU yang terlihat oleh CuPy: baris GPU dilewati.")
+    print()
+    for line in _summary_lines(summary(results)):
+        print(line)
+    print(f"Lama pengukuran: {id_float(results['seconds'], 1)} s.")
+    if args.json:
+        print(f"Hasil disimpan di {save_results(results, args.json)}")
+    bad = [r for r in results["rows"] if r["max_rel_err"] > MAX_REL_ERR]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

@@ -1,0 +1,68 @@
+"""Run CUDA C kernels on the CPU, with no GPU and no CUDA toolkit (only g++).
+
+Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
+
+    import numpy as np
+    from atensi.cudacpu import RawModule
+
+    mod = RawModule(path="kernels/softmax.cu")           # or RawModule(code=text, path="kernels/softmax.cu")
+    k = mod.get_function("softmax_v1_shared")            # an extern "C" __global__ function
+    k((T,), (256,), (S, A, np.int32(T)), shared_mem=0)   # grid, block, args tuple
+
+* ``args``: NumPy arrays (C-contiguous, dtype matching the C pointer type,
+  e.g. ``const float*`` -> float32; writable unless the pointer is const) and
+  NumPy scalars matching the C type (``int`` -> ``np.int32``, ``float`` ->
+  ``np.float32``, ``unsigned`` -> ``np.uint32``, ``long long`` -> ``np.int64``,
+  ``double`` -> ``np.float64``). Bare Python int/float raise TypeError (CuPy
+  would silently send 64-bit/double). The kernel writes into the arrays in place.
+* ``grid``/``block``: int or tuple of up to 3 ints; GPU limits are enforced
+  (LaunchConfigError). ``shared_mem``: bytes of ``extern __shared__``
+  memory, at most ``k.max_dynamic_shared_size_bytes`` (48 KiB unless raised).
+* ``mode="fibers"`` (default): blocks run in turn, a block's threads are
+  fibers on one CPU thread, switched only at ``__syncthreads`` and warp
+  functions -- deterministic; a barrier not reached by all threads of the
+  block raises BarrierDeadlockError (kernel, blockIdx, threadIdx, .cu line).
+  ``mode="threads"``: one pthread per CUDA thread, for ThreadSanitizer.
+* Compile errors raise CudaCpuError with g++'s text, pointing at the .cu
+  file:line (the ``path`` given). Libraries are cached in
+  ``$ATENSI_CACHE/cudacpu`` (default ``~/.cache/atensi/cudacpu``).
+* Supported in kernels: ``__global__ __device__ __forceinline__ __restrict__
+  __shared__`` (static arrays and ``extern __shared__ T s[];``), ``dim3``,
+  ``threadIdx blockIdx blockDim gridDim warpSize``, ``__syncthreads``,
+  ``__shfl_sync/_up/_down/_xor`` (full mask), ``__ballot_sync __any_sync
+  __all_sync __syncwarp``, ``atomicAdd`` etc., ``min/max``, the CUDA math
+  intrinsics (``__expf rsqrtf __fdividef`` ...), ``INFINITY``
+  (``#ifndef INFINITY`` guards are harmless), ``__int_as_float``, ``printf``.
+  The macro ``__CUDACPU__`` is defined.
+
+Sanitizers need their runtime preloaded, so they run in a child process::
+
+    from atensi.cudacpu import run_in_subprocess, run_python_in_subprocess
+    res = run_in_subprocess(path="kernels/softmax.cu", kernel="softmax_v1_shared",
+                            grid=(T,), block=(256,), args=(S, A, np.int32(T)),
+                            sanitize="address")        # or "thread" (uses mode="threads")
+    res.check()          # raises SanitizerError with the report; res.arrays = args after the launch
+
+    # Any script: RawModule(...) inside it defaults to the sanitizer given here
+    # (through ATENSI_CUDACPU_SANITIZE / ATENSI_CUDACPU_MODE).
+    res = run_python_in_subprocess("import mypkg; mypkg.run_chain()", sanitize="thread")
+    res.check()
+"""
+
+from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError, SanitizerError
+from .module import RawKernel, RawModule, raw_kernel
+from .sanitizer import SubprocessResult, run_in_subprocess, run_python_in_subprocess, sanitizer_env
+
+__all__ = [
+    "BarrierDeadlockError",
+    "CudaCpuError",
+    "LaunchConfigError",
+    "RawKernel",
+    "RawModule",
+    "SanitizerError",
+    "SubprocessResult",
+    "raw_kernel",
+    "run_in_subprocess",
+    "run_python_in_subprocess",
+    "sanitizer_env",
+]

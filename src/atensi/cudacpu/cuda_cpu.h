@@ -1,0 +1,993 @@
+// cuda_cpu.h -- run CUDA C kernels on the CPU (atensi.cudacpu).
+//
+// Included first by the translation unit that loader.py generates:
+//   #include "cuda_cpu.h"
+//   #line 1 "kernels/softmax.cu"
+//   <the .cu text, with `extern __shared__ T s[];` rewritten>
+//   <one trampoline per __global__ kernel>
+// Compiled with exactly one of -DCUDACPU_FIBERS or -DCUDACPU_THREADS.
+//
+// Execution model: blocks run one after another (so `__shared__` can be a
+// plain `static`). Inside a block:
+//   fibers  - every CUDA thread is a fiber on the calling OS thread; a thread
+//             runs straight through to its next __syncthreads / warp function,
+//             then the next one runs. Deterministic; a barrier that not all
+//             threads reach is reported as a deadlock.
+//   threads - every CUDA thread is a pthread; barriers use a mutex and
+//             condition variables, so ThreadSanitizer sees real races.
+// The barrier bookkeeping (BlockSync) is shared by both modes.
+#pragma once
+
+#if defined(CUDACPU_FIBERS) == defined(CUDACPU_THREADS)
+#error "cuda_cpu.h: definisikan tepat satu dari CUDACPU_FIBERS atau CUDACPU_THREADS"
+#endif
+
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+#include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define CUDACPU_ASAN 1
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+#if defined(CUDACPU_FIBERS) && (!defined(__x86_64__) || defined(CUDACPU_UCONTEXT))
+#define CUDACPU_USE_UCONTEXT 1
+#include <ucontext.h>
+#endif
+
+#define __CUDACPU__ 1
+#define CUDACPU_EXPORT extern "C" __attribute__((visibility("default")))
+
+// ---------------------------------------------------------------------------
+// CUDA keywords
+// ---------------------------------------------------------------------------
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __align__(n) alignas(n)
+// Blocks run in turn and a block's threads share one address space, so one
+// static copy per kernel is exactly CUDA's "one copy per block".
+#define __shared__ static
+
+// ---------------------------------------------------------------------------
+// Vector types
+// ---------------------------------------------------------------------------
+struct uint3 { unsigned int x, y, z; };
+struct dim3 {
+  unsigned int x, y, z;
+  constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1) : x(vx), y(vy), z(vz) {}
+  constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+  constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+
+#define CUDACPU_VEC2(T, N, A) \
+  struct alignas(A) N##2 { T x, y; }; \
+  inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
+#define CUDACPU_VEC3(T, N) \
+  struct N##3 { T x, y, z; }; \
+  inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }
+#define CUDACPU_VEC4(T, N, A) \
+  struct alignas(A) N##4 { T x, y, z, w; }; \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+CUDACPU_VEC2(float, float, 8)
+CUDACPU_VEC3(float, float)
+CUDACPU_VEC4(float, float, 16)
+CUDACPU_VEC2(int, int, 8)
+CUDACPU_VEC3(int, int)
+CUDACPU_VEC4(int, int, 16)
+CUDACPU_VEC2(unsigned int, uint, 8)
+CUDACPU_VEC4(unsigned int, uint, 16)
+CUDACPU_VEC2(double, double, 16)
+inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return uint3{x, y, z}; }
+#undef CUDACPU_VEC2
+#undef CUDACPU_VEC3
+#undef CUDACPU_VEC4
+
+// ---------------------------------------------------------------------------
+// Math and bit intrinsics (NVRTC has no INFINITY; <cmath> defines it, so a
+// kernel's `#ifndef INFINITY` guard is harmless here)
+// ---------------------------------------------------------------------------
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float __expf(float x) { return std::exp(x); }
+inline float __exp10f(float x) { return std::pow(10.0f, x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __log2f(float x) { return std::log2(x); }
+inline float __log10f(float x) { return std::log10(x); }
+inline float __powf(float a, float b) { return std::pow(a, b); }
+inline float __sinf(float x) { return std::sin(x); }
+inline float __cosf(float x) { return std::cos(x); }
+inline float __tanf(float x) { return std::tan(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float __frcp_rn(float x) { return 1.0f / x; }
+inline float __fsqrt_rn(float x) { return std::sqrt(x); }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+inline float __saturatef(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }
+inline float __int_as_float(int v) { return std::bit_cast<float>(v); }
+inline int __float_as_int(float v) { return std::bit_cast<int>(v); }
+inline float __uint_as_float(unsigned int v) { return std::bit_cast<float>(v); }
+inline unsigned int __float_as_uint(float v) { return std::bit_cast<unsigned int>(v); }
+inline double __longlong_as_double(long long v) { return std::bit_cast<double>(v); }
+inline long long __double_as_longlong(double v) { return std::bit_cast<long long>(v); }
+inline int __popc(unsigned int v) { return std::popcount(v); }
+inline int __popcll(unsigned long long v) { return std::popcount(v); }
+inline int __clz(int v) { return std::countl_zero(static_cast<unsigned int>(v)); }
+inline int __ffs(int v) { return v == 0 ? 0 : std::countr_zero(static_cast<unsigned int>(v)) + 1; }
+inline unsigned int __brev(unsigned int v) {
+  unsigned int r = 0;
+  for (int i = 0; i < 32; ++i) r |= ((v >> i) & 1u) << (31 - i);
+  return r;
+}
+template <class T> inline T __ldg(const T* p) { return *p; }
+
+// CUDA's min/max accept mixed arithmetic types; floats follow fminf/fmaxf.
+template <class A, class B>
+  requires(std::is_arithmetic_v<A> && std::is_arithmetic_v<B>)
+inline std::common_type_t<A, B> min(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  if constexpr (std::is_floating_point_v<C>) return std::fmin(C(a), C(b));
+  else return C(a) < C(b) ? C(a) : C(b);
+}
+template <class A, class B>
+  requires(std::is_arithmetic_v<A> && std::is_arithmetic_v<B>)
+inline std::common_type_t<A, B> max(A a, B b) {
+  using C = std::common_type_t<A, B>;
+  if constexpr (std::is_floating_point_v<C>) return std::fmax(C(a), C(b));
+  else return C(a) < C(b) ? C(b) : C(a);
+}
+
+// ---------------------------------------------------------------------------
+// Atomics (std::atomic_ref: real atomics in threads mode, visible to TSan)
+// ---------------------------------------------------------------------------
+namespace cudacpu {
+template <class T> inline T atomic_add(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
+template <class T> inline T atomic_exch(T* p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
+template <class T> inline T atomic_cas(T* p, T expected, T desired) {
+  std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired);
+  return expected;  // the old value, as CUDA returns
+}
+template <class T, class F> inline T atomic_update(T* p, T v, F pick) {
+  std::atomic_ref<T> r(*p);
+  T old = r.load();
+  while (!r.compare_exchange_weak(old, pick(old, v))) {}
+  return old;
+}
+}  // namespace cudacpu
+
+inline int atomicAdd(int* p, int v) { return cudacpu::atomic_add(p, v); }
+inline unsigned int atomicAdd(unsigned int* p, unsigned int v) { return cudacpu::atomic_add(p, v); }
+inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { return cudacpu::atomic_add(p, v); }
+inline float atomicAdd(float* p, float v) { return cudacpu::atomic_add(p, v); }
+inline double atomicAdd(double* p, double v) { return cudacpu::atomic_add(p, v); }
+inline int atomicSub(int* p, int v) { return cudacpu::atomic_add(p, -v); }
+inline unsigned int atomicSub(unsigned int* p, unsigned int v) { return cudacpu::atomic_add(p, 0u - v); }
+inline int atomicExch(int* p, int v) { return cudacpu::atomic_exch(p, v); }
+inline unsigned int atomicExch(unsigned int* p, unsigned int v) { return cudacpu::atomic_exch(p, v); }
+inline unsigned long long atomicExch(unsigned long long* p, unsigned long long v) { return cudacpu::atomic_exch(p, v); }
+inline float atomicExch(float* p, float v) { return cudacpu::atomic_exch(p, v); }
+inline int atomicCAS(int* p, int c, int v) { return cudacpu::atomic_cas(p, c, v); }
+inline unsigned int atomicCAS(unsigned int* p, unsigned int c, unsigned int v) { return cudacpu::atomic_cas(p, c, v); }
+inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long c, unsigned long long v) {
+  return cudacpu::atomic_cas(p, c, v);
+}
+#define CUDACPU_MINMAX(T)                                                                         \
+  inline T atomicMax(T* p, T v) { return cudacpu::atomic_update(p, v, [](T a, T b) { return a < b ? b : a; }); } \
+  inline T atomicMin(T* p, T v) { return cudacpu::atomic_update(p, v, [](T a, T b) { return b < a ? b : a; }); }
+CUDACPU_MINMAX(int)
+CUDACPU_MINMAX(unsigned int)
+CUDACPU_MINMAX(long long)
+CUDACPU_MINMAX(unsigned long long)
+#undef CUDACPU_MINMAX
+inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+
+// ---------------------------------------------------------------------------
+// Runtime shared by both modes
+// ---------------------------------------------------------------------------
+namespace cudacpu {
+
+constexpr unsigned kMaxThreads = 1024;
+constexpr unsigned kWarp = 32;
+constexpr unsigned kMaxWarps = kMaxThreads / kWarp;
+// Largest dynamic shared memory a kernel may opt into on current GPUs (227 KiB).
+constexpr std::size_t kMaxDynSmem = 227 * 1024;
+
+enum Status : int { kOk = 0, kDeadlock = 1, kMisuse = 2, kRuntime = 3 };
+
+// `extern __shared__ T s[];` is rewritten to a pointer at this buffer. Its
+// address never changes, so the rewrite works at any scope.
+alignas(256) inline unsigned char g_dyn_smem[kMaxDynSmem];
+
+inline dim3 g_grid_dim, g_block_dim;
+inline const char* g_kernel = "";
+inline void (*g_thunk)(void**) = nullptr;
+inline void** g_args = nullptr;
+
+// ---- error text handed back to Python -------------------------------------
+inline char g_err[16384];
+inline std::size_t g_err_len = 0;
+inline void err_clear() { g_err_len = 0; g_err[0] = '\0'; }
+__attribute__((format(printf, 1, 2))) inline void err_add(const char* fmt, ...) {
+  if (g_err_len + 1 >= sizeof g_err) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int k = std::vsnprintf(g_err + g_err_len, sizeof g_err - g_err_len, fmt, ap);
+  va_end(ap);
+  if (k > 0) g_err_len = std::min(sizeof g_err - 1, g_err_len + static_cast<std::size_t>(k));
+}
+
+inline uint3 thread_index_of(unsigned lin) {
+  const unsigned bx = g_block_dim.x, by = g_block_dim.y;
+  return uint3{lin % bx, (lin / bx) % by, lin / (bx * by)};
+}
+inline uint3 block_index_of(unsigned long long lin) {
+  const unsigned long long gx = g_grid_dim.x, gy = g_grid_dim.y;
+  return uint3{static_cast<unsigned>(lin % gx), static_cast<unsigned>((lin / gx) % gy),
+               static_cast<unsigned>(lin / (gx * gy))};
+}
+
+// ---- barrier bookkeeping ----------------------------------------------------
+struct Site {
+  const char* file;
+  int line;
+  const char* what;  // "__syncthreads()", "__shfl_down_sync()", ...
+};
+enum class St : unsigned char { Ready, AtSync, AtWarp, Done };
+enum class Op : unsigned char { Sync, Idx, Up, Down, Xor, Ballot, Any, All };
+
+struct Slot {
+  St st;
+  Op op;
+  Site site;
+  unsigned mask;
+  int arg;
+  int width;
+  std::uint64_t val;
+  std::uint64_t res;
+};
+
+// Mode hooks: wake the threads of one warp / of the whole block.
+inline void wake_warp(unsigned w);
+inline void wake_all();
+
+// Tracks where each thread of the running block stands. Single-threaded in
+// fibers mode; called under one mutex in threads mode.
+struct BlockSync {
+  unsigned n = 0, running = 0, at_sync = 0, done = 0;
+  int failed = kOk;
+  uint3 block{0, 0, 0};
+  unsigned warp_arrived[kMaxWarps];
+  Slot slot[kMaxThreads];
+
+  void begin(unsigned nthreads, uint3 b) {
+    n = nthreads;
+    running = n;
+    at_sync = done = 0;
+    failed = kOk;
+    block = b;
+    for (unsigned w = 0; w < kMaxWarps; ++w) warp_arrived[w] = 0;
+    for (unsigned t = 0; t < n; ++t) slot[t].st = St::Ready;
+  }
+  unsigned warp_size(unsigned w) const { return std::min(kWarp, n - w * kWarp); }
+
+  void arrive_sync(unsigned t, Site s) {
+    slot[t].st = St::AtSync;
+    slot[t].site = s;
+    --running;
+    ++at_sync;
+    settle();
+  }
+  void arrive_warp(unsigned t, Site s, Op op, unsigned mask, std::uint64_t val, int arg, int width) {
+    Slot& sl = slot[t];
+    sl.st = St::AtWarp;
+    sl.site = s;
+    sl.op = op;
+    sl.mask = mask;
+    sl.val = val;
+    sl.arg = arg;
+    sl.width = width;
+    --running;
+    const unsigned w = t / kWarp;
+    if (++warp_arrived[w] == warp_size(w)) complete_warp(w);
+    settle();
+  }
+  void finish(unsigned t) {
+    slot[t].st = St::Done;
+    --running;
+    ++done;
+    settle();
+  }
+
+  // Everyone blocked: either the whole block waits at one __syncthreads
+  // (release it) or nobody can ever move again (deadlock).
+  void settle() {
+    if (failed || running > 0 || done == n) return;
+    if (at_sync == n) {
+      bool same = true;
+      for (unsigned t = 1; t < n && same; ++t) same = same_site(slot[t].site, slot[0].site);
+      if (same) {
+        for (unsigned t = 0; t < n; ++t) slot[t].st = St::Ready;
+        running = n;
+        at_sync = 0;
+        wake_all();
+        return;
+      }
+    }
+    report_deadlock();
+  }
+
+  static bool same_site(const Site& a, const Site& b) {
+    return a.line == b.line && std::strcmp(a.file, b.file) == 0 && std::strcmp(a.what, b.what) == 0;
+  }
+
+  void complete_warp(unsigned w) {
+    const unsigned lo = w * kWarp, m = warp_size(w);
+    const unsigned full = m == kWarp ? 0xffffffffu : ((1u << m) - 1u);
+    for (unsigned i = 1; i < m; ++i) {
+      if (!same_site(slot[lo + i].site, slot[lo].site) || slot[lo + i].op != slot[lo].op) {
+        running = 0;  // these lanes can never meet: report as a deadlock
+        report_deadlock();
+        return;
+      }
+    }
+    for (unsigned i = 0; i < m; ++i) {
+      const Slot& s = slot[lo + i];
+      const int wd = s.width;
+      if ((s.mask & full) != full) {
+        fail_misuse(lo + i, "mask %#x tidak mencakup semua lane warp ini (%#x). cudacpu hanya mendukung "
+                    "mask penuh 0xffffffff: semua lane warp ikut serta.", s.mask, full);
+        return;
+      }
+      if (wd < 1 || wd > 32 || (wd & (wd - 1)) != 0) {
+        fail_misuse(lo + i, "width=%d tidak sah; width harus pangkat dua antara 1 dan 32.", wd);
+        return;
+      }
+    }
+    std::uint32_t ballot = 0;
+    for (unsigned i = 0; i < m; ++i) ballot |= (slot[lo + i].val != 0 ? 1u : 0u) << i;
+    for (unsigned i = 0; i < m; ++i) {
+      Slot& s = slot[lo + i];
+      const unsigned wd = static_cast<unsigned>(s.width);
+      const unsigned seg = i / wd * wd;  // first lane of this lane's segment
+      long src = i;
+      switch (s.op) {
+        case Op::Idx: src = seg + ((s.arg % static_cast<int>(wd)) + wd) % wd; break;
+        case Op::Up: src = (i - seg) >= static_cast<unsigned>(s.arg) ? long(i) - s.arg : long(i); break;
+        case Op::Down: src = (i - seg) + static_cast<unsigned>(s.arg) < wd ? long(i) + s.arg : long(i); break;
+        case Op::Xor: {
+          const long x = long(i ^ static_cast<unsigned>(s.arg));
+          src = x < long(seg + wd) ? x : long(i);  // later segments: own value, as on a GPU
+          break;
+        }
+        default: break;
+      }
+      if (src < 0 || src >= long(m)) src = i;  // lane outside a partial last warp
+      switch (s.op) {
+        case Op::Ballot: s.res = ballot; break;
+        case Op::Any: s.res = ballot != 0; break;
+        case Op::All: s.res = ballot == full; break;
+        case Op::Sync: s.res = 0; break;
+        default: s.res = slot[lo + src].val; break;
+      }
+    }
+    for (unsigned i = 0; i < m; ++i) slot[lo + i].st = St::Ready;
+    running += m;
+    warp_arrived[w] = 0;
+    wake_warp(w);
+  }
+
+  // ---- messages ----
+  void put_thread(unsigned lin) const {
+    const uint3 t = thread_index_of(lin);
+    if (g_block_dim.y == 1 && g_block_dim.z == 1) err_add("%u", t.x);
+    else err_add("(%u,%u,%u)", t.x, t.y, t.z);
+  }
+  bool same_state(unsigned a, unsigned b) const {
+    const Slot &x = slot[a], &y = slot[b];
+    if (x.st != y.st) return false;
+    if (x.st == St::AtSync || x.st == St::AtWarp) return same_site(x.site, y.site);
+    return true;
+  }
+  void describe_group(unsigned first) const {
+    const Slot& s = slot[first];
+    unsigned count = 0, ranges = 0;
+    const bool one_d = g_block_dim.y == 1 && g_block_dim.z == 1;
+    err_add("  - threadIdx%s ", one_d ? ".x" : "");
+    for (unsigned t = first; t < n;) {
+      if (!same_state(t, first)) { ++t; continue; }
+      unsigned e = t;
+      while (e + 1 < n && same_state(e + 1, first)) ++e;
+      count += e - t + 1;
+      if (ranges < 6) {
+        if (ranges) err_add(", ");
+        put_thread(t);
+        if (e > t) { err_add(e == t + 1 ? ", " : "\xE2\x80\xA6"); put_thread(e); }
+      } else if (ranges == 6) {
+        err_add(", \xE2\x80\xA6");
+      }
+      ++ranges;
+      t = e + 1;
+    }
+    err_add(" (%u thread): ", count);
+    switch (s.st) {
+      case St::Done: err_add("sudah keluar dari kernel (return)\n"); break;
+      case St::AtSync:
+      case St::AtWarp: err_add("menunggu di %s, %s:%d\n", s.site.what, s.site.file, s.site.line); break;
+      case St::Ready: err_add("masih berjalan\n"); break;
+    }
+  }
+  void report_deadlock() {
+    failed = kDeadlock;
+    bool any_done = false, any_sync = false, any_warp = false, sync_differs = false;
+    for (unsigned t = 0; t < n; ++t) {
+      any_done |= slot[t].st == St::Done;
+      any_warp |= slot[t].st == St::AtWarp;
+      if (slot[t].st == St::AtSync) {
+        if (any_sync && !same_site(slot[t].site, first_sync_site())) sync_differs = true;
+        any_sync = true;
+      }
+    }
+    err_clear();
+    err_add("Deadlock di kernel '%s', blockIdx (%u,%u,%u), blockDim (%u,%u,%u): ", g_kernel, block.x,
+            block.y, block.z, g_block_dim.x, g_block_dim.y, g_block_dim.z);
+    if (any_warp)
+      err_add("sebuah fungsi warp (shuffle/vote/__syncwarp) tidak dicapai bersama oleh semua lane "
+              "dalam warp-nya.\n");
+    else if (any_sync && any_done)
+      err_add("sebagian thread menunggu di __syncthreads(), sebagian lain sudah keluar dari kernel. "
+              "Biasanya __syncthreads() ada di dalam cabang if atau setelah `return` yang tidak "
+              "dilalui semua thread.\n");
+    else if (sync_differs)
+      err_add("thread-thread dalam block ini menunggu di __syncthreads() yang berbeda.\n");
+    else
+      err_add("tidak ada thread yang bisa melanjutkan.\n");
+    bool seen[kMaxThreads] = {};
+    for (unsigned t = 0; t < n; ++t) {
+      if (seen[t]) continue;
+      for (unsigned u = t; u < n; ++u)
+        if (same_state(u, t)) seen[u] = true;
+      describe_group(t);
+    }
+    err_add("Di GPU kernel seperti ini macet (hang) atau hasilnya tak terdefinisi: setiap "
+            "__syncthreads() harus dicapai oleh semua thread dalam block, dan setiap fungsi warp "
+            "oleh semua lane dalam warp.");
+  }
+  const Site& first_sync_site() const {
+    for (unsigned t = 0; t < n; ++t)
+      if (slot[t].st == St::AtSync) return slot[t].site;
+    return slot[0].site;
+  }
+  __attribute__((format(printf, 3, 4))) void fail_misuse(unsigned lin, const char* fmt, ...) {
+    failed = kMisuse;
+    err_clear();
+    const Slot& s = slot[lin];
+    err_add("Pemakaian %s yang tidak didukung di kernel '%s' (%s:%d), blockIdx (%u,%u,%u), thread ",
+            s.site.what, g_kernel, s.site.file, s.site.line, block.x, block.y, block.z);
+    put_thread(lin);
+    err_add(": ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (g_err_len + 1 < sizeof g_err) {
+      int k = std::vsnprintf(g_err + g_err_len, sizeof g_err - g_err_len, fmt, ap);
+      if (k > 0) g_err_len = std::min(sizeof g_err - 1, g_err_len + static_cast<std::size_t>(k));
+    }
+    va_end(ap);
+  }
+};
+
+inline BlockSync g_sync;
+
+template <class T> inline std::uint64_t to_bits(T v) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "warp shuffle: tipe maksimal 8 byte");
+  std::uint64_t b = 0;
+  std::memcpy(&b, &v, sizeof(T));
+  return b;
+}
+template <class T> inline T from_bits(std::uint64_t b) {
+  T v;
+  std::memcpy(&v, &b, sizeof(T));
+  return v;
+}
+
+}  // namespace cudacpu
+
+// ---------------------------------------------------------------------------
+// Fibers mode
+// ---------------------------------------------------------------------------
+#if defined(CUDACPU_FIBERS)
+namespace cudacpu {
+
+inline uint3 g_tid, g_bid;
+inline unsigned g_cur = 0;  // linear index of the fiber that is running
+inline uint3 g_tids[kMaxThreads];
+
+#if defined(CUDACPU_USE_UCONTEXT)
+struct Ctx { ucontext_t uc; };
+inline void ctx_raw_switch(Ctx& from, Ctx& to) { swapcontext(&from.uc, &to.uc); }
+inline void (*g_entry)(void*) = nullptr;
+inline void ctx_trampoline(unsigned hi, unsigned lo) {
+  g_entry(reinterpret_cast<void*>((static_cast<std::uintptr_t>(hi) << 32) | lo));
+}
+inline void ctx_init(Ctx& c, char* lo, std::size_t size, void (*fn)(void*), void* arg, Ctx& link) {
+  getcontext(&c.uc);
+  c.uc.uc_stack.ss_sp = lo;
+  c.uc.uc_stack.ss_size = size;
+  c.uc.uc_link = &link.uc;
+  g_entry = fn;
+  const std::uintptr_t a = reinterpret_cast<std::uintptr_t>(arg);
+  makecontext(&c.uc, reinterpret_cast<void (*)()>(&ctx_trampoline), 2, static_cast<unsigned>(a >> 32),
+              static_cast<unsigned>(a & 0xffffffffu));
+}
+#else
+// x86-64 System V: save the callee-saved registers on the old stack, swap
+// stack pointers, pop them from the new one. No signal-mask syscall, unlike
+// swapcontext, so a switch costs a few nanoseconds.
+extern "C" void cudacpu_switch_ctx(void** save_sp, void* new_sp);
+extern "C" void cudacpu_fiber_boot();
+asm(R"(
+  .text
+  .p2align 4
+  .globl cudacpu_switch_ctx
+  .hidden cudacpu_switch_ctx
+  .type cudacpu_switch_ctx, @function
+cudacpu_switch_ctx:
+  pushq %rbp
+  pushq %rbx
+  pushq %r12
+  pushq %r13
+  pushq %r14
+  pushq %r15
+  movq %rsp, (%rdi)
+  movq %rsi, %rsp
+  popq %r15
+  popq %r14
+  popq %r13
+  popq %r12
+  popq %rbx
+  popq %rbp
+  ret
+  .size cudacpu_switch_ctx, .-cudacpu_switch_ctx
+
+  .p2align 4
+  .globl cudacpu_fiber_boot
+  .hidden cudacpu_fiber_boot
+  .type cudacpu_fiber_boot, @function
+cudacpu_fiber_boot:
+  movq %r13, %rdi
+  callq *%r12
+  ud2
+  .size cudacpu_fiber_boot, .-cudacpu_fiber_boot
+)");
+struct Ctx { void* sp; };
+inline void ctx_raw_switch(Ctx& from, Ctx& to) { cudacpu_switch_ctx(&from.sp, to.sp); }
+inline void ctx_init(Ctx& c, char* lo, std::size_t size, void (*fn)(void*), void* arg, Ctx&) {
+  const std::uintptr_t top = (reinterpret_cast<std::uintptr_t>(lo) + size) & ~std::uintptr_t{15};
+  void** sp = reinterpret_cast<void**>(top - 7 * sizeof(void*));
+  sp[0] = nullptr;                                             // r15
+  sp[1] = nullptr;                                             // r14
+  sp[2] = arg;                                                 // r13 -> first argument
+  sp[3] = reinterpret_cast<void*>(fn);                         // r12 -> called by boot
+  sp[4] = nullptr;                                             // rbx
+  sp[5] = nullptr;                                             // rbp: ends frame-pointer walks
+  sp[6] = reinterpret_cast<void*>(&cudacpu_fiber_boot);        // return address
+  c.sp = sp;
+}
+#endif
+
+inline Ctx g_sched;
+inline Ctx g_fib[kMaxThreads];
+
+// Stacks: one mmap for all fibers, kept between launches, a guard page under
+// each stack so an overflow faults instead of corrupting a neighbour.
+#if defined(CUDACPU_ASAN)
+constexpr std::size_t kStackSize = 1024 * 1024;
+#else
+constexpr std::size_t kStackSize = 256 * 1024;
+#endif
+inline char* g_stacks = nullptr;
+inline unsigned g_stack_count = 0;
+inline std::size_t g_page = 4096;
+inline std::size_t stack_stride() { return kStackSize + g_page; }
+inline char* stack_lo(unsigned t) { return g_stacks + t * stack_stride() + g_page; }
+
+inline bool ensure_stacks(unsigned n) {
+  if (n <= g_stack_count) return true;
+  if (g_stacks) munmap(g_stacks, g_stack_count * stack_stride());
+  g_stacks = nullptr;
+  g_stack_count = 0;
+  g_page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* p = mmap(nullptr, n * stack_stride(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                 -1, 0);
+  if (p == MAP_FAILED) return false;
+  g_stacks = static_cast<char*>(p);
+  g_stack_count = n;
+  for (unsigned t = 0; t < n; ++t) mprotect(g_stacks + t * stack_stride(), g_page, PROT_NONE);
+  return true;
+}
+
+#if defined(CUDACPU_ASAN)
+// AddressSanitizer must be told which stack is live after each switch.
+inline const void* g_main_bottom = nullptr;
+inline std::size_t g_main_size = 0;
+inline const void* g_prev_bottom = nullptr;
+inline std::size_t g_prev_size = 0;
+inline void* g_fake_sched = nullptr;
+inline void* g_fake_fib[kMaxThreads];
+#endif
+
+inline void switch_to_fiber(unsigned t) {
+#if defined(CUDACPU_ASAN)
+  __sanitizer_start_switch_fiber(&g_fake_sched, stack_lo(t), kStackSize);
+#endif
+  ctx_raw_switch(g_sched, g_fib[t]);
+#if defined(CUDACPU_ASAN)
+  __sanitizer_finish_switch_fiber(g_fake_sched, &g_prev_bottom, &g_prev_size);
+#endif
+}
+
+inline void yield_to_scheduler() {
+  const unsigned t = g_cur;
+#if defined(CUDACPU_ASAN)
+  __sanitizer_start_switch_fiber(&g_fake_fib[t], g_main_bottom, g_main_size);
+#endif
+  ctx_raw_switch(g_fib[t], g_sched);
+#if defined(CUDACPU_ASAN)
+  __sanitizer_finish_switch_fiber(g_fake_fib[t], &g_prev_bottom, &g_prev_size);
+#endif
+}
+
+inline void fiber_main(void*) {
+#if defined(CUDACPU_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &g_main_bottom, &g_main_size);
+#endif
+  g_thunk(g_args);
+  const unsigned t = g_cur;
+  g_sync.finish(t);
+#if defined(CUDACPU_ASAN)
+  __sanitizer_start_switch_fiber(nullptr, g_main_bottom, g_main_size);  // this fiber ends
+#endif
+  ctx_raw_switch(g_fib[t], g_sched);
+  __builtin_unreachable();
+}
+
+inline void wake_warp(unsigned) {}
+inline void wake_all() {}
+
+inline const uint3& cur_thread_idx() { return g_tid; }
+inline const uint3& cur_block_idx() { return g_bid; }
+
+inline void sync_threads(const char* file, int line) {
+  g_sync.arrive_sync(g_cur, Site{file, line, "__syncthreads()"});
+  yield_to_scheduler();
+}
+inline std::uint64_t warp_op(const char* file, int line, const char* what, Op op, unsigned mask,
+                             std::uint64_t val, int arg, int width) {
+  g_sync.arrive_warp(g_cur, Site{file, line, what}, op, mask, val, arg, width);
+  yield_to_scheduler();
+  return g_sync.slot[g_cur].res;
+}
+
+inline int run_grid() {
+  const unsigned n = g_block_dim.x * g_block_dim.y * g_block_dim.z;
+  if (!ensure_stacks(n)) {
+    err_add("Gagal menyiapkan stack untuk %u fiber (mmap).", n);
+    return kRuntime;
+  }
+  for (unsigned t = 0; t < n; ++t) g_tids[t] = thread_index_of(t);
+  const unsigned long long blocks =
+      static_cast<unsigned long long>(g_grid_dim.x) * g_grid_dim.y * g_grid_dim.z;
+  for (unsigned long long b = 0; b < blocks; ++b) {
+    g_bid = block_index_of(b);
+    g_sync.begin(n, g_bid);
+    for (unsigned t = 0; t < n; ++t) ctx_init(g_fib[t], stack_lo(t), kStackSize, &fiber_main, nullptr, g_sched);
+    while (g_sync.done < n) {
+      for (unsigned t = 0; t < n; ++t) {
+        if (g_sync.slot[t].st != St::Ready) continue;
+        g_cur = t;
+        g_tid = g_tids[t];
+        switch_to_fiber(t);
+        if (g_sync.failed) {
+#if defined(CUDACPU_ASAN)
+          // Abandoned fibers leave poisoned frames behind; the stacks are reused.
+          ASAN_UNPOISON_MEMORY_REGION(g_stacks, g_stack_count * stack_stride());
+#endif
+          return g_sync.failed;
+        }
+      }
+    }
+  }
+  return kOk;
+}
+
+}  // namespace cudacpu
+
+// ---------------------------------------------------------------------------
+// Threads mode
+// ---------------------------------------------------------------------------
+#else
+namespace cudacpu {
+
+inline thread_local uint3 t_tid, t_bid;
+inline thread_local unsigned t_lin;
+inline pthread_mutex_t g_mx = PTHREAD_MUTEX_INITIALIZER;
+struct CondArray {
+  pthread_cond_t cv[kMaxWarps];
+  CondArray() {
+    for (auto& c : cv) pthread_cond_init(&c, nullptr);
+  }
+};
+inline CondArray g_cv;
+inline unsigned long long g_block_gen = 0;
+struct Abort {};
+
+struct Lock {
+  Lock() { pthread_mutex_lock(&g_mx); }
+  ~Lock() { pthread_mutex_unlock(&g_mx); }
+  Lock(const Lock&) = delete;
+};
+
+inline void wake_warp(unsigned w) { pthread_cond_broadcast(&g_cv.cv[w]); }
+inline void wake_all() {
+  const unsigned warps = (g_sync.n + kWarp - 1) / kWarp;
+  for (unsigned w = 0; w < warps; ++w) pthread_cond_broadcast(&g_cv.cv[w]);
+}
+
+inline const uint3& cur_thread_idx() { return t_tid; }
+inline const uint3& cur_block_idx() { return t_bid; }
+
+inline void wait_released(unsigned t) {
+  while (g_sync.slot[t].st != St::Ready && !g_sync.failed) pthread_cond_wait(&g_cv.cv[t / kWarp], &g_mx);
+  if (g_sync.failed) {
+    wake_all();
+    throw Abort{};
+  }
+}
+
+inline void sync_threads(const char* file, int line) {
+  Lock lk;
+  if (g_sync.failed) throw Abort{};
+  g_sync.arrive_sync(t_lin, Site{file, line, "__syncthreads()"});
+  wait_released(t_lin);
+}
+inline std::uint64_t warp_op(const char* file, int line, const char* what, Op op, unsigned mask,
+                             std::uint64_t val, int arg, int width) {
+  Lock lk;
+  if (g_sync.failed) throw Abort{};
+  g_sync.arrive_warp(t_lin, Site{file, line, what}, op, mask, val, arg, width);
+  wait_released(t_lin);
+  return g_sync.slot[t_lin].res;
+}
+
+// Returns false when the launch failed and the thread must stop.
+inline bool end_block(unsigned t, unsigned long long next_block) {
+  Lock lk;
+  if (g_sync.failed) return false;
+  const unsigned long long gen = g_block_gen;
+  g_sync.finish(t);
+  if (g_sync.failed) {
+    wake_all();
+    return false;
+  }
+  if (g_sync.done == g_sync.n) {  // last thread of this block: open the next one
+    ++g_block_gen;
+    g_sync.begin(g_sync.n, block_index_of(next_block));
+    wake_all();
+    return true;
+  }
+  while (g_block_gen == gen && !g_sync.failed) pthread_cond_wait(&g_cv.cv[t / kWarp], &g_mx);
+  return !g_sync.failed;
+}
+
+inline void fail_runtime(const char* what) {
+  Lock lk;
+  if (!g_sync.failed) {
+    g_sync.failed = kRuntime;
+    err_clear();
+    err_add("Kernel '%s' gagal di thread CPU: %s", g_kernel, what);
+  }
+  wake_all();
+}
+
+inline void* worker(void* p) {
+  const unsigned t = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p));
+  t_lin = t;
+  t_tid = thread_index_of(t);
+  const unsigned long long blocks =
+      static_cast<unsigned long long>(g_grid_dim.x) * g_grid_dim.y * g_grid_dim.z;
+  for (unsigned long long b = 0; b < blocks; ++b) {
+    t_bid = block_index_of(b);
+    try {
+      g_thunk(g_args);
+    } catch (Abort&) {
+      return nullptr;
+    } catch (...) {
+      fail_runtime("exception C++ tak terduga");
+      return nullptr;
+    }
+    if (!end_block(t, b + 1)) return nullptr;
+  }
+  return nullptr;
+}
+
+inline int run_grid() {
+  const unsigned n = g_block_dim.x * g_block_dim.y * g_block_dim.z;
+  g_sync.begin(n, block_index_of(0));
+  g_block_gen = 0;
+  static pthread_t threads[kMaxThreads];
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 1024 * 1024);
+  unsigned started = 0;
+  for (; started < n; ++started) {
+    void* arg = reinterpret_cast<void*>(static_cast<std::uintptr_t>(started));
+    if (pthread_create(&threads[started], &attr, &worker, arg) != 0) break;
+  }
+  pthread_attr_destroy(&attr);
+  if (started < n) {
+    Lock lk;
+    g_sync.failed = kRuntime;
+    err_clear();
+    err_add("Gagal membuat %u thread CPU (hanya %u yang berhasil).", n, started);
+    wake_all();
+  }
+  for (unsigned t = 0; t < started; ++t) pthread_join(threads[t], nullptr);
+  return g_sync.failed;
+}
+
+}  // namespace cudacpu
+#endif
+
+// ---------------------------------------------------------------------------
+// Built-in variables and synchronisation, as kernels spell them
+// ---------------------------------------------------------------------------
+#define threadIdx (::cudacpu::cur_thread_idx())
+#define blockIdx (::cudacpu::cur_block_idx())
+#define blockDim (static_cast<const dim3&>(::cudacpu::g_block_dim))
+#define gridDim (static_cast<const dim3&>(::cudacpu::g_grid_dim))
+constexpr int warpSize = 32;
+
+#define __syncthreads() ::cudacpu::sync_threads(__FILE__, __LINE__)
+
+namespace cudacpu {
+template <class T> inline T shfl_sync(const char* f, int l, unsigned mask, T v, int src, int width = 32) {
+  return from_bits<T>(warp_op(f, l, "__shfl_sync()", Op::Idx, mask, to_bits(v), src, width));
+}
+template <class T> inline T shfl_up_sync(const char* f, int l, unsigned mask, T v, unsigned d, int width = 32) {
+  return from_bits<T>(warp_op(f, l, "__shfl_up_sync()", Op::Up, mask, to_bits(v), static_cast<int>(d), width));
+}
+template <class T> inline T shfl_down_sync(const char* f, int l, unsigned mask, T v, unsigned d, int width = 32) {
+  return from_bits<T>(warp_op(f, l, "__shfl_down_sync()", Op::Down, mask, to_bits(v), static_cast<int>(d), width));
+}
+template <class T> inline T shfl_xor_sync(const char* f, int l, unsigned mask, T v, int lane_mask, int width = 32) {
+  return from_bits<T>(warp_op(f, l, "__shfl_xor_sync()", Op::Xor, mask, to_bits(v), lane_mask, width));
+}
+inline unsigned ballot_sync(const char* f, int l, unsigned mask, int pred) {
+  return static_cast<unsigned>(warp_op(f, l, "__ballot_sync()", Op::Ballot, mask, pred != 0, 0, 32));
+}
+inline int any_sync(const char* f, int l, unsigned mask, int pred) {
+  return static_cast<int>(warp_op(f, l, "__any_sync()", Op::Any, mask, pred != 0, 0, 32));
+}
+inline int all_sync(const char* f, int l, unsigned mask, int pred) {
+  return static_cast<int>(warp_op(f, l, "__all_sync()", Op::All, mask, pred != 0, 0, 32));
+}
+inline void syncwarp(const char* f, int l, unsigned mask = 0xffffffffu) {
+  warp_op(f, l, "__syncwarp()", Op::Sync, mask, 0, 0, 32);
+}
+}  // namespace cudacpu
+
+#define __shfl_sync(...) ::cudacpu::shfl_sync(__FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_up_sync(...) ::cudacpu::shfl_up_sync(__FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_down_sync(...) ::cudacpu::shfl_down_sync(__FILE__, __LINE__, __VA_ARGS__)
+#define __shfl_xor_sync(...) ::cudacpu::shfl_xor_sync(__FILE__, __LINE__, __VA_ARGS__)
+#define __ballot_sync(...) ::cudacpu::ballot_sync(__FILE__, __LINE__, __VA_ARGS__)
+#define __any_sync(...) ::cudacpu::any_sync(__FILE__, __LINE__, __VA_ARGS__)
+#define __all_sync(...) ::cudacpu::all_sync(__FILE__, __LINE__, __VA_ARGS__)
+#define __syncwarp(...) ::cudacpu::syncwarp(__FILE__, __LINE__ __VA_OPT__(, ) __VA_ARGS__)
+
+// ---------------------------------------------------------------------------
+// Launch entry points used by the generated trampolines
+// ---------------------------------------------------------------------------
+namespace cudacpu {
+
+template <class... P, std::size_t... I>
+inline void invoke_impl(void (*f)(P...), void** a, std::index_sequence<I...>) {
+  f(*static_cast<std::remove_cvref_t<P>*>(a[I])...);
+}
+template <class... P> inline void invoke(void (*f)(P...), void** a) {
+  invoke_impl(f, a, std::index_sequence_for<P...>{});
+}
+
+// Parameter codes for the Python side: "f4" float, "i4" int, "u8" unsigned
+// 64-bit, "b1" bool, "c1" char, "v" void, "o<size>" anything else; pointers
+// get "p" (and "c" when the pointee is const) in front. Comma-separated.
+template <class T> inline void put_code(char*& o) {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, bool>) o += std::sprintf(o, "b1");
+  else if constexpr (std::is_same_v<U, char>) o += std::sprintf(o, "c1");
+  else if constexpr (std::is_floating_point_v<U> && sizeof(U) <= 8) o += std::sprintf(o, "f%zu", sizeof(U));
+  else if constexpr (std::is_integral_v<U>) o += std::sprintf(o, "%c%zu", std::is_signed_v<U> ? 'i' : 'u', sizeof(U));
+  else if constexpr (std::is_void_v<U>) o += std::sprintf(o, "v");
+  else o += std::sprintf(o, "o%zu", sizeof(U));
+}
+template <class P> inline void put_param(char*& o) {
+  using D = std::remove_cvref_t<P>;
+  if constexpr (std::is_pointer_v<D>) {
+    using E = std::remove_pointer_t<D>;
+    o += std::sprintf(o, std::is_const_v<E> ? "pc" : "p");
+    if constexpr (std::is_pointer_v<std::remove_cv_t<E>>) o += std::sprintf(o, "o%zu", sizeof(E));
+    else put_code<E>(o);
+  } else {
+    put_code<D>(o);
+  }
+}
+template <class... P> inline const char* signature(void (*)(P...)) {
+  static char buf[64 * (sizeof...(P) + 1)];
+  char* o = buf;
+  *o = '\0';
+  bool first = true;
+  ((first ? void(first = false) : void(*o++ = ','), put_param<P>(o)), ...);
+  *o = '\0';
+  return buf;
+}
+
+inline pthread_mutex_t g_launch_mx = PTHREAD_MUTEX_INITIALIZER;
+
+// cfg: grid x,y,z then block x,y,z. The Python side validates first; the
+// checks here only keep a direct caller from crashing the process.
+inline int launch(const char* name, void (*thunk)(void**), const unsigned* cfg, unsigned long long smem,
+                  void** args) {
+  pthread_mutex_lock(&g_launch_mx);
+  err_clear();
+  g_kernel = name;
+  g_grid_dim = dim3(cfg[0], cfg[1], cfg[2]);
+  g_block_dim = dim3(cfg[3], cfg[4], cfg[5]);
+  const unsigned long long nthreads = 1ull * cfg[3] * cfg[4] * cfg[5];
+  int rc = kOk;
+  if (cfg[0] == 0 || cfg[1] == 0 || cfg[2] == 0 || nthreads == 0 || nthreads > kMaxThreads) {
+    err_add("Konfigurasi peluncuran kernel '%s' tidak sah.", name);
+    rc = kMisuse;
+  } else if (smem > kMaxDynSmem) {
+    err_add("shared_mem=%llu melebihi %zu byte.", smem, kMaxDynSmem);
+    rc = kMisuse;
+  } else {
+    g_thunk = thunk;
+    g_args = args;
+#if defined(CUDACPU_ASAN)
+    ASAN_UNPOISON_MEMORY_REGION(g_dyn_smem, kMaxDynSmem);
+#endif
+    // Uninitialised shared memory reads back as NaN (float) / -1 (int).
+    std::memset(g_dyn_smem, 0xff, smem);
+#if defined(CUDACPU_ASAN)
+    ASAN_POISON_MEMORY_REGION(g_dyn_smem + smem, kMaxDynSmem - smem);
+#endif
+    rc = run_grid();
+  }
+  pthread_mutex_unlock(&g_launch_mx);
+  return rc;
+}
+
+}  // namespace cudacpu
+
+CUDACPU_EXPORT const char* cudacpu_last_error() { return ::cudacpu::g_err; }
+CUDACPU_EXPORT int cudacpu_abi_version() { return 1; }

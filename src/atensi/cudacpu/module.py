@@ -1,0 +1,258 @@
+"""RawModule / RawKernel: load a .cu compiled for the CPU and launch it.
+
+The call shape is CuPy's: ``kernel(grid, block, args, shared_mem=0)``.
+Launch configurations a GPU would refuse are refused here too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import args as _args
+from . import build, source
+from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError
+
+MODES = ("fibers", "threads")
+SANITIZERS = ("address", "thread")
+# CUDA limits (compute capability 7.0 and newer).
+MAX_BLOCK = (1024, 1024, 64)
+MAX_THREADS_PER_BLOCK = 1024
+MAX_GRID = (2**31 - 1, 65535, 65535)
+DEFAULT_DYN_SMEM = 48 * 1024          # without cudaFuncSetAttribute
+MAX_DYN_SMEM = 227 * 1024              # the most a kernel may opt into (H100)
+
+_libs: dict[Path, ctypes.CDLL] = {}
+_libs_lock = threading.Lock()
+
+
+def resolve_mode(mode: str | None, sanitize: str | None) -> tuple[str, str | None]:
+    """Apply defaults (also from ATENSI_CUDACPU_MODE / ATENSI_CUDACPU_SANITIZE) and check."""
+    if sanitize is None:
+        sanitize = os.environ.get("ATENSI_CUDACPU_SANITIZE") or None
+    if sanitize in ("", "none"):
+        sanitize = None
+    if sanitize is not None and sanitize not in SANITIZERS:
+        raise ValueError(f"sanitize harus None, 'address' atau 'thread', bukan {sanitize!r}.")
+    if mode is None:
+        mode = os.environ.get("ATENSI_CUDACPU_MODE") or ("threads" if sanitize == "thread" else "fibers")
+    if mode not in MODES:
+        raise ValueError(f"mode harus 'fibers' atau 'threads', bukan {mode!r}.")
+    if sanitize == "thread" and mode != "threads":
+        raise ValueError(
+            "sanitize='thread' butuh mode='threads': ThreadSanitizer hanya melihat race antar-thread "
+            "sungguhan, sedangkan mode 'fibers' menjalankan semua thread block di satu thread CPU."
+        )
+    return mode, sanitize
+
+
+def runtime_loaded(sanitize: str) -> bool:
+    """Is the sanitizer runtime already in this process (LD_PRELOAD)?"""
+    name = {"address": "libasan", "thread": "libtsan"}[sanitize]
+    try:
+        return name in Path("/proc/self/maps").read_text()
+    except OSError:
+        return name in os.environ.get("LD_PRELOAD", "")
+
+
+def _load(path: Path) -> ctypes.CDLL:
+    with _libs_lock:
+        lib = _libs.get(path)
+        if lib is None:
+            lib = ctypes.CDLL(str(path))
+            lib.cudacpu_last_error.restype = ctypes.c_char_p
+            _libs[path] = lib
+        return lib
+
+
+def _dims(label: str, value) -> tuple[int, int, int]:
+    vals = value if isinstance(value, tuple) else (value,)
+    if not 1 <= len(vals) <= 3 or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+                                          for v in vals):
+        raise TypeError(
+            f"'{label}' harus int atau tuple berisi 1 sampai 3 int (seperti di CuPy), tetapi yang "
+            f"diterima {value!r}."
+        )
+    return tuple(int(v) for v in vals) + (1,) * (3 - len(vals))
+
+
+def check_launch(kernel: str, grid, block) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    g, b = _dims("grid", grid), _dims("block", block)
+    for label, dims, limits in (("grid", g, MAX_GRID), ("block", b, MAX_BLOCK)):
+        for axis, v, lim in zip("xyz", dims, limits):
+            if not 1 <= v <= lim:
+                raise LaunchConfigError(
+                    f"Peluncuran kernel '{kernel}' ditolak: {label}.{axis} = {v}, padahal GPU menerima "
+                    f"1 sampai {lim}. (Di GPU, CuPy akan melapor CUDA_ERROR_INVALID_VALUE.)"
+                )
+    threads = b[0] * b[1] * b[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise LaunchConfigError(
+            f"Peluncuran kernel '{kernel}' ditolak: block {b} berisi {threads} thread, padahal satu block "
+            f"paling banyak {MAX_THREADS_PER_BLOCK} thread. (Di GPU, CuPy akan melapor "
+            f"CUDA_ERROR_INVALID_VALUE.)"
+        )
+    return g, b
+
+
+class _AsanCopies:
+    """Copy array arguments into exactly-sized malloc buffers for the launch.
+
+    NumPy buffers may be bigger than the array (small-allocation cache,
+    slices of a larger base), so a read one past the end would land in valid
+    memory. malloc under AddressSanitizer puts a poisoned red zone right after
+    the last byte.
+    """
+
+    def __init__(self, packed: _args.Packed):
+        libc = ctypes.CDLL(None)
+        self._malloc, self._free = libc.malloc, libc.free
+        self._malloc.restype, self._malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+        self._free.argtypes = [ctypes.c_void_p]
+        self._bufs: dict[tuple[int, int], list] = {}
+        for _, param, arr, holder in packed.arrays:
+            key = (arr.ctypes.data, arr.nbytes)
+            if key not in self._bufs:
+                buf = self._malloc(arr.nbytes)
+                if not buf:
+                    raise MemoryError(f"malloc({arr.nbytes}) gagal.")
+                ctypes.memmove(buf, arr.ctypes.data, arr.nbytes)
+                self._bufs[key] = [buf, arr, False]
+            self._bufs[key][2] |= not param.const
+            holder[0] = self._bufs[key][0]
+
+    def finish(self, copy_back: bool) -> None:
+        for buf, arr, written in self._bufs.values():
+            if copy_back and written:
+                ctypes.memmove(arr.ctypes.data, buf, arr.nbytes)
+            self._free(buf)
+        self._bufs.clear()
+
+
+class RawKernel:
+    """One ``__global__`` function; call it like ``cupy.RawKernel``."""
+
+    def __init__(self, module: "RawModule", decl: source.KernelDecl):
+        self.module = module
+        self.name = decl.name
+        lib = module._lib
+        sig = getattr(lib, f"cudacpu_signature__{decl.name}")
+        sig.restype = ctypes.c_char_p
+        self.params = _args.parse_signature(sig().decode(), decl.param_names)
+        self._launch = getattr(lib, f"cudacpu_launch__{decl.name}")
+        self._launch.argtypes = [ctypes.POINTER(ctypes.c_uint), ctypes.c_ulonglong, ctypes.c_void_p]
+        self._launch.restype = ctypes.c_int
+        self._max_dyn = DEFAULT_DYN_SMEM
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
+
+    @property
+    def max_dynamic_shared_size_bytes(self) -> int:
+        return self._max_dyn
+
+    @max_dynamic_shared_size_bytes.setter
+    def max_dynamic_shared_size_bytes(self, value: int) -> None:
+        if not isinstance(value, (int, np.integer)) or not 0 <= value <= MAX_DYN_SMEM:
+            raise ValueError(f"max_dynamic_shared_size_bytes harus int 0..{MAX_DYN_SMEM}, bukan {value!r}.")
+        self._max_dyn = int(value)
+
+    def __repr__(self) -> str:
+        sig = ", ".join(f"{p.ctype} {p.name}" for p in self.params)
+        return f"<cudacpu.RawKernel {self.name}({sig}) mode={self.module.mode}>"
+
+    def __call__(self, grid, block, args, *, shared_mem=0) -> None:
+        g, b = check_launch(self.name, grid, block)
+        if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
+            raise TypeError(f"'shared_mem' harus int >= 0 (jumlah byte), bukan {shared_mem!r}.")
+        if shared_mem > self._max_dyn:
+            raise LaunchConfigError(
+                f"Peluncuran kernel '{self.name}' ditolak: shared_mem={shared_mem} byte melebihi batas "
+                f"{self._max_dyn} byte. Di GPU, lebih dari 48 KiB harus diizinkan dulu lewat "
+                f"kernel.max_dynamic_shared_size_bytes (maksimal {MAX_DYN_SMEM})."
+            )
+        packed = _args.pack(self.params, args, self.name)
+        cfg = (ctypes.c_uint * 6)(*g, *b)
+        copies = _AsanCopies(packed) if self.module.sanitize == "address" else None
+        rc = -1
+        try:
+            rc = self._launch(cfg, int(shared_mem), packed.argv)
+        finally:
+            if copies is not None:
+                copies.finish(copy_back=rc == 0)
+        if rc != 0:
+            msg = (self.module._lib.cudacpu_last_error() or b"").decode(errors="replace")
+            raise (BarrierDeadlockError if rc == 1 else CudaCpuError)(msg)
+
+
+class RawModule:
+    """A .cu text compiled with g++ for the CPU (cached), like ``cupy.RawModule``.
+
+    code      the .cu text; when None it is read from ``path``.
+    path      name used in ``#line`` so g++/sanitizer messages point at the .cu
+              line (e.g. "kernels/softmax.cu").
+    mode      "fibers" (default; deterministic, detects barrier deadlock) or
+              "threads" (one pthread per CUDA thread, for ThreadSanitizer).
+    sanitize  None, "address" or "thread" (needs mode="threads"). A sanitized
+              module loads only in a process started with the sanitizer
+              runtime preloaded: see ``run_in_subprocess``.
+    options   CuPy-style options; -D/-U/-I are passed to g++, NVRTC-only ones
+              (-arch, -lineinfo, --use_fast_math, -std) are ignored.
+    """
+
+    def __init__(self, code: str | None = None, *, path: str | os.PathLike | None = None,
+                 mode: str | None = None, sanitize: str | None = None, options=()):
+        if code is None:
+            if path is None:
+                raise TypeError("Berikan 'code' (teks .cu) atau 'path' (berkas .cu).")
+            code = Path(path).read_text()
+        if not isinstance(code, str):
+            raise TypeError(f"'code' harus str berisi kode CUDA C, bukan {type(code).__name__}.")
+        self.path = str(path) if path is not None else "<kode-cuda>"
+        self.mode, self.sanitize = resolve_mode(mode, sanitize)
+        self.options = tuple(options) if not isinstance(options, str) else (options,)
+        self._decls = source.find_kernels(code)
+        tu = source.translation_unit(code, self.path, self._decls)
+        t0 = time.perf_counter()
+        self.library_path, self.compiled = build.build(
+            tu, path=self.path, flags=build.flags_for(self.mode, self.sanitize, self.options))
+        self.compile_seconds = time.perf_counter() - t0
+        if self.sanitize and not runtime_loaded(self.sanitize):
+            lib = "libasan.so" if self.sanitize == "address" else "libtsan.so"
+            raise CudaCpuError(
+                f"Modul dengan sanitize={self.sanitize!r} hanya bisa dimuat di proses Python yang "
+                f"dijalankan dengan LD_PRELOAD=$(g++ -print-file-name={lib}). Jalankan lewat "
+                "atensi.cudacpu.run_in_subprocess(...) atau run_python_in_subprocess(...)."
+            )
+        self._lib = _load(self.library_path)
+        self._functions: dict[str, RawKernel] = {}
+
+    @property
+    def kernel_names(self) -> tuple[str, ...]:
+        return tuple(self._decls)
+
+    def get_function(self, name: str) -> RawKernel:
+        if name in self._functions:
+            return self._functions[name]
+        decl = self._decls.get(name)
+        if decl is None:
+            known = ", ".join(self._decls) or "(tidak ada)"
+            raise CudaCpuError(f"Kernel '{name}' tidak ada di {self.path}. Kernel __global__ yang ada: {known}.")
+        if not decl.extern_c:
+            raise CudaCpuError(
+                f"Kernel '{name}' ({self.path}:{decl.line}) tidak dideklarasikan extern \"C\". CuPy mencari "
+                "kernel lewat nama C-nya, jadi tulis: extern \"C\" __global__ void ..."
+            )
+        self._functions[name] = RawKernel(self, decl)
+        return self._functions[name]
+
+
+def raw_kernel(code: str, name: str, **kwargs) -> RawKernel:
+    """Shortcut like ``cupy.RawKernel(code, name)``."""
+    return RawModule(code, **kwargs).get_function(name)

@@ -1,0 +1,757 @@
+"""Kernel CUDA dari ``kernels/*.cu``, dipanggil seperti fungsi NumPy.
+
+Modul ini satu-satunya yang memuat berkas ``kernels/*.cu``. Nama dan argumen
+fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backend``:
+
+    scores(Q, K, *, scale=True, causal=False, version="v2", backend=None)
+        S = Q Kᵀ · scale, bentuk (..., T, T). ``causal=True`` memakai varian
+        dengan mask kausal yang menyatu (v2) atau v1 lalu kernel mask (v1).
+    causal_mask(S, *, backend=None)
+        Salinan baru S dengan -inf di j > i; S tidak diubah.
+    softmax(S, axis=-1, *, version="v2", backend=None)
+        Softmax per baris (hanya sumbu terakhir).
+    weighted_sum(A, V, *, backend=None)
+        O = A V, bentuk (..., T, d_k).
+    attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, backend=None)
+        Rantai scores → softmax → weighted_sum tanpa bolak-balik ke host;
+        ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu).
+    available_backends()      backend yang bisa dipakai di mesin ini
+    compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill)
+
+Versi kernel: ``version="v1"`` (paling sederhana) atau ``"v2"`` (lebih cepat).
+
+``backend``:
+    ``"cupy"``  kernel dikompilasi NVRTC dan dijalankan di GPU NVIDIA;
+    ``"cpu"``   .cu yang sama dijalankan di CPU oleh :mod:`atensi.cudacpu`;
+    ``None``    ``"cupy"`` bila CuPy melihat GPU, selain itu ``"cpu"``.
+
+Array NumPy masuk → array NumPy keluar; array CuPy masuk → array CuPy keluar
+(data dipindah seperlunya bila backend berbeda). Sebelum *kernel* diluncurkan,
+masukan diperiksa: float32, C-contiguous, rank ≥ 2, bentuk yang cocok, ukuran
+yang didukung, tanpa NaN/inf. Kesalahan dilaporkan dalam bahasa Indonesia.
+
+Untuk modul lain di atensi (``bench``, *fused kernel*), bagian-bagian kecil di
+bawah boleh dipakai langsung: ``get_function(file, name, backend)``,
+``resolve_backend``, ``_check_array``, ``_check_qkv``, ``_check_finite``,
+``_check_d_k_limit``, ``_to_backend``, ``_like_input``, dan peluncur
+``_launch_scores``, ``_launch_causal_mask``, ``_launch_softmax``,
+``_launch_weighted_sum`` (array backend yang sudah diperiksa).
+
+Kompilasi dari baris perintah: ``python -m atensi.kernels kernels/scores.cu``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+import os
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+BACKENDS = ("cupy", "cpu")
+# Options for every NVRTC compile (CuPy adds -arch for the GPU it runs on).
+NVRTC_OPTIONS = ("-std=c++17",)
+# Launch limits of CUDA grids. Read at every launch, so a test can lower them
+# to check that the kernels' loops over heads/rows cover everything.
+MAX_GRID_X = 2**31 - 1
+MAX_GRID_YZ = 65535
+_INT32_MAX = 2**31 - 1
+
+SCORES_TILE = 16  # must match SCORES_TILE in kernels/scores.cu
+SCORES_VERSIONS = {"v1": "scores_v1_naive", "v2": "scores_v2_tiled"}
+SCORES_CAUSAL = "scores_v2_tiled_causal"
+SOFTMAX_VERSIONS = {"v1": "softmax_v1_shared", "v2": "softmax_v2_warp"}
+CAUSAL_MASK = "causal_mask_v1"
+WEIGHTED_SUM = "weighted_sum_v1"
+WEIGHTED_SUM_BLOCK = (32, 8, 1)
+
+# Largest T each launch shape allows: grid.y = ceil(T / rows per block) <= 65535.
+MAX_T = {
+    "scores": SCORES_TILE * 65535,
+    "causal_mask": 16 * 65535,
+    "weighted_sum": WEIGHTED_SUM_BLOCK[1] * 65535,
+}
+
+
+# ---------------------------------------------------------------------------
+# Locating and compiling the .cu files
+# ---------------------------------------------------------------------------
+
+
+def kernels_dir() -> Path:
+    """Folder ``kernels/``: ``$ATENSI_KERNELS_DIR`` atau ``kernels/`` di akar repo."""
+    env = os.environ.get("ATENSI_KERNELS_DIR")
+    folder = Path(env) if env else Path(__file__).resolve().parents[2] / "kernels"
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"Folder kernel tidak ditemukan: {folder}. Pasang atensi dari repo "
+            "(pip install -e .) atau setel ATENSI_KERNELS_DIR ke folder kernels/."
+        )
+    return folder
+
+
+def kernel_path(file: str) -> Path:
+    """Path lengkap satu berkas kernel, misalnya ``kernel_path("scores.cu")``."""
+    path = kernels_dir() / file
+    if not path.is_file():
+        known = ", ".join(sorted(p.name for p in kernels_dir().glob("*.cu")))
+        raise FileNotFoundError(
+            f"Berkas kernel '{file}' tidak ada di {kernels_dir()}. Berkas yang ada: {known}."
+        )
+    return path
+
+
+def _display_name(path: Path) -> str:
+    """'kernels/x.cu' for files of this repo, so compiler messages name that."""
+    path = Path(path).resolve()
+    try:
+        return path.relative_to(kernels_dir().resolve().parent).as_posix()
+    except (ValueError, FileNotFoundError):
+        return str(path)
+
+
+@functools.lru_cache(maxsize=None)
+def _preload_nvrtc() -> None:
+    """Load libnvrtc from the pip wheel (nvidia-cuda-nvrtc-cu12) if it is there.
+
+    CuPy's wheel looks for libnvrtc.so.12 on the library path only; loading
+    the wheel's copy globally first lets CuPy find it, with or without a GPU.
+    """
+    try:
+        import nvidia.cuda_nvrtc as wheel
+    except ImportError:
+        return
+    for folder in wheel.__path__:
+        lib = Path(folder) / "lib" / "libnvrtc.so.12"
+        if lib.is_file():
+            ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)
+            return
+
+
+@functools.lru_cache(maxsize=None)
+def _gpu_status() -> tuple[bool, str]:
+    """(True, name) when CuPy sees a GPU, else (False, why not)."""
+    try:
+        import cupy
+    except ImportError:
+        return False, "CuPy tidak terpasang (pip install -r requirements-gpu.txt)"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as err:  # no driver: cudaErrorInsufficientDriver and friends
+        return False, f"CuPy tidak menemukan driver CUDA ({type(err).__name__})"
+    if count < 1:
+        return False, "CuPy tidak menemukan GPU"
+    return True, f"{count} GPU"
+
+
+def gpu_available() -> bool:
+    """True bila CuPy melihat setidaknya satu GPU NVIDIA."""
+    return _gpu_status()[0]
+
+
+def available_backends() -> list[str]:
+    """Backend yang bisa dipakai di mesin ini, yang terbaik lebih dulu."""
+    return ["cupy", "cpu"] if gpu_available() else ["cpu"]
+
+
+def resolve_backend(backend) -> str:
+    """``None`` → backend terbaik; ``"cupy"``/``"cpu"`` diperiksa lebih dulu."""
+    if backend is None:
+        return "cupy" if gpu_available() else "cpu"
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(
+            f"Argumen 'backend' harus None, 'cupy', atau 'cpu', tetapi yang diterima "
+            f"{backend!r}. Pakai backend=None agar atensi memilih sendiri."
+        )
+    if backend == "cupy" and not gpu_available():
+        raise RuntimeError(
+            f"backend='cupy' butuh GPU NVIDIA yang terlihat oleh CuPy, tetapi: "
+            f"{_gpu_status()[1]}. Pakai backend='cpu' (kernel yang sama dijalankan "
+            "di CPU) atau backend=None."
+        )
+    return backend
+
+
+def _check_version(version, versions: dict, name="version") -> str:
+    if version not in versions:
+        allowed = ", ".join(repr(v) for v in versions)
+        raise ValueError(
+            f"Argumen '{name}' harus salah satu dari {allowed}, tetapi yang diterima "
+            f"{version!r}."
+        )
+    return versions[version]
+
+
+_modules: dict = {}
+
+
+def get_function(file: str, name: str, backend: str):
+    """Kernel ``name`` dari ``kernels/<file>``, siap dipanggil.
+
+    Hasilnya dipanggil seperti ``cupy.RawKernel``:
+    ``k(grid, block, args, shared_mem=0)``, dengan ``args`` berisi array
+    backend itu dan skalar ``np.int32``/``np.float32``. Modul hasil kompilasi
+    disimpan per (berkas, isi berkas, backend), jadi kompilasi hanya sekali.
+    """
+    backend = resolve_backend(backend)
+    path = kernel_path(file)
+    source = path.read_text()
+    key = (str(path), source, backend)
+    module = _modules.get(key)
+    if module is None:
+        if backend == "cupy":
+            _preload_nvrtc()
+            import cupy
+
+            module = cupy.RawModule(code=source, options=NVRTC_OPTIONS)
+        else:
+            from atensi import cudacpu
+
+            module = cudacpu.RawModule(code=source, path=_display_name(path))
+        _modules[key] = module
+    return module.get_function(name)
+
+
+# ---------------------------------------------------------------------------
+# NVRTC compile report (no GPU needed)
+# ---------------------------------------------------------------------------
+
+
+class CompileError(RuntimeError):
+    """Kompilasi NVRTC gagal; pesannya memuat log kompiler (``berkas(baris): error``)."""
+
+    def __init__(self, path, log):
+        self.path = path
+        self.log = log
+        super().__init__(f"Kompilasi {path} oleh NVRTC gagal:\n{log}")
+
+
+@dataclass
+class KernelResources:
+    """Sumber daya satu kernel menurut ptxas."""
+
+    registers: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    stack_frame: int = 0
+    shared_bytes: int = 0
+    barriers: int = 0
+
+
+@dataclass
+class CompileReport:
+    """Hasil :func:`compile_report`: log ptxas dan angka per kernel."""
+
+    path: str
+    arch: str
+    options: tuple
+    seconds: float
+    log: str
+    kernels: dict = field(default_factory=dict)
+
+    @property
+    def spill_bytes(self) -> int:
+        return sum(k.spill_stores + k.spill_loads for k in self.kernels.values())
+
+    def __str__(self):
+        lines = [f"{self.path} ({self.arch}, {self.seconds:.2f} s): {' '.join(self.options)}"]
+        for name, k in self.kernels.items():
+            lines.append(
+                f"  {name}: {k.registers} register, {k.shared_bytes} byte shared memory, "
+                f"spill {k.spill_stores}+{k.spill_loads} byte, stack {k.stack_frame} byte"
+            )
+        return "\n".join(lines)
+
+
+_ENTRY = re.compile(r"Compiling entry function '(\w+)'")
+_FRAME = re.compile(
+    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads"
+)
+_USED = re.compile(r"Used (\d+) registers")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+
+
+def _parse_ptxas(log: str) -> dict:
+    kernels, current = {}, None
+    for line in log.splitlines():
+        if m := _ENTRY.search(line):
+            current = kernels.setdefault(m.group(1), KernelResources())
+        elif current is None:
+            continue
+        elif m := _FRAME.search(line):
+            current.stack_frame, current.spill_stores, current.spill_loads = map(
+                int, m.groups()
+            )
+        elif m := _USED.search(line):
+            current.registers = int(m.group(1))
+            if b := _BARRIERS.search(line):
+                current.barriers = int(b.group(1))
+            if s := _SMEM.search(line):
+                current.shared_bytes = int(s.group(1))
+    return kernels
+
+
+def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
+    """Kompilasi satu berkas .cu dengan NVRTC (tanpa GPU) dan baca laporan ptxas.
+
+    Baris kompilasinya: ``NVRTC_OPTIONS + ("-arch=<arch>", "-Xptxas=-v")``;
+    ``arch`` berupa ``sm_XX`` agar ptxas ikut berjalan dan melaporkan register,
+    *shared memory*, dan *spill*. Gagal → :class:`CompileError` dengan log
+    kompiler, misalnya ``kernels/x.cu(12): error: ...``.
+    """
+    path = Path(path)
+    if not path.is_absolute() and not path.exists():
+        path = kernels_dir().parent / path
+    if not re.fullmatch(r"sm_\d+a?", arch):
+        raise ValueError(
+            f"Argumen 'arch' harus berbentuk 'sm_XX' (misalnya 'sm_90'), tetapi yang "
+            f"diterima {arch!r}. Dengan 'compute_XX' ptxas tidak berjalan dan tidak ada laporan."
+        )
+    _preload_nvrtc()
+    try:
+        from cupy.cuda import nvrtc
+
+        nvrtc.getVersion()
+    except Exception as err:
+        raise RuntimeError(
+            f"NVRTC tidak bisa dimuat ({err}). Pasang dengan "
+            "pip install -r requirements-dev.txt (cupy-cuda12x dan nvidia-cuda-nvrtc-cu12)."
+        ) from err
+    name = _display_name(path)
+    options = NVRTC_OPTIONS + (f"-arch={arch}", "-Xptxas=-v")
+    start = time.perf_counter()
+    program = nvrtc.createProgram(path.read_text(), name, [], [])
+    try:
+        try:
+            nvrtc.compileProgram(program, list(options))
+            failed = False
+        except nvrtc.NVRTCError:
+            failed = True
+        log = nvrtc.getProgramLog(program).rstrip("\x00")
+    finally:
+        nvrtc.destroyProgram(program)
+    seconds = time.perf_counter() - start
+    if failed:
+        raise CompileError(name, log)
+    return CompileReport(name, arch, options, seconds, log, _parse_ptxas(log))
+
+
+# ---------------------------------------------------------------------------
+# Validation (before anything is launched)
+# ---------------------------------------------------------------------------
+
+
+def _kind(x) -> str:
+    """'numpy', 'cupy' or '' for anything else."""
+    if isinstance(x, np.ndarray):
+        return "numpy"
+    if type(x).__module__.split(".")[0] == "cupy" and hasattr(x, "__cuda_array_interface__"):
+        return "cupy"
+    return ""
+
+
+def _xp_name(x) -> str:
+    return "cupy" if _kind(x) == "cupy" else "np"
+
+
+def _check_array(x, name: str, *, min_ndim: int = 2, layout: str = "(..., T, d_k)"):
+    """Array NumPy/CuPy float32, C-contiguous, rank >= min_ndim, tidak kosong."""
+    kind = _kind(x)
+    if not kind:
+        raise TypeError(
+            f"Argumen '{name}' harus array NumPy atau CuPy, tetapi yang diterima "
+            f"{type(x).__name__}. Ubah dulu dengan np.asarray({name}, dtype=np.float32)."
+        )
+    xp = _xp_name(x)
+    if x.dtype != np.float32:
+        raise TypeError(
+            f"Argumen '{name}' harus bertipe float32, tetapi yang diterima {x.dtype}. "
+            f"Ubah dulu dengan {name}.astype({xp}.float32)."
+        )
+    if x.ndim < min_ndim:
+        raise ValueError(
+            f"Argumen '{name}' harus berdimensi minimal {min_ndim} dengan bentuk {layout}, "
+            f"tetapi yang diterima berdimensi {x.ndim} dengan bentuk {tuple(x.shape)}. "
+            f"Untuk satu baris, tambahkan sumbu: {name}[None, :]."
+        )
+    if x.size == 0:
+        raise ValueError(
+            f"Argumen '{name}' kosong (bentuk {tuple(x.shape)}): setiap sumbu harus "
+            "berukuran minimal 1."
+        )
+    if not x.flags.c_contiguous:
+        raise ValueError(
+            f"Argumen '{name}' harus C-contiguous (tersimpan baris demi baris), tetapi "
+            f"yang diterima sebuah view dengan strides {tuple(x.strides)}, misalnya hasil "
+            f"transpose atau slicing. Kernel membaca memori mentah dan akan mendapat angka "
+            f"yang salah. Buat salinan dengan {xp}.ascontiguousarray({name})."
+        )
+    return x
+
+
+def _check_same_kind(**arrays) -> str:
+    """All NumPy or all CuPy; returns that kind."""
+    kinds = {name: _kind(a) for name, a in arrays.items()}
+    if len(set(kinds.values())) > 1:
+        detail = ", ".join(
+            f"'{n}' array {'CuPy' if k == 'cupy' else 'NumPy'}" for n, k in kinds.items()
+        )
+        raise TypeError(
+            f"Semua masukan harus array NumPy atau semuanya array CuPy, tetapi yang "
+            f"diterima: {detail}. Samakan dulu dengan cupy.asarray(...) atau .get()."
+        )
+    return next(iter(kinds.values()))
+
+
+def _check_finite(x, name: str, *, allow_neg_inf: bool = False):
+    """Tolak NaN dan inf (``allow_neg_inf``: -inf boleh, misalnya hasil mask)."""
+    xp = np if _kind(x) == "numpy" else __import__("cupy")
+    bad = xp.isnan(x) | (x == np.inf) if allow_neg_inf else ~xp.isfinite(x)
+    count = int(bad.sum())
+    if count:
+        first = tuple(int(i) for i in xp.argwhere(bad)[0].tolist())
+        value = float(x[first])
+        what = "NaN atau +inf" if allow_neg_inf else "NaN atau inf"
+        raise ValueError(
+            f"Argumen '{name}' berisi {count} nilai {what} (yang pertama {value} di "
+            f"indeks {first}). Kernel akan menyebarkannya menjadi NaN; periksa dulu "
+            f"data masukan, misalnya dengan np.isfinite({name}).all()."
+        )
+    return x
+
+
+def _check_int32(value: int, what: str):
+    if value > _INT32_MAX:
+        raise ValueError(
+            f"{what} = {value} melebihi batas int32 ({_INT32_MAX}) yang dipakai kernel. "
+            "Bagi pekerjaannya menjadi beberapa panggilan yang lebih kecil."
+        )
+
+
+def _check_T_limit(T: int, step: str):
+    limit = MAX_T[step]
+    if T > limit:
+        raise ValueError(
+            f"T = {T} melebihi batas kernel {step} ({limit}: grid.y paling banyak 65535 "
+            "block). Bagi barisannya menjadi potongan yang lebih kecil."
+        )
+
+
+def _check_d_k_limit(d_k: int, limit, kernel: str):
+    """Untuk kernel yang menyimpan satu baris d_k di register/shared memory."""
+    if limit is not None and d_k > limit:
+        raise ValueError(
+            f"d_k = {d_k} terlalu besar untuk kernel {kernel}: paling besar {limit}. "
+            "Pakai fused=False (rantai kernel biasa) atau kecilkan d_k."
+        )
+
+
+def _leading(shape) -> int:
+    return math.prod(shape[:-2])
+
+
+def _check_qkv(Q, K, V=None, *, max_d_k=None, kernel="attention"):
+    """Periksa Q, K (dan V) bersama; hasilnya (H, T, d_k) dengan H = hasil kali sumbu depan."""
+    names = {"Q": Q, "K": K} if V is None else {"Q": Q, "K": K, "V": V}
+    for name, x in names.items():
+        _check_array(x, name)
+    _check_same_kind(**names)
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"Dimensi terakhir (d_k) 'Q' dan 'K' harus sama, tetapi yang diterima "
+            f"Q.shape = {tuple(Q.shape)} dan K.shape = {tuple(K.shape)}. Dot product "
+            "Q[i]·K[j] butuh vektor yang sama panjang."
+        )
+    if Q.shape[-2] != K.shape[-2]:
+        raise ValueError(
+            f"'Q' dan 'K' harus punya T (sumbu kedua dari belakang) yang sama, tetapi yang "
+            f"diterima Q.shape = {tuple(Q.shape)} dan K.shape = {tuple(K.shape)}. Kernel "
+            "ini menghitung matriks skor persegi (T, T)."
+        )
+    for name, x in names.items():
+        if x.shape[:-2] != Q.shape[:-2]:
+            raise ValueError(
+                f"Sumbu depan (head/batch) '{name}' harus sama dengan milik 'Q', tetapi yang "
+                f"diterima {name}.shape = {tuple(x.shape)} dan Q.shape = {tuple(Q.shape)}. "
+                "Kernel tidak melakukan broadcasting; samakan bentuknya lebih dulu."
+            )
+    if V is not None and V.shape[-2] != K.shape[-2]:
+        raise ValueError(
+            f"'V' harus punya T yang sama dengan 'K' (satu baris value per key), tetapi "
+            f"yang diterima V.shape = {tuple(V.shape)} dan K.shape = {tuple(K.shape)}."
+        )
+    H, T, d_k = _leading(Q.shape), Q.shape[-2], Q.shape[-1]
+    _check_d_k_limit(d_k, max_d_k, kernel)
+    _check_int32(H * T, "Jumlah baris H·T")
+    for name, x in names.items():
+        _check_finite(x, name)
+    return H, T, d_k
+
+
+def _to_backend(x, backend: str):
+    """The array on the backend's side: NumPy for 'cpu', CuPy for 'cupy'."""
+    if backend == "cupy":
+        import cupy
+
+        return cupy.ascontiguousarray(cupy.asarray(x))
+    return x.get() if _kind(x) == "cupy" else x
+
+
+def _like_input(y, x):
+    """Give ``y`` back as the same kind of array as the user's input ``x``."""
+    if _kind(x) == _kind(y):
+        return y
+    if _kind(x) == "cupy":
+        import cupy
+
+        return cupy.asarray(y)
+    return y.get()
+
+
+def _empty(shape, backend: str):
+    if backend == "cupy":
+        import cupy
+
+        return cupy.empty(shape, dtype=cupy.float32)
+    return np.empty(shape, dtype=np.float32)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+# ---------------------------------------------------------------------------
+# Launchers: backend arrays in, already validated
+# ---------------------------------------------------------------------------
+
+
+def _scale_factor(d_k: int, scale: bool) -> np.float32:
+    # Exactly the engine's 1.0f / sqrtf(d_k): IEEE float32 sqrt and division.
+    return np.float32(1.0) / np.sqrt(np.float32(d_k)) if scale else np.float32(1.0)
+
+
+def _launch_scores(Qd, Kd, Sd, H, T, d_k, *, scale, causal, version, backend):
+    name = SCORES_CAUSAL if causal and version == "v2" else SCORES_VERSIONS[version]
+    tiles = _ceil_div(T, SCORES_TILE)
+    grid = (tiles, tiles, min(H, MAX_GRID_YZ))
+    block = (SCORES_TILE, SCORES_TILE, 1)
+    args = (Qd, Kd, Sd, np.int32(H), np.int32(T), np.int32(d_k), _scale_factor(d_k, scale))
+    get_function("scores.cu", name, backend)(grid, block, args)
+    if causal and version == "v1":
+        # v1 has no fused variant: mask in place with the separate kernel.
+        _launch_causal_mask(Sd, Sd, H, T, backend=backend)
+    return Sd
+
+
+def _launch_causal_mask(Sd, Od, H, T, *, backend):
+    tiles = _ceil_div(T, 16)
+    grid = (tiles, tiles, min(H, MAX_GRID_YZ))
+    args = (Sd, Od, np.int32(H), np.int32(T))
+    get_function("causal_mask.cu", CAUSAL_MASK, backend)(grid, (16, 16, 1), args)
+    return Od
+
+
+def _softmax_block(n: int) -> int:
+    """Next power of two >= n, clamped to [32, 256]: a multiple of 32 as v2 needs."""
+    return max(32, min(256, 1 << (n - 1).bit_length()))
+
+
+def _launch_softmax(Sd, Ad, rows, n, *, version, backend):
+    grid = (min(rows, MAX_GRID_X), 1, 1)
+    block = (_softmax_block(n), 1, 1)
+    args = (Sd, Ad, np.int32(rows), np.int32(n))
+    get_function("softmax.cu", SOFTMAX_VERSIONS[version], backend)(grid, block, args)
+    return Ad
+
+
+def _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, *, backend):
+    bx, by, _ = WEIGHTED_SUM_BLOCK
+    grid = (_ceil_div(d_k, bx), _ceil_div(T, by), min(H, MAX_GRID_YZ))
+    args = (Ad, Vd, Od, np.int32(H), np.int32(T), np.int32(d_k))
+    get_function("weighted_sum.cu", WEIGHTED_SUM, backend)(grid, WEIGHTED_SUM_BLOCK, args)
+    return Od
+
+
+def _check_square(S, name: str):
+    """(..., T, T) array: returns (H, T)."""
+    _check_array(S, name, layout="(..., T, T)")
+    if S.shape[-1] != S.shape[-2]:
+        raise ValueError(
+            f"Argumen '{name}' harus persegi pada dua sumbu terakhir (..., T, T), tetapi "
+            f"yang diterima bentuk {tuple(S.shape)}."
+        )
+    H, T = _leading(S.shape), S.shape[-1]
+    _check_int32(H * T, "Jumlah baris H·T")
+    return H, T
+
+
+# ---------------------------------------------------------------------------
+# Public functions (same names as atensi.reference)
+# ---------------------------------------------------------------------------
+
+
+def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
+    """Matriks skor ``Q Kᵀ`` (dikali ``1/√d_k`` bila ``scale``), bentuk ``(..., T, T)``.
+
+    ``causal=True`` sekaligus menulis -inf di j > i: v2 memakai kernel
+    ``scores_v2_tiled_causal`` (ubin yang seluruhnya di masa depan tidak
+    dihitung), v1 menjalankan kernel mask sesudahnya.
+    """
+    backend = resolve_backend(backend)
+    _check_version(version, SCORES_VERSIONS)
+    H, T, d_k = _check_qkv(Q, K)
+    _check_T_limit(T, "scores")
+    Qd, Kd = _to_backend(Q, backend), _to_backend(K, backend)
+    Sd = _empty(Q.shape[:-1] + (T,), backend)
+    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
+                   backend=backend)
+    return _like_input(Sd, Q)
+
+
+def causal_mask(S, *, backend=None):
+    """Array baru: salinan ``S`` dengan -inf di setiap j > i. ``S`` tidak diubah."""
+    backend = resolve_backend(backend)
+    H, T = _check_square(S, "S")
+    _check_T_limit(T, "causal_mask")
+    Sd = _to_backend(S, backend)
+    Od = _empty(S.shape, backend)
+    _launch_causal_mask(Sd, Od, H, T, backend=backend)
+    return _like_input(Od, S)
+
+
+def softmax(S, axis=-1, *, version="v2", backend=None):
+    """Softmax per baris pada sumbu terakhir. Baris yang seluruhnya -inf → nol.
+
+    ``S`` boleh berbentuk apa saja ``(..., n)``; -inf boleh (hasil mask), NaN
+    dan +inf ditolak.
+    """
+    backend = resolve_backend(backend)
+    _check_version(version, SOFTMAX_VERSIONS)
+    _check_array(S, "S", min_ndim=1, layout="(..., n)")
+    if not isinstance(axis, (int, np.integer)) or axis not in (-1, S.ndim - 1):
+        raise ValueError(
+            f"Kernel softmax hanya mendukung axis=-1 (sumbu terakhir, satu baris per block), "
+            f"tetapi yang diterima axis={axis!r} untuk S berdimensi {S.ndim}. Pindahkan dulu "
+            f"sumbunya: {_xp_name(S)}.ascontiguousarray({_xp_name(S)}.moveaxis(S, {axis}, -1))."
+        )
+    n = S.shape[-1]
+    rows = S.size // n
+    _check_int32(rows, "Jumlah baris")
+    _check_finite(S, "S", allow_neg_inf=True)
+    Sd = _to_backend(S, backend)
+    Ad = _empty(S.shape, backend)
+    _launch_softmax(Sd, Ad, rows, n, version=version, backend=backend)
+    return _like_input(Ad, S)
+
+
+def weighted_sum(A, V, *, backend=None):
+    """Keluaran ``A V`` dengan A ``(..., T, T)`` dan V ``(..., T, d_k)``."""
+    backend = resolve_backend(backend)
+    H, T = _check_square(A, "A")
+    _check_array(V, "V")
+    _check_same_kind(A=A, V=V)
+    if V.shape[:-1] != A.shape[:-1]:
+        raise ValueError(
+            f"'V' harus berbentuk (..., T, d_k) dengan sumbu depan dan T yang sama dengan "
+            f"'A' (..., T, T), tetapi yang diterima A.shape = {tuple(A.shape)} dan "
+            f"V.shape = {tuple(V.shape)}."
+        )
+    d_k = V.shape[-1]
+    _check_T_limit(T, "weighted_sum")
+    _check_finite(A, "A")
+    _check_finite(V, "V")
+    Ad, Vd = _to_backend(A, backend), _to_backend(V, backend)
+    Od = _empty(V.shape, backend)
+    _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend)
+    return _like_input(Od, V)
+
+
+def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, backend=None):
+    """Satu *attention head* utuh dengan kernel: ``softmax(mask(Q Kᵀ/√d_k)) V``.
+
+    ``version`` dipakai untuk scores dan softmax. Semua hasil antara tetap di
+    backend (di GPU untuk ``"cupy"``). ``fused=True``: satu *fused kernel*
+    dengan *online softmax*, tanpa matriks (T, T).
+    """
+    backend = resolve_backend(backend)
+    _check_version(version, SCORES_VERSIONS)
+    H, T, d_k = _check_qkv(Q, K, V)
+    Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
+    if fused:
+        Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend)
+        return _like_input(Od, Q)
+    _check_T_limit(T, "scores")
+    _check_T_limit(T, "weighted_sum")
+    Sd = _empty(Q.shape[:-1] + (T,), backend)
+    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
+                   backend=backend)
+    Ad = _empty(Sd.shape, backend)
+    _launch_softmax(Sd, Ad, H * T, T, version=version, backend=backend)
+    Od = _empty(V.shape, backend)
+    _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend)
+    return _like_input(Od, Q)
+
+
+# --- issue 6: fused kernel (kernels/attention_fused.cu) ----------------------
+FUSED_MAX_D_K = 128  # must match FUSED_MAX_DK in kernels/attention_fused.cu
+FUSED_BQ = 64  # query rows per block (FUSED_BQ in the .cu)
+FUSED_THREADS = 128  # two threads per query row (FUSED_THREADS in the .cu)
+# One compiled variant per padded row width D: the smallest D >= d_k is used.
+FUSED_VARIANTS = ((32, "attention_fused_d32"), (64, "attention_fused_d64"),
+                  (128, "attention_fused_d128"))
+
+
+def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend):
+    """Launch ``attention_fused_dD``: online softmax, no (T, T) array.
+
+    Q, K, V arrive validated by ``_check_qkv`` and on the backend, shape
+    ``(..., T, d_k)``; the output has the same shape, on the same backend.
+    """
+    T, d_k = Qd.shape[-2], Qd.shape[-1]
+    H = _leading(Qd.shape)
+    _check_d_k_limit(d_k, FUSED_MAX_D_K, "attention_fused")
+    name = next(n for width, n in FUSED_VARIANTS if d_k <= width)
+    Od = _empty(Qd.shape, backend)
+    grid = (_ceil_div(T, FUSED_BQ), min(H, MAX_GRID_YZ), 1)
+    args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
+            _scale_factor(d_k, scale), np.int32(bool(causal)))
+    get_function("attention_fused.cu", name, backend)(grid, (FUSED_THREADS, 1, 1), args)
+    return Od
+
+
+# ---------------------------------------------------------------------------
+
+
+def _main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m atensi.kernels",
+        description="Kompilasi kernel dengan NVRTC dan tampilkan laporan ptxas.",
+    )
+    parser.add_argument("files", nargs="*", help="berkas .cu (bawaan: semua di kernels/)")
+    parser.add_argument("--arch", default="sm_90", help="arsitektur, misalnya sm_80 (bawaan sm_90)")
+    args = parser.parse_args(argv)
+    files = args.files or sorted(str(p) for p in kernels_dir().glob("*.cu"))
+    status = 0
+    for file in files:
+        try:
+            report = compile_report(file, arch=args.arch)
+        except CompileError as err:
+            print(err, file=sys.stderr)
+            status = 1
+            continue
+        print(report)
+        print(report.log)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(_main())

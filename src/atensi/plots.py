@@ -1,0 +1,593 @@
+"""Fungsi gambar murni: data masuk, ``matplotlib.figure.Figure`` keluar.
+
+Tidak ada yang memakai ``pyplot``: setiap fungsi membuat Figure-nya sendiri,
+sehingga tidak ada keadaan global yang bocor dan tidak ada gambar ganda di
+notebook. Figure yang dikembalikan tampil sendiri di Jupyter (lewat
+``_repr_png_``) bila menjadi nilai terakhir sebuah sel.
+
+Gambar untuk bab:
+    heatmap(M, judul)              matriks sebagai peta warna
+    mask_pattern(T)                posisi mana yang boleh dilihat tiap baris
+    softmax_row_bars(p)            satu baris softmax sebagai batang
+    dot_product_histograms(data)   sebaran dot product untuk beberapa d_k
+
+Gambar untuk penjelajah (``atensi.widgets``):
+    sharpness_figure, mask_figure, row_figure
+
+Pembantu:
+    to_png(fig)                    Figure -> bytes PNG (palet bila diminta)
+    format_number(x)               angka gaya Indonesia: 0,25 dan 1.048.576
+
+Tata letak memakai margin tetap (bukan *constrained layout*): lebih cepat,
+dan posisi sel heatmap dapat dihitung untuk penanda di versi statis.
+"""
+
+import io
+import math
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from .formatting import id_float
+
+# Text sizes chosen so that a 5-inch figure shrunk to a 360 px phone screen
+# stays legible.
+FONT = 9.5
+SMALL = 8.0
+DPI = 100  # screen figures in notebooks; the static explorers use STATIC_DPI
+STATIC_DPI = 130
+EXPLORER_WIDTH = 4.2  # inches: 546 px at STATIC_DPI, shrunk to ~330 px on a phone
+HIGHLIGHT = "#e6550d"
+MASKED = "#cfcfcf"
+BAR = "#3b75af"
+
+
+class AtensiFigure(Figure):
+    """Figure yang tahu cara menampilkan dirinya di IPython tanpa pyplot."""
+
+    def _repr_png_(self):
+        return to_png(self)
+
+
+def format_number(x, digits=2):
+    """``formatting.id_float`` untuk gambar: juga ``−∞``/NaN, dan tanda minus tipografis."""
+    x = float(x)
+    if math.isinf(x):
+        return "−∞" if x < 0 else "∞"
+    if math.isnan(x):
+        return "NaN"
+    return id_float(x, digits).replace("-", "−")
+
+
+_TICKS = FuncFormatter(lambda x, _pos: format_number(x, 0 if float(x).is_integer() else 2))
+
+
+def new_figure(width=5.0, height=3.6, dpi=DPI):
+    """Figure kosong berukuran kecil (inci), cocok untuk layar ponsel."""
+    return AtensiFigure(figsize=(width, height), dpi=dpi, facecolor="white")
+
+
+def to_png(fig, dpi=None, palette=None, fast=False):
+    """Figure -> bytes PNG. ``palette=n`` mengecilkan berkas ke n warna (Pillow);
+    ``fast=True`` memakai kompresi ringan (lebih cepat, berkas lebih besar).
+
+    Tanpa ``bbox_inches="tight"``: posisi dalam pecahan Figure tetap berlaku
+    pada gambar (dipakai penanda baris di versi statis).
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi or fig.dpi, facecolor=fig.get_facecolor(),
+                pil_kwargs={"compress_level": 1 if fast else 6})
+    if not palette:
+        return buf.getvalue()
+    from PIL import Image
+
+    buf.seek(0)
+    image = Image.open(buf).convert("RGB")
+    small = image.quantize(colors=int(palette), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    out = io.BytesIO()
+    small.save(out, format="PNG", optimize=True)
+    return out.getvalue()
+
+
+def _style(ax, title=None, xlabel=None, ylabel=None):
+    if title:
+        ax.set_title(title, fontsize=FONT, loc="left", y=1.02)
+    if xlabel:
+        ax.set_xlabel(xlabel, fontsize=SMALL)
+    if ylabel:
+        ax.set_ylabel(ylabel, fontsize=SMALL)
+    ax.tick_params(labelsize=SMALL)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def _position_ticks(ax, n, axis="both"):
+    step = 1 if n <= 8 else (2 if n <= 16 else 4)
+    ticks = np.arange(0, n, step)
+    if axis in ("both", "x"):
+        ax.set_xticks(ticks)
+    if axis in ("both", "y"):
+        ax.set_yticks(ticks)
+
+
+def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
+                 masked_label="−∞", title=None, xlabel="posisi key j",
+                 ylabel="posisi query i", colorbar=True):
+    """Gambar matriks ``M`` (T_q, T_k) di ``ax``. Sel ``-inf``/NaN diberi warna abu-abu.
+
+    ``annotate=None`` menulis angka di tiap sel bila matriks cukup kecil (≤ 8).
+    """
+    M = np.asarray(M, dtype=np.float64)
+    if M.ndim != 2:
+        raise ValueError(
+            f"Argumen 'M' harus matriks 2 dimensi, tetapi bentuk yang diterima {M.shape}. "
+            "Ambil satu head dulu, misalnya M[0]."
+        )
+    hidden = ~np.isfinite(M)
+    colormap = (cmap if not isinstance(cmap, str) else _cmap(cmap)).with_extremes(bad=MASKED)
+    image = ax.imshow(np.ma.masked_array(M, hidden), cmap=colormap, vmin=vmin, vmax=vmax,
+                      interpolation="nearest")
+    rows, cols = M.shape
+    if annotate is None:
+        annotate = max(rows, cols) <= 8
+    if annotate:
+        lo, hi = image.get_clim()
+        for i in range(rows):
+            for j in range(cols):
+                if hidden[i, j]:
+                    text, dark = masked_label, False
+                else:
+                    text = format_number(M[i, j], 2 if abs(M[i, j]) < 10 else 1)
+                    level = (M[i, j] - lo) / (hi - lo) if hi > lo else 0.5
+                    dark = _is_dark(colormap, level)
+                ax.text(j, i, text, ha="center", va="center", fontsize=SMALL - 1.5,
+                        color="white" if dark else "black")
+    _position_ticks(ax, cols, "x")
+    _position_ticks(ax, rows, "y")
+    ax.tick_params(labelsize=SMALL, length=2)
+    if title:
+        ax.set_title(title, fontsize=FONT, loc="left", y=1.02)
+    if xlabel:
+        ax.set_xlabel(xlabel, fontsize=SMALL)
+    if ylabel:
+        ax.set_ylabel(ylabel, fontsize=SMALL)
+    if colorbar:
+        bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
+        bar.ax.tick_params(labelsize=SMALL - 1)
+        bar.ax.yaxis.set_major_formatter(_TICKS)
+    return image
+
+
+def _cmap(name):
+    from matplotlib import colormaps
+
+    return colormaps[name]
+
+
+def _is_dark(colormap, level):
+    r, g, b, _ = colormap(float(np.clip(level, 0, 1)))
+    return 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+
+
+def heatmap(M, title=None, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
+            xlabel="posisi key j", ylabel="posisi query i", highlight_row=None):
+    """Heatmap satu matriks (misalnya skor atau bobot atensi) sebagai Figure."""
+    fig = new_figure(4.6, 3.8)
+    ax = fig.add_axes([0.13, 0.13, 0.72, 0.77])
+    draw_heatmap(ax, M, cmap=cmap, vmin=vmin, vmax=vmax, annotate=annotate,
+                 title=title, xlabel=xlabel, ylabel=ylabel)
+    if highlight_row is not None:
+        _outline_row(ax, highlight_row, np.shape(M)[1])
+    return fig
+
+
+def mask_pattern(T):
+    """Pola mask kausal T × T: sel terang boleh dilihat, sel abu-abu adalah masa depan."""
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
+        raise ValueError(f"Argumen 'T' harus bilangan bulat >= 1, tetapi yang diterima {T!r}.")
+    T = int(T)
+    visible = np.tril(np.ones((T, T)))
+    fig = new_figure(4.2, 3.9)
+    ax = fig.add_axes([0.14, 0.12, 0.8, 0.78])
+    colors = ListedColormap([MASKED, "#4c9a6a"])
+    ax.imshow(visible, cmap=colors, vmin=0, vmax=1, interpolation="nearest")
+    if T <= 12:
+        for i in range(T):
+            for j in range(T):
+                ax.text(j, i, "✓" if j <= i else "−∞", ha="center", va="center",
+                        fontsize=SMALL - (1 if T > 8 else 0),
+                        color="white" if j <= i else "#555555")
+    ax.plot([-0.5, T - 0.5], [-0.5, T - 0.5], color="black", lw=1)
+    _position_ticks(ax, T)
+    ax.tick_params(labelsize=SMALL, length=2)
+    ax.set_xlabel("posisi key j (yang dilihat)", fontsize=SMALL)
+    ax.set_ylabel("posisi query i (yang melihat)", fontsize=SMALL)
+    ax.set_title(f"Mask kausal, T = {T}: hijau boleh dilihat, abu-abu masa depan",
+                 fontsize=FONT - 1, loc="left")
+    return fig
+
+
+def _draw_row_bars(ax, p, *, title=None, ylabel="peluang", masked=None, ylim=(0, 1.0),
+                   color=BAR, reference=None):
+    p = np.asarray(p, dtype=np.float64)
+    n = p.shape[-1]
+    positions = np.arange(n)
+    colors = [MASKED if masked is not None and masked[j] else color for j in range(n)]
+    ax.bar(positions, np.where(np.isfinite(p), p, 0.0), color=colors, width=0.8)
+    if masked is not None:
+        for j in np.flatnonzero(masked):
+            ax.text(j, 0, "×", ha="center", va="bottom", fontsize=SMALL, color="#555555")
+    if reference is not None:
+        ax.axhline(reference, color="#777777", lw=0.8, ls="--")
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    _position_ticks(ax, n, "x")
+    ax.yaxis.set_major_formatter(_TICKS)
+    ax.yaxis.set_major_locator(MaxNLocator(4))
+    _style(ax, title=title, xlabel="posisi j", ylabel=ylabel)
+
+
+def softmax_row_bars(p, *, scores=None, title="Satu baris softmax", masked=None):
+    """Satu baris softmax ``p`` sebagai batang; bila ``scores`` diberikan, skornya di atas.
+
+    ``masked`` (boolean per posisi) menandai posisi masa depan dengan abu-abu.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    if p.ndim != 1:
+        raise ValueError(
+            f"Argumen 'p' harus satu baris (vektor), tetapi bentuk yang diterima {p.shape}. "
+            "Ambil satu baris dulu, misalnya A[i]."
+        )
+    if scores is None:
+        fig = new_figure(4.8, 2.8)
+        ax = fig.add_axes([0.13, 0.2, 0.82, 0.68])
+        _draw_row_bars(ax, p, title=title, masked=masked, reference=1 / p.size)
+        return fig
+    fig = new_figure(4.8, 4.6)
+    top = fig.add_axes([0.13, 0.6, 0.82, 0.32])
+    bottom = fig.add_axes([0.13, 0.1, 0.82, 0.32])
+    s = np.asarray(scores, dtype=np.float64)
+    finite = np.isfinite(s)
+    span = max(1e-9, np.abs(s[finite]).max()) if finite.any() else 1.0
+    _draw_row_bars(top, s, title="Skor baris ini", ylabel="skor", masked=~finite,
+                   ylim=(-1.1 * span, 1.1 * span))
+    top.axhline(0, color="black", lw=0.6)
+    _draw_row_bars(bottom, p, title=title, masked=masked if masked is not None else ~finite)
+    return fig
+
+
+def _draw_histogram(ax, values, *, limit, title, bins=41, color=BAR):
+    edges = np.linspace(-limit, limit, bins + 1)
+    clipped = np.clip(values, -limit, limit)
+    counts, _ = np.histogram(clipped, bins=edges)
+    share = counts / max(1, len(values))
+    ax.bar(0.5 * (edges[:-1] + edges[1:]), share, width=edges[1] - edges[0], color=color)
+    ax.set_xlim(-limit, limit)
+    ax.xaxis.set_major_formatter(_TICKS)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: format_number(100 * y, 0) + "%"))
+    ax.yaxis.set_major_locator(MaxNLocator(3))
+    _style(ax, title=title, xlabel="nilai dot product", ylabel="bagian")
+
+
+def dot_product_histograms(samples, *, scale=False):
+    """Histogram dot product acak untuk beberapa d_k, satu panel per d_k, sumbu x sama.
+
+    ``samples``: dict ``{d_k: array}``, misalnya dari
+    ``measures.random_dot_products(d_k, scale=scale)``. ``scale`` hanya
+    mengubah judul (data sudah dibagi atau belum oleh pemanggil).
+    """
+    if not samples:
+        raise ValueError("Argumen 'samples' kosong. Berikan dict {d_k: array dot product}.")
+    keys = sorted(samples)
+    limit = max(4.0 * float(np.std(samples[d])) for d in keys)
+    fig = new_figure(4.8, 1.1 + 1.5 * len(keys))
+    height = 0.82 / len(keys)
+    for n, d in enumerate(keys):
+        values = np.asarray(samples[d], dtype=np.float64)
+        bottom = 0.92 - (n + 1) * height
+        ax = fig.add_axes([0.15, bottom + 0.3 * height, 0.8, 0.55 * height])
+        label = "dibagi √d_k" if scale else "tanpa pembagian"
+        _draw_histogram(ax, values, limit=limit,
+                        title=f"d_k = {format_number(d, 0)} ({label}): simpangan baku "
+                              f"{format_number(np.std(values), 1)}")
+        if n < len(keys) - 1:
+            ax.set_xlabel("")
+    return fig
+
+
+# ---------------------------------------------------------------- explorers
+
+
+def sharpness_figure(dots, row_scores, *, d_k, scale, limit):
+    """Gambar penjelajah ketajaman: sebaran dot product dan satu baris softmax.
+
+    ``dots``: semua dot product acak untuk d_k ini; ``row_scores``: satu baris
+    skor (sudah dibagi √d_k bila ``scale``); ``limit``: batas sumbu x histogram,
+    sama untuk semua d_k supaya pelebarannya terlihat.
+    """
+    from .reference import softmax
+
+    fig = new_figure(EXPLORER_WIDTH, 3.9)
+    top = fig.add_axes([0.16, 0.585, 0.8, 0.27])
+    bottom = fig.add_axes([0.16, 0.11, 0.8, 0.3])
+    spread = format_number(np.std(dots), 2 if np.std(dots) < 10 else 1)
+    kind = "dibagi √d_k" if scale else "tanpa pembagian"
+    _draw_histogram(top, dots, limit=limit,
+                    title=f"Sebaran {format_number(len(dots), 0)} dot product acak, {kind}\n"
+                          f"d_k = {format_number(d_k, 0)}: simpangan baku ≈ {spread}")
+    p = softmax(np.asarray(row_scores, dtype=np.float64))
+    _draw_row_bars(bottom, p, title=f"Softmax satu baris ({p.size} key); garis putus = seragam",
+                   reference=1 / p.size)
+    return fig
+
+
+def _outline_row(ax, i, n_cols, color=HIGHLIGHT):
+    ax.add_patch(Rectangle((-0.5, i - 0.5), n_cols, 1, fill=False, edgecolor=color, lw=2,
+                           clip_on=False))
+
+
+MASK_AXES = {
+    "scores": [0.11, 0.17, 0.35, 0.68],
+    "weights": [0.55, 0.17, 0.35, 0.68],
+    "sums": [0.925, 0.17, 0.06, 0.68],
+}
+
+
+def mask_figure(S, A, *, masked, scaled, row=None):
+    """Gambar penjelajah mask: heatmap skor, heatmap bobot, dan jumlah tiap baris bobot.
+
+    ``S``: skor (T, T) setelah mask (``-inf`` di masa depan bila ``masked``);
+    ``A``: ``softmax(S)``; ``row``: baris yang diberi bingkai (``None``: tanpa bingkai).
+    """
+    S = np.asarray(S, dtype=np.float64)
+    A = np.asarray(A, dtype=np.float64)
+    T = S.shape[-1]
+    fig = new_figure(EXPLORER_WIDTH, 2.5)
+    ax_s = fig.add_axes(MASK_AXES["scores"])
+    ax_a = fig.add_axes(MASK_AXES["weights"])
+    ax_sum = fig.add_axes(MASK_AXES["sums"])
+    limit = 3.0 if scaled else 12.0
+    draw_heatmap(ax_s, S, cmap="RdBu_r", vmin=-limit, vmax=limit, colorbar=False,
+                 title="Skor" + (" ÷ √d_k" if scaled else ""), annotate=T <= 6)
+    draw_heatmap(ax_a, A, cmap="Blues", vmin=0.0, vmax=1.0, colorbar=False,
+                 title="Bobot A", annotate=T <= 6, ylabel=None)
+    sums = A.sum(axis=-1)
+    ax_sum.barh(np.arange(T), sums, color="#4c9a6a", height=0.8)
+    ax_sum.set_ylim(T - 0.5, -0.5)
+    ax_sum.set_xlim(0, 1.2)
+    ax_sum.set_xticks([0, 1])
+    ax_sum.set_yticks([])
+    ax_sum.xaxis.set_major_formatter(_TICKS)
+    _style(ax_sum, title="Σ")  # y fixed in _style: automatic title placement is slow
+    ax_sum.spines["left"].set_visible(False)
+    if row is not None:
+        _outline_row(ax_s, row, T)
+        _outline_row(ax_a, row, T)
+    return fig
+
+
+def row_outline_fractions(fig, row, n_rows):
+    """Kotak baris ``row`` di kedua heatmap ``mask_figure``, dalam pecahan gambar.
+
+    Hasil: daftar ``(kiri, atas, lebar, tinggi)`` dengan titik asal di pojok kiri
+    atas, seperti CSS. Dipakai penanda baris di versi statis.
+    """
+    width, height = fig.bbox.width, fig.bbox.height
+    boxes = []
+    for ax in fig.axes[:2]:
+        ax.apply_aspect()  # imshow shrinks the axes box to square cells at draw time
+        (x0, y0), (x1, y1) = ax.transData.transform([(-0.5, row + 0.5), (n_rows - 0.5, row - 0.5)])
+        boxes.append((x0 / width, 1 - y1 / height, (x1 - x0) / width, (y1 - y0) / height))
+    return boxes
+
+
+def row_figure(scores_row, weights_row, V, output, *, row, temperature, limits):
+    """Gambar penjelajah baris demi baris.
+
+    ``scores_row``: skor baris ``row`` (``-inf`` di masa depan); ``weights_row``:
+    softmax(skor / suhu); ``V``: (T, 2); ``output``: keluaran[row] (2,);
+    ``limits``: batas sumbu bidang V, sama untuk semua bingkai.
+    """
+    s = np.asarray(scores_row, dtype=np.float64)
+    w = np.asarray(weights_row, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    T = s.size
+    future = ~np.isfinite(s)
+    fig = new_figure(EXPLORER_WIDTH, 4.9)
+    ax_s = fig.add_axes([0.15, 0.735, 0.33, 0.19])
+    ax_w = fig.add_axes([0.64, 0.735, 0.33, 0.19])
+    ax_v = fig.add_axes([0.15, 0.06, 0.82, 0.55])
+    span = max(1e-9, np.abs(s[~future]).max())
+    _draw_row_bars(ax_s, s, title=f"Skor baris i = {row}", ylabel="skor", masked=future,
+                   ylim=(-1.15 * span, 1.15 * span))
+    ax_s.axhline(0, color="black", lw=0.6)
+    _draw_row_bars(ax_w, w, title=f"softmax(skor / {format_number(temperature, 2)})",
+                   ylabel=None, masked=future)
+    seen = ~future
+    ax_v.scatter(V[future, 0], V[future, 1], s=40, facecolors="none", edgecolors="#aaaaaa", lw=1)
+    ax_v.scatter(V[seen, 0], V[seen, 1], s=40 + 900 * w[seen], color=BAR, alpha=0.75,
+                 edgecolors="white")
+    for j in np.flatnonzero(seen & (w > 0.005)):
+        ax_v.plot([V[j, 0], output[0]], [V[j, 1], output[1]], color=BAR, lw=0.4 + 3 * w[j],
+                  alpha=0.5)
+    for j in range(T):
+        ax_v.annotate(f"V[{j}]", tuple(V[j]), xytext=(6, 5), textcoords="offset points",
+                      fontsize=SMALL - 0.5, color="#999999" if future[j] else "black")
+    ax_v.scatter([output[0]], [output[1]], marker="*", s=260, color=HIGHLIGHT,
+                 edgecolors="black", lw=0.6, zorder=5)
+    ax_v.annotate(f"keluaran[{row}]", (output[0], output[1]), xytext=(0, -22), ha="center",
+                  textcoords="offset points", fontsize=SMALL, color=HIGHLIGHT, weight="bold")
+    # Equal units on both axes: widen the x range to the box's width/height ratio.
+    (x0, x1), (y0, y1) = limits
+    box = ax_v.get_position()
+    stretch = (box.width * fig.get_figwidth()) / (box.height * fig.get_figheight())
+    half = 0.5 * max(x1 - x0, (y1 - y0) * stretch)
+    middle = 0.5 * (x0 + x1)
+    ax_v.set_xlim(middle - half, middle + half)
+    ax_v.set_ylim(y0, y1)
+    ax_v.xaxis.set_major_formatter(_TICKS)
+    ax_v.yaxis.set_major_formatter(_TICKS)
+    _style(ax_v, title=f"V[j]: makin besar, makin berbobot. ★ = keluaran[{row}]")
+    return fig
+
+
+# ------------------------------------------------- softmax and synthesis (bab 4, 6)
+
+
+def softmax_temperature(scores, temperatures):
+    """Satu baris skor mentah di-softmax pada beberapa suhu τ, satu panel per suhu.
+
+    Setiap panel: bobot ``softmax(scores / τ)`` sebagai batang, dengan bobot
+    terbesar dan entropinya (nat) di judul; garis putus = bobot seragam.
+    """
+    from .measures import entropy
+    from .reference import softmax
+
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 1 or s.size == 0:
+        raise ValueError(
+            f"Argumen 'scores' harus satu baris skor (vektor tidak kosong), tetapi bentuk "
+            f"yang diterima {s.shape}."
+        )
+    temps = [float(t) for t in temperatures]
+    if not temps or min(temps) <= 0:
+        raise ValueError(
+            f"Argumen 'temperatures' harus berisi suhu > 0, tetapi yang diterima {temperatures!r}."
+        )
+    fig = new_figure(5.0, 0.7 + 1.45 * len(temps))
+    height = 0.86 / len(temps)
+    for n, t in enumerate(temps):
+        p = softmax(s / t)
+        bottom = 0.93 - (n + 1) * height
+        ax = fig.add_axes([0.13, bottom + 0.3 * height, 0.84, 0.55 * height])
+        _draw_row_bars(ax, p, ylabel="bobot", reference=1 / p.size,
+                       title=f"τ = {format_number(t, 0 if t.is_integer() else 2)}: bobot terbesar "
+                             f"{format_number(p.max())}, entropi {format_number(entropy(p))} nat")
+        if n < len(temps) - 1:
+            ax.set_xlabel("")
+    return fig
+
+
+def memory_growth(T_values, series, *, title="Memori tambahan satu head (float32)"):
+    """Memori (bita) terhadap panjang konteks T, sumbu log-log, satu garis per seri.
+
+    ``series``: dict ``{label: bita untuk setiap T}``. Sumbu y memakai satuan
+    KiB/MiB/GiB agar mudah dibaca.
+    """
+    T = np.asarray(T_values, dtype=np.float64)
+    if T.ndim != 1 or T.size < 2 or (T <= 0).any():
+        raise ValueError(
+            f"Argumen 'T_values' harus berisi paling sedikit dua nilai T > 0, tetapi yang "
+            f"diterima {T_values!r}."
+        )
+    if not series:
+        raise ValueError("Argumen 'series' kosong. Berikan dict {label: bita per T}.")
+    colors = [HIGHLIGHT, BAR, "#4c9a6a", "#7b4ea3"]
+    markers = ["o", "s", "^", "D"]
+    fig = new_figure(5.0, 3.6)
+    ax = fig.add_axes([0.16, 0.14, 0.8, 0.74])
+    for n, (label, values) in enumerate(series.items()):
+        y = np.asarray(values, dtype=np.float64)
+        if y.shape != T.shape:
+            raise ValueError(
+                f"Seri '{label}' punya {y.size} nilai, padahal ada {T.size} nilai T."
+            )
+        ax.plot(T, y, marker=markers[n % 4], ms=4, lw=1.6, color=colors[n % 4], label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.xaxis.set_major_formatter(_TICKS)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: _bytes_label(y)))
+    ax.legend(fontsize=SMALL, frameon=False, loc="upper left")
+    ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
+    _style(ax, title=title, xlabel="panjang konteks T (token)", ylabel="memori")
+    return fig
+
+
+def _bytes_label(n):
+    units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    unit = 0
+    while n >= 1024 and unit < len(units) - 1:
+        n /= 1024
+        unit += 1
+    return f"{format_number(n, 0 if float(n).is_integer() else 1)} {units[unit]}"
+
+
+# ------------------------------------------------- √d_k and mask (bab 2, 3)
+
+
+def metrics_vs_d_k(d_k_values, panels, *, title=None):
+    """Beberapa ukuran terhadap d_k (sumbu x log₂), satu panel per ukuran.
+
+    ``panels``: daftar ``(judul, label_y, {label_seri: nilai per d_k})``,
+    misalnya peluang terbesar "tanpa pembagian" dan "dibagi √d_k".
+    """
+    d = np.asarray(d_k_values, dtype=np.float64)
+    if d.ndim != 1 or d.size < 2 or (d <= 0).any():
+        raise ValueError(
+            f"Argumen 'd_k_values' harus berisi paling sedikit dua d_k > 0, tetapi yang "
+            f"diterima {d_k_values!r}."
+        )
+    if not panels:
+        raise ValueError("Argumen 'panels' kosong. Berikan [(judul, label_y, {seri: nilai})].")
+    colors = [HIGHLIGHT, BAR, "#4c9a6a", "#7b4ea3"]
+    markers = ["o", "s", "^", "D"]
+    # Layout in inches: per panel 0.35 (its title) + 1.45 (axes) + 0.5 (x label).
+    head = 0.35 if title else 0.05
+    fig_h = head + 2.3 * len(panels)
+    fig = new_figure(5.0, fig_h)
+    for n, (panel_title, ylabel, series) in enumerate(panels):
+        bottom_in = fig_h - head - 2.3 * (n + 1) + 0.5
+        ax = fig.add_axes([0.15, bottom_in / fig_h, 0.8, 1.45 / fig_h])
+        for m, (label, values) in enumerate(series.items()):
+            y = np.asarray(values, dtype=np.float64)
+            if y.shape != d.shape:
+                raise ValueError(
+                    f"Seri '{label}' punya {y.size} nilai, padahal ada {d.size} nilai d_k."
+                )
+            ax.plot(d, y, marker=markers[m % 4], ms=4, lw=1.6, color=colors[m % 4],
+                    label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(d)
+        ax.xaxis.set_major_formatter(_TICKS)
+        ax.xaxis.set_minor_formatter(FuncFormatter(lambda _x, _p: ""))
+        ax.yaxis.set_major_formatter(_TICKS)
+        ax.yaxis.set_major_locator(MaxNLocator(4))
+        ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
+        ax.legend(fontsize=SMALL - 0.5, frameon=False)
+        _style(ax, title=panel_title, xlabel="d_k", ylabel=ylabel)
+    if title:
+        fig.suptitle(title, fontsize=FONT, x=0.02, y=1 - 0.08 / fig_h, ha="left", va="top")
+    return fig
+
+
+def heatmap_pair(left, right, *, titles, title=None, cmap="viridis", vmin=None, vmax=None,
+                 xlabel="posisi key j", ylabel="posisi query i"):
+    """Dua matriks berdampingan dengan skala warna yang sama (misalnya tanpa/dengan mask).
+
+    ``titles``: ``(judul kiri, judul kanan)``. Skala warna dibagi bersama,
+    supaya warna yang sama berarti angka yang sama di kedua panel.
+    """
+    left = np.asarray(left, dtype=np.float64)
+    right = np.asarray(right, dtype=np.float64)
+    finite = np.concatenate([left[np.isfinite(left)], right[np.isfinite(right)]])
+    if vmin is None:
+        vmin = float(finite.min()) if finite.size else 0.0
+    if vmax is None:
+        vmax = float(finite.max()) if finite.size else 1.0
+    top = 0.84 if title else 0.9
+    fig = new_figure(5.6, 3.2)
+    ax_l = fig.add_axes([0.09, 0.14, 0.36, top - 0.14])
+    ax_r = fig.add_axes([0.52, 0.14, 0.36, top - 0.14])
+    draw_heatmap(ax_l, left, cmap=cmap, vmin=vmin, vmax=vmax, colorbar=False,
+                 title=titles[0], xlabel=xlabel, ylabel=ylabel)
+    image = draw_heatmap(ax_r, right, cmap=cmap, vmin=vmin, vmax=vmax, colorbar=False,
+                         title=titles[1], xlabel=xlabel, ylabel=None)
+    bar = fig.colorbar(image, cax=fig.add_axes([0.9, 0.14, 0.02, top - 0.14]))
+    bar.ax.tick_params(labelsize=SMALL - 1)
+    bar.ax.yaxis.set_major_formatter(_TICKS)
+    if title:
+        fig.suptitle(title, fontsize=FONT, x=0.02, ha="left")
+    return fig

@@ -1,0 +1,175 @@
+"""Kernel cases shared by test_kernels_cpu.py and test_kernels_gpu.py.
+
+Each case runs one kernel (through ``atensi.kernels``) on fresh, seeded
+random float32 input and compares it with ``atensi.reference`` computed in
+float64 on the same numbers:
+
+- same shape, float32, no NaN;
+- ``-inf`` exactly where the reference has ``-inf`` (the mask), nowhere else;
+- relative error ``max |out - ref| / max |ref|`` (over finite entries) <= 1e-5.
+
+Shapes: T in {1, 7, 33, 129} (1 row; fewer than a 16-wide tile; more than two
+tiles and not a multiple; more than a 128-thread block), d_k in {1, 3, 64, 128},
+with no leading axis, one (3 heads) and two (batch 2 × 3 heads).
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+
+from atensi import kernels, reference
+
+TOLERANCE = 1e-5
+T_VALUES = (1, 7, 33, 129)
+DK_VALUES = (1, 3, 64, 128)
+
+
+def shape_cases():
+    """(leading axes, T, d_k): every T × d_k for one head, a spread with heads."""
+    cases = [((), T, d_k) for T in T_VALUES for d_k in DK_VALUES]
+    cases += [(lead, T, d_k) for lead in ((3,), (2, 3)) for T in (7, 33) for d_k in (3, 64)]
+    cases += [((3,), 129, 128), ((2, 3), 129, 1), ((2, 3), 1, 3)]
+    return cases
+
+
+def case_id(case) -> str:
+    lead, T, d_k = case
+    return f"{'x'.join(map(str, lead)) or 'satu'}-T{T}-d{d_k}"
+
+
+SHAPES = shape_cases()
+SHAPE_IDS = [case_id(c) for c in SHAPES]
+
+
+def rng_for(*key) -> np.random.Generator:
+    """A generator seeded by the case itself: fresh numbers per case, same every run."""
+    return np.random.default_rng(zlib.crc32(repr(key).encode()))
+
+
+def qkv(lead, T, d_k, *key):
+    rng = rng_for("qkv", lead, T, d_k, *key)
+    return tuple(rng.standard_normal((*lead, T, d_k), dtype=np.float32) for _ in range(3))
+
+
+def f64(x):
+    return np.asarray(x.get() if hasattr(x, "get") else x, dtype=np.float64)
+
+
+def assert_matches(out, ref, tol=TOLERANCE):
+    """``out`` (kernel, float32) against ``ref`` (float64)."""
+    out, ref = f64(out), np.asarray(ref, dtype=np.float64)
+    assert out.shape == ref.shape
+    assert not np.isnan(out).any(), "keluaran kernel berisi NaN"
+    np.testing.assert_array_equal(np.isneginf(out), np.isneginf(ref), err_msg="posisi -inf berbeda")
+    assert not np.isposinf(out).any()
+    finite = np.isfinite(ref)
+    if not finite.any():
+        return 0.0
+    scale = max(np.abs(ref[finite]).max(), np.finfo(np.float32).tiny)
+    err = np.abs(out[finite] - ref[finite]).max() / scale
+    assert err <= tol, f"galat relatif {err:.2e} > {tol:.0e}"
+    return err
+
+
+def masked_scores(lead, T, *key, all_masked_rows=0):
+    """Realistic softmax input: scaled scores with the causal mask (and a few
+    rows that are entirely -inf, which must become zeros)."""
+    rng = rng_for("scores", lead, T, *key)
+    S = rng.standard_normal((*lead, T, T), dtype=np.float32) * np.float32(3.0)
+    S = reference.causal_mask(S)
+    if all_masked_rows:
+        rows = rng.choice(T, size=min(all_masked_rows, T), replace=False)
+        S[..., rows, :] = -np.inf
+    return np.ascontiguousarray(S, dtype=np.float32)
+
+
+def weights(lead, T, *key):
+    """Attention weights: rows of a causal softmax, float32."""
+    return reference.softmax(masked_scores(lead, T, "A", *key)).astype(np.float32)
+
+
+# --- one function per kernel: run it, compare, return the relative error -----
+
+
+def check_scores(case, backend, *, version, scale=True, causal=False, to=None):
+    lead, T, d_k = case
+    Q, K, _ = qkv(lead, T, d_k, "scores")
+    Qx, Kx = (to(Q), to(K)) if to else (Q, K)
+    out = kernels.scores(Qx, Kx, scale=scale, causal=causal, version=version, backend=backend)
+    assert type(out) is type(Qx) and out.dtype == np.float32
+    ref = reference.scores(f64(Q), f64(K), scale=scale)
+    if causal:
+        ref = reference.causal_mask(ref)
+    return assert_matches(out, ref)
+
+
+def check_causal_mask(case, backend, *, to=None):
+    lead, T, _ = case
+    S = rng_for("mask", lead, T).standard_normal((*lead, T, T), dtype=np.float32)
+    before = S.copy()
+    Sx = to(S) if to else S
+    out = kernels.causal_mask(Sx, backend=backend)
+    assert type(out) is type(Sx) and out is not Sx
+    np.testing.assert_array_equal(f64(Sx), before)  # input untouched
+    out = f64(out)
+    keep = ~np.triu(np.ones((T, T), dtype=bool), k=1)
+    np.testing.assert_array_equal(out[..., keep], before[..., keep])  # bit for bit
+    assert np.isneginf(out[..., ~keep]).all()
+    return assert_matches(out, reference.causal_mask(f64(S)))
+
+
+def check_softmax(case, backend, *, version, to=None):
+    lead, T, _ = case
+    S = masked_scores(lead, T, version, all_masked_rows=2 if T > 2 else 0)
+    Sx = to(S) if to else S
+    A = kernels.softmax(Sx, version=version, backend=backend)
+    assert type(A) is type(Sx)
+    A64 = f64(A)
+    ref = reference.softmax(f64(S))
+    err = assert_matches(A64, ref)
+    assert (A64 >= 0).all()
+    visible = np.isfinite(S).any(axis=-1)
+    np.testing.assert_allclose(A64.sum(axis=-1)[visible], 1.0, atol=TOLERANCE)
+    assert (A64[~visible] == 0).all()  # rows with nothing visible: zeros, not NaN
+    return err
+
+
+def check_softmax_rows(rows, n, backend, *, version, to=None):
+    """Softmax of a (rows, n) matrix: n may exceed the block (256 threads)."""
+    S = rng_for("rows", rows, n, version).standard_normal((rows, n), dtype=np.float32) * 4
+    Sx = to(S) if to else S
+    A = kernels.softmax(Sx, version=version, backend=backend)
+    return assert_matches(A, reference.softmax(f64(S)))
+
+
+def check_weighted_sum(case, backend, *, to=None):
+    lead, T, d_k = case
+    A = weights(lead, T, d_k)
+    _, _, V = qkv(lead, T, d_k, "weighted_sum")
+    Ax, Vx = (to(A), to(V)) if to else (A, V)
+    out = kernels.weighted_sum(Ax, Vx, backend=backend)
+    assert type(out) is type(Vx) and out.shape == V.shape
+    return assert_matches(out, reference.weighted_sum(f64(A), f64(V)))
+
+
+def check_attention(case, backend, *, version, causal=True, scale=True, to=None):
+    lead, T, d_k = case
+    Q, K, V = qkv(lead, T, d_k, "attention")
+    args = tuple(to(x) for x in (Q, K, V)) if to else (Q, K, V)
+    out = kernels.attention(*args, causal=causal, scale=scale, version=version, backend=backend)
+    assert type(out) is type(args[0]) and out.shape == Q.shape
+    ref = reference.attention(f64(Q), f64(K), f64(V), causal=causal, scale=scale)
+    return assert_matches(out, ref)
+
+
+def check_all_small(backend, case=((5,), 7, 3), to=None):
+    """Every kernel and version once, on one small case (used for grid-loop tests)."""
+    for version in ("v1", "v2"):
+        check_scores(case, backend, version=version, to=to)
+        check_scores(case, backend, version=version, causal=True, to=to)
+        check_softmax(case, backend, version=version, to=to)
+        check_attention(case, backend, version=version, to=to)
+    check_causal_mask(case, backend, to=to)
+    check_weighted_sum(case, backend, to=to)

@@ -1,0 +1,210 @@
+"""Shared fixtures: the built book and a headless Chromium that stays inside it.
+
+- ``book_build`` / ``built_book``: the book is built once per test session, from
+  clean, into a temporary folder, with warnings as errors. Set
+  ``ATENSI_REUSE_BUILD=1`` to build into the repository's ``_build/`` instead
+  (cached and incremental: fast when iterating on one test), or
+  ``ATENSI_BOOK_HTML=path/to/_build/html`` to test an existing build.
+- ``open_page``: opens a page of the built book in Debian's Chromium through
+  Playwright. The site is served from 127.0.0.1; every request to anywhere
+  else is blocked and recorded, and so are console errors.
+
+Without Chromium the browser tests skip with a message, except under
+``CI=true``, where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+BUILD_FLAGS = ["--warningiserror", "--nitpick", "--keep-going"]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def toc_pages() -> list[str]:
+    """Every page of the book, in reading order, as 'chapters/name' (no suffix)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    pages = [toc["root"]]
+    for part in toc.get("parts", []):
+        pages += [chapter["file"] for chapter in part["chapters"]]
+    return pages
+
+
+def jupyter_book_command() -> list[str]:
+    exe = Path(sys.executable).parent / "jupyter-book"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("jupyter-book")
+    if found is None:
+        pytest.fail("Perintah 'jupyter-book' tidak ditemukan. Jalankan: make test")
+    return [found]
+
+
+@dataclass
+class BookBuild:
+    returncode: int
+    output: str  # stdout and stderr together
+    seconds: float
+    html: Path  # _build/html
+    output_root: Path  # the folder given to --path-output
+
+
+def build_book(output_root: Path) -> BookBuild:
+    """Run ``jupyter-book build`` with warnings as errors into ``output_root/_build``."""
+    cmd = jupyter_book_command() + ["build", str(ROOT), "--path-output", str(output_root)]
+    start = time.perf_counter()
+    proc = subprocess.run(
+        cmd + BUILD_FLAGS,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    seconds = time.perf_counter() - start
+    return BookBuild(proc.returncode, proc.stdout, seconds, output_root / "_build" / "html", output_root)
+
+
+@pytest.fixture(scope="session")
+def book_build(tmp_path_factory) -> BookBuild:
+    """The session's one book build (from clean unless ATENSI_REUSE_BUILD=1)."""
+    if os.environ.get("ATENSI_REUSE_BUILD") == "1":
+        output_root = ROOT
+    else:
+        output_root = tmp_path_factory.mktemp("buku")
+    return build_book(output_root)
+
+
+@pytest.fixture(scope="session")
+def built_book(request) -> Path:
+    """Path to the built ``_build/html``; fails when the build failed.
+
+    ``ATENSI_BOOK_HTML=/path/to/_build/html`` uses an existing build instead
+    (for quick iteration on the HTML and browser tests only).
+    """
+    prebuilt = os.environ.get("ATENSI_BOOK_HTML")
+    if prebuilt:
+        return Path(prebuilt).resolve()
+    book_build = request.getfixturevalue("book_build")
+    if book_build.returncode != 0:
+        tail = "\n".join(book_build.output.splitlines()[-40:])
+        pytest.fail(f"Buku gagal dibangun (kode {book_build.returncode}):\n{tail}")
+    return book_build.html
+
+
+# --- Browser -----------------------------------------------------------------
+
+
+def _browser_missing(reason: str):
+    message = (
+        f"{reason} Pasang dengan: apt-get update && apt-get install -y chromium "
+        "(atau jalankan bash .ci/run)."
+    )
+    if in_ci():
+        pytest.fail(f"CI=true dan uji peramban tidak bisa dijalankan: {message}")
+    pytest.skip(message)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # keep pytest output clean
+        pass
+
+
+@pytest.fixture(scope="session")
+def book_server(built_book):
+    """Serve the built book on 127.0.0.1 (random port); yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(built_book))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    if not Path(CHROMIUM).exists():
+        _browser_missing(f"Chromium tidak ada di {CHROMIUM}.")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _browser_missing("Paket Python 'playwright' tidak terpasang (requirements-dev.txt).")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@dataclass
+class OpenedPage:
+    page: object  # playwright.sync_api.Page
+    url: str
+    blocked: list[str] = field(default_factory=list)  # requests that tried to leave the site
+    failed: list[str] = field(default_factory=list)  # requests inside the site that failed
+    console_errors: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def open_page(chromium, book_server):
+    """Factory: ``open_page("chapters/pendahuluan.html", width=360, height=800)``.
+
+    Returns an ``OpenedPage`` after the ``load`` event. Requests outside the
+    local server are aborted and listed in ``.blocked``.
+    """
+    contexts = []
+
+    def _open(path: str = "chapters/pendahuluan.html", *, width: int = 1280, height: int = 800):
+        context = chromium.new_context(viewport={"width": width, "height": height})
+        contexts.append(context)
+        page = context.new_page()
+        opened = OpenedPage(page=page, url=book_server + path)
+
+        def route(route_):
+            url = route_.request.url
+            if url.startswith(book_server):
+                route_.continue_()
+            else:
+                opened.blocked.append(url)
+                route_.abort()
+
+        context.route("**/*", route)
+        page.on("console", lambda msg: msg.type == "error" and opened.console_errors.append(msg.text))
+        page.on("pageerror", lambda exc: opened.console_errors.append(str(exc)))
+        page.on(
+            "requestfailed",
+            lambda req: req.url.startswith(book_server) and opened.failed.append(req.url),
+        )
+        response = page.goto(opened.url, wait_until="load")
+        assert response is not None and response.ok, f"Gagal membuka {opened.url}"
+        return opened
+
+    yield _open
+    for context in contexts:
+        context.close()

@@ -1,0 +1,178 @@
+"""atensi.bench: the cost table runs, has its columns, and records the machine.
+
+No timing is asserted (the machine is shared); the numbers are only checked
+for being consistent with each other (GFLOP/s from the time, ratios from the
+fastest row).
+"""
+
+import datetime as dt
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from atensi import bench, kernels
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    """Every kind of CPU row once, on small shapes (preset 'tiny')."""
+    return bench.run("tiny", device="cpu")
+
+
+def test_rows_cover_every_cpu_method_and_shape(tiny):
+    shapes = {}
+    for r in tiny["rows"]:
+        shapes.setdefault((r["B"], r["T"]), []).append(r["method"])
+    assert shapes == {
+        (1, 32): ["numpy_naive", "numpy_blocked", "cpu_chain_v2", "cpu_fused"],
+        (1, 64): ["numpy_naive", "numpy_blocked"],
+        (2, 48): ["numpy_naive", "numpy_blocked"],
+    }
+    assert all(r["device"] == "cpu" and r["H"] == 12 and r["d_k"] == 64 for r in tiny["rows"])
+
+
+def test_numbers_are_consistent(tiny):
+    for r in tiny["rows"]:
+        assert r["time_ms"] > 0 and r["repeats"] >= 1
+        want = 4 * r["B"] * 12 * r["T"] ** 2 * 64 / 2 / (r["time_ms"] / 1e3) / 1e9
+        assert math.isclose(r["gflops"], want, rel_tol=1e-9)
+        assert r["peak_mib"] > 0
+        assert r["max_rel_err"] <= 1e-5, r
+        assert r["fp32_peak_share"] is None  # CPU rows
+    for shape in {(r["B"], r["T"]) for r in tiny["rows"]}:
+        rows = [r for r in tiny["rows"] if (r["B"], r["T"]) == shape]
+        assert min(r["ratio"] for r in rows) == 1.0
+        fastest = min(r["time_ms"] for r in rows)
+        for r in rows:
+            assert math.isclose(r["ratio"], r["time_ms"] / fastest)
+
+
+def test_naive_memory_grows_with_T_squared_blocked_does_not(tiny):
+    naive = {r["T"]: r["peak_mib"] for r in tiny["rows"] if r["method"] == "numpy_naive" and r["B"] == 1}
+    # One (12, T, T) float32 array at least.
+    assert naive[64] * 2**20 >= 12 * 64 * 64 * 4
+    blocked = next(r for r in tiny["rows"] if r["method"] == "numpy_blocked" and r["T"] == 64)
+    assert blocked["peak_mib"] < naive[64]
+
+
+def test_table_has_the_indonesian_columns(tiny):
+    text = bench.format_table(tiny, "cpu")
+    header = text.splitlines()[0]
+    for column in bench.COLUMNS:
+        assert column in header
+    assert bench.FP32_COLUMN not in header  # CPU only
+    for r in tiny["rows"]:
+        assert r["label"] in text
+    assert "1,00×" in text
+    lines = [line for line in text.splitlines()[2:] if not set(line) <= {"-", " "}]
+    assert len(lines) == len(tiny["rows"])
+
+
+def test_markdown_table(tiny):
+    lines = bench.format_table(tiny, "cpu", markdown=True).splitlines()
+    assert lines[0].startswith("| metode |") and set(lines[1]) <= set("|-: ")
+    assert len(lines) == 2 + len(tiny["rows"])
+    assert all(line.count("|") == len(bench.COLUMNS) + 1 for line in lines)
+
+
+def test_wrong_result_is_flagged(tiny):
+    rows = [dict(r) for r in tiny["rows"]]
+    rows[1]["max_rel_err"] = 0.5
+    assert "SALAH" in bench.format_table(rows)
+    assert "SALAH" not in bench.format_table(tiny)
+
+
+def test_json_records_machine_and_date(tiny, tmp_path):
+    path = bench.save_results(tiny, tmp_path / "hasil" / "bench.json")
+    loaded = bench.load_results(path)
+    assert loaded == json.loads(json.dumps(tiny))
+    m = loaded["machine"]
+    assert m["cpu"] and m["cpu_cores"] >= 1 and m["python"] and m["numpy"] == np.__version__
+    assert dt.datetime.fromisoformat(loaded["date"]).tzinfo is not None
+    assert loaded["preset"] == "tiny"
+    if not kernels.gpu_available():
+        assert m["gpu"] is None
+    assert "Diukur pada" in bench.caption(loaded) and loaded["date"][:10] in bench.caption(loaded)
+
+
+def test_load_results_without_a_file_gives_none(tmp_path):
+    assert bench.load_results(tmp_path / "tidak_ada.json") is None
+
+
+def test_load_results_refuses_other_json(tmp_path):
+    path = tmp_path / "lain.json"
+    path.write_text('{"halo": 1}')
+    with pytest.raises(ValueError, match="bukan hasil atensi.bench"):
+        bench.load_results(path)
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="'preset'"):
+        bench.run("sedang")
+    with pytest.raises(ValueError, match="'device'"):
+        bench.run("tiny", device="tpu")
+    if not kernels.gpu_available():
+        with pytest.raises(RuntimeError, match="device='gpu'"):
+            bench.run("tiny", device="gpu")
+
+
+def _row(method, B, T, ms, mib, share=None):
+    return {"method": method, "device": "gpu" if share is not None or method.startswith(("gpu", "cupy")) else "cpu",
+            "B": B, "T": T, "time_ms": ms, "peak_mib": mib, "fp32_peak_share": share}
+
+
+def test_summary_computes_the_targets():
+    rows = [
+        _row("numpy_naive", 1, 1024, 120.0, 144.0),
+        _row("numpy_blocked", 1, 1024, 40.0, 6.0),
+        _row("gpu_chain_v1", 8, 1024, 30.0, 800.0),
+        _row("cupy_cublas", 8, 1024, 3.0, 900.0),
+        _row("gpu_fused", 8, 1024, 2.0, 24.0, share=0.25),
+    ]
+    s = bench.summary({"rows": rows})
+    assert s == {
+        "cpu_blocked_speedup": 3.0,
+        "cpu_blocked_memory_ratio": 6.0 / 144.0,
+        "gpu_fused_vs_v1": 15.0,
+        "gpu_fused_vs_cublas": 1.5,
+        "gpu_fused_fp32_share": 0.25,
+    }
+    assert all(v is None for v in bench.summary({"rows": rows[2:3]}).values())
+
+
+def test_flop_count():
+    assert bench.flops(1, 1024) == 4 * 12 * 1024**2 * 64 / 2
+    assert bench.flops(8, 1024, causal=False) == 4 * 8 * 12 * 1024**2 * 64
+
+
+def test_command_line(tmp_path):
+    out = tmp_path / "bench.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "atensi.bench", "--preset", "tiny", "--device", "cpu",
+         "--json", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600, env=dict(os.environ),
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for column in bench.COLUMNS:
+        assert column in proc.stdout
+    assert "NumPy berubin" in proc.stdout and "Diukur pada" in proc.stdout
+    assert bench.load_results(out)["rows"]
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not kernels.gpu_available(), reason="Tidak ada GPU untuk CuPy.")
+def test_gpu_rows():
+    results = bench.run("tiny", device="gpu")
+    methods = {r["method"] for r in results["rows"]}
+    assert {"cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_fused"} <= methods
+    assert all(r["device"] == "gpu" and r["max_rel_err"] <= 1e-5 for r in results["rows"])
+    assert results["machine"]["gpu"]["name"]
+    assert bench.FP32_COLUMN in bench.format_table(results, "gpu")

@@ -1,0 +1,147 @@
+"""The book builds from clean with warnings as errors, rebuilds from cache, and
+its configuration does what it promises (failing cells fail, junk is ignored)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import textwrap
+
+import jupytext
+import pytest
+
+from conftest import BUILD_FLAGS, ROOT, build_book, jupyter_book_command
+
+pytestmark = pytest.mark.book
+
+# Targets are 120 s (clean) and 15 s (cached) on a 2-core machine; the limits
+# leave room for a busy CI machine but still catch a runaway chapter or a
+# cache that does not work.
+CLEAN_BUILD_LIMIT_S = 240
+CACHED_BUILD_LIMIT_S = 30
+
+
+def warnings_in(output: str) -> list[str]:
+    return [line for line in output.splitlines() if re.search(r"\bWARNING\b|\bERROR\b", line)]
+
+
+def test_book_builds_without_warnings(book_build):
+    tail = "\n".join(book_build.output.splitlines()[-40:])
+    assert book_build.returncode == 0, f"build gagal:\n{tail}"
+    assert "build succeeded" in book_build.output
+    assert warnings_in(book_build.output) == []
+    assert (book_build.html / "index.html").is_file()
+    assert not (book_build.html / "reports").exists(), "ada laporan eksekusi yang gagal"
+    print(f"\nbuild buku: {book_build.seconds:.1f} s")
+
+
+@pytest.mark.skipif(
+    os.environ.get("ATENSI_REUSE_BUILD") == "1", reason="build bukan dari awal (ATENSI_REUSE_BUILD=1)"
+)
+def test_clean_build_time(book_build):
+    assert book_build.returncode == 0
+    assert book_build.seconds <= CLEAN_BUILD_LIMIT_S, (
+        f"build dari awal {book_build.seconds:.0f} s > {CLEAN_BUILD_LIMIT_S} s: "
+        "bab mana yang lambat? (lihat tests/test_notebooks_execute.py)"
+    )
+
+
+def test_cached_rebuild_executes_nothing_and_is_fast(book_build):
+    assert book_build.returncode == 0
+    again = build_book(book_build.output_root)
+    assert again.returncode == 0, again.output[-3000:]
+    assert warnings_in(again.output) == []
+    executed = [line for line in again.output.splitlines() if "Executing notebook" in line]
+    assert executed == [], f"cache tidak dipakai: {executed}"
+    print(f"\nbuild ulang (cache): {again.seconds:.1f} s")
+    assert again.seconds <= CACHED_BUILD_LIMIT_S
+
+
+# --- The configuration, on a one-page book that uses the real _config.yml ------
+
+PAGE = textwrap.dedent(
+    """\
+    ---
+    jupytext:
+      text_representation:
+        extension: .md
+        format_name: myst
+    kernelspec:
+      display_name: Python 3
+      language: python
+      name: python3
+    ---
+
+    (uji)=
+    # Halaman uji
+
+    Rumus $x^2$ dan
+
+    $$
+    y = \\sqrt{x}
+    $$
+
+    ```{code-cell} ipython3
+    {code}
+    ```
+    """
+)
+
+
+@pytest.fixture
+def tiny_book(tmp_path):
+    """A copy of the book's configuration with one page; returns a writer."""
+    book = tmp_path / "buku"
+    (book / "chapters").mkdir(parents=True)
+    shutil.copy(ROOT / "_config.yml", book / "_config.yml")
+    shutil.copytree(ROOT / "_ext", book / "_ext", ignore=shutil.ignore_patterns("__pycache__"))
+    (book / "_toc.yml").write_text("format: jb-book\nroot: chapters/uji\n", encoding="utf-8")
+
+    def write(code: str):
+        (book / "chapters" / "uji.md").write_text(PAGE.replace("{code}", code), encoding="utf-8")
+        return book
+
+    return write
+
+
+def build_other(book):
+    return subprocess.run(
+        jupyter_book_command() + ["build", str(book)] + BUILD_FLAGS,
+        cwd=book,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_failing_cell_fails_the_build(tiny_book):
+    book = tiny_book("raise ValueError('sel ini sengaja gagal')")
+    proc = build_other(book)
+    assert proc.returncode != 0
+    assert "Executing notebook failed" in proc.stdout
+
+
+def test_venv_tests_and_hidden_folders_do_not_break_the_build(tiny_book):
+    book = tiny_book("print(1 + 1)")
+    junk = [
+        ".venv/lib/python3.11/site-packages/paket/README.md",
+        ".pytest_cache/README.md",
+        ".ipynb_checkpoints/uji-checkpoint.md",
+        "tests/catatan.md",
+        "README.md",
+        "_build/lama.md",
+    ]
+    for path in junk:
+        (book / path).parent.mkdir(parents=True, exist_ok=True)
+        (book / path).write_text("# Bukan halaman buku\n", encoding="utf-8")
+    # The paired notebook of a chapter must not be read as a second source.
+    jupytext.write(jupytext.read(book / "chapters" / "uji.md"), book / "chapters" / "uji.ipynb")
+    proc = build_other(book)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert warnings_in(proc.stdout) == []
+    html = book / "_build" / "html"
+    assert (html / "chapters" / "uji.html").is_file()
+    assert (html / "_mathjax" / "tex-mml-chtml.js").is_file()
+    assert not list(html.rglob("catatan.html")) and not (html / "README.html").exists()

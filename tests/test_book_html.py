@@ -1,0 +1,155 @@
+"""Checks on the built HTML: language, table of contents, clean outputs,
+nothing loaded from outside the site, launch buttons that open the .ipynb."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, toc_pages
+
+pytestmark = pytest.mark.book
+
+PAGES = toc_pages()
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+
+# Text that only shows up when a cell failed, printed to stderr, or when an
+# ipywidget was rendered as its Python repr instead of a picture.
+BAD_OUTPUT = [
+    "Traceback (most recent call last)",
+    "interactive(children",
+    "IntSlider(",
+    "FloatSlider(",
+    "Dropdown(options",
+    "Output()",
+]
+
+
+def soup_of(built_book, page):
+    path = built_book / f"{page}.html"
+    assert path.is_file(), f"{page}.html tidak dibangun"
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+def all_html(built_book):
+    """The site's pages (not the theme's template fragments under _static)."""
+    return sorted(
+        p for p in built_book.rglob("*.html") if p.relative_to(built_book).parts[0] not in ("_static", "_mathjax")
+    )
+
+
+def test_every_toc_page_is_built_in_order(built_book):
+    soup = soup_of(built_book, PAGES[0])
+    nav = soup.select_one("nav.bd-docs-nav")
+    assert nav is not None
+    linked = [a["href"] for a in nav.select("a.reference.internal")]
+    # The current page links to itself as "#".
+    files = [href.split("/")[-1].split("#")[0] or f"{PAGES[0].split('/')[-1]}.html" for href in linked]
+    assert files == [f"{page.split('/')[-1]}.html" for page in PAGES]
+    captions = [c.get_text(strip=True) for c in nav.select("p.caption")]
+    assert captions == ["Langkah demi langkah", "Menyatukan", "Lampiran"]
+    numbered = [a.get_text(strip=True) for a in nav.select("a.reference.internal")]
+    assert numbered[1].startswith("1. ") and numbered[6].startswith("6. ")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_language_and_title(built_book, page):
+    soup = soup_of(built_book, page)
+    assert soup.html.get("lang") == "id"
+    title = soup.title.get_text()
+    assert "\\(" not in title and "$" not in title, f"matematika mentah di judul: {title}"
+
+
+def test_every_html_file_is_indonesian(built_book):
+    for path in all_html(built_book):
+        text = path.read_text(encoding="utf-8")
+        if "http-equiv=\"Refresh\"" in text or 'http-equiv="refresh"' in text:
+            continue  # the index.html redirect
+        assert '<html lang="id"' in text, path
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_error_traceback_or_widget_text(built_book, page):
+    soup = soup_of(built_book, page)
+    assert not soup.select(".output.traceback, .output.error, .output.stderr"), (
+        f"{page}: ada keluaran error/stderr"
+    )
+    text = soup.get_text()
+    for bad in BAD_OUTPUT:
+        assert bad not in text, f"{page}: '{bad}' tampil di halaman"
+    assert not (built_book / "reports").exists()
+
+
+def external(url: str | None) -> bool:
+    if not url:
+        return False
+    parsed = urlparse(url)
+    return parsed.scheme in ("http", "https") or url.startswith("//")
+
+
+def test_nothing_loaded_from_outside_the_site(built_book):
+    """Scripts, styles, images, frames and fonts all come from the build."""
+    offenders = []
+    for path in all_html(built_book):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        for tag in soup.find_all(["script", "img", "iframe", "audio", "video", "source", "embed"]):
+            if external(tag.get("src")):
+                offenders.append(f"{path.name}: <{tag.name} src={tag['src']}>")
+        for tag in soup.find_all("link"):
+            rel = " ".join(tag.get("rel", []))
+            if rel in ("stylesheet", "preload", "modulepreload", "icon", "manifest") and external(tag.get("href")):
+                offenders.append(f"{path.name}: <link rel={rel} href={tag['href']}>")
+        for style in soup.find_all("style"):
+            for url in re.findall(r"(?:@import|url\()\s*['\"]?([^'\")\s]+)", style.get_text()):
+                if external(url):
+                    offenders.append(f"{path.name}: CSS {url}")
+    for css in built_book.rglob("*.css"):
+        for url in re.findall(r"@import\s+(?:url\()?['\"]?([^'\")\s;]+)", css.read_text(encoding="utf-8", errors="ignore")):
+            if external(url):
+                offenders.append(f"{css.name}: @import {url}")
+    assert offenders == []
+
+
+def test_mathjax_is_served_from_the_build(built_book):
+    for page in PAGES:
+        soup = soup_of(built_book, page)
+        scripts = [s["src"] for s in soup.find_all("script", src=True) if "tex-mml-chtml" in s["src"]]
+        if not soup.select("span.math, div.math"):
+            continue  # Sphinx loads MathJax only on pages with math
+        assert len(scripts) == 1, page
+        target = (built_book / page).parent / scripts[0]
+        assert target.resolve().is_file(), f"{page}: {scripts[0]} tidak ada"
+    mathjax = built_book / "_mathjax"
+    assert (mathjax / "output/chtml/fonts/woff-v2").is_dir()
+    assert (mathjax / "input/tex/extensions").is_dir()
+    # Jupyter Book adds every .js under _static to every page: MathJax stays out.
+    assert not list((built_book / "_static").rglob("tex-mml-chtml.js"))
+    head_scripts = soup_of(built_book, PAGES[0]).find_all("script")
+    assert len(head_scripts) < 40
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_launch_buttons_open_the_paired_ipynb(built_book, page):
+    repo = CONFIG["repository"]["url"].rstrip("/")
+    branch = CONFIG["repository"].get("branch", "main")
+    owner_repo = urlparse(repo).path.strip("/")
+    soup = soup_of(built_book, page)
+    links = [a["href"] for a in soup.find_all("a", href=True)]
+    colab = [h for h in links if h.startswith(CONFIG["launch_buttons"]["colab_url"])]
+    binder = [h for h in links if h.startswith(CONFIG["launch_buttons"]["binderhub_url"])]
+    assert colab == [f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}/{page}.ipynb"]
+    assert len(binder) == 1 and binder[0].endswith(f"{page}.ipynb")
+    assert f"/v2/gh/{owner_repo}/{branch}" in binder[0]
+    assert (ROOT / f"{page}.ipynb").is_file()
+
+
+def test_interface_text_is_indonesian(built_book):
+    soup = soup_of(built_book, PAGES[0])
+    text = soup.get_text(" ")
+    for english in ["Search this book", "Back to top", "Skip to main content", "Launch on", "Color mode"]:
+        assert english not in str(soup), f"teks antarmuka masih Inggris: {english}"
+    assert "Pencarian" in text or "Cari" in text

@@ -1,0 +1,294 @@
+"""kernels/attention_fused.cu: one kernel for the whole head (online softmax).
+
+Checked like the other kernels: NVRTC compile with zero spills (sm_80, sm_90);
+the same .cu on the CPU (atensi.cudacpu) against a float64 reference at
+irregular shapes, relative error <= 1e-5; AddressSanitizer and
+ThreadSanitizer runs; validation before launch; on a GPU when there is one.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import _kernel_cases as kc
+from atensi import kernels, reference
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "kernels" / "attention_fused.cu"
+VARIANTS = {name: width for width, name in kernels.FUSED_VARIANTS}
+BK = 32  # FUSED_BK in the .cu: keys per shared-memory tile
+SKEW = 4  # FUSED_SKEW in the .cu: floats between the two halves of a tile row
+
+
+def _define(name):
+    match = re.search(rf"^#define {name} (\d+)", SOURCE.read_text(), re.MULTILINE)
+    assert match, f"#define {name} tidak ada di {SOURCE.name}"
+    return int(match.group(1))
+
+
+def _reference(Q, K, V, **kw):
+    return reference.attention(kc.f64(Q), kc.f64(K), kc.f64(V), **kw)
+
+
+def _spy_launches(monkeypatch):
+    """Record (name, grid, block) of every launch, then launch for real."""
+    launches = []
+    real = kernels.get_function
+
+    def spy(file, name, backend):
+        kernel = real(file, name, backend)
+
+        def launch(grid, block, args, shared_mem=0):
+            launches.append((name, grid, block))
+            return kernel(grid, block, args, shared_mem=shared_mem)
+
+        return launch
+
+    monkeypatch.setattr(kernels, "get_function", spy)
+    return launches
+
+
+# --- NVRTC ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_nvrtc_compiles_every_variant_without_spills(arch):
+    report = kernels.compile_report(SOURCE, arch=arch)
+    assert report.path == "kernels/attention_fused.cu"
+    assert set(report.kernels) == set(VARIANTS), report.log
+    for name, res in report.kernels.items():
+        assert res.registers > 0, report.log
+        assert res.spill_stores == res.spill_loads == res.stack_frame == 0, (name, report.log)
+        # K and V tiles in shared memory: 2 · BK rows · (D + skew) floats, nothing else.
+        assert res.shared_bytes == 2 * BK * (VARIANTS[name] + SKEW) * 4, (name, report.log)
+        assert res.barriers >= 1
+
+
+def test_python_constants_match_the_source():
+    assert _define("FUSED_BK") == BK
+    assert _define("FUSED_SKEW") == SKEW
+    assert _define("FUSED_BQ") == kernels.FUSED_BQ
+    assert _define("FUSED_THREADS") == kernels.FUSED_THREADS == 2 * kernels.FUSED_BQ
+    assert _define("FUSED_MAX_DK") == kernels.FUSED_MAX_D_K == max(VARIANTS.values())
+    text = SOURCE.read_text()
+    for name, width in VARIANTS.items():
+        assert f'extern "C" __global__ void {name}(' in text
+        assert f"attention_fused_body<{width}>" in text
+
+
+def test_header_states_recurrence_mapping_and_limit():
+    header = SOURCE.read_text().split("#ifndef")[0]
+    for needed in ("online softmax", "m_j", "l_j", "o_j", "exp(m_{j-1} - m_j)",
+                   "Thread mapping", "1 <= d_k <= 128", "grid =", "block = (128",
+                   "nvrtcCompileProgram"):
+        assert needed in header, needed
+
+
+# --- CPU emulation against the reference -----------------------------------------
+
+# T: 1 row; fewer rows than a tile; around the 32-key and 64-row tiles; several
+# query tiles with a ragged end. d_k: 1, 3, and both sides of each width (32/64/128).
+CASES = [
+    ((), 1, 1), ((), 1, 64), ((), 7, 3), ((2,), 31, 32), ((), 33, 33), ((), 64, 64),
+    ((), 65, 65), ((3,), 129, 128), ((2, 3), 33, 3), ((), 200, 100),
+]
+
+
+@pytest.mark.parametrize("scale", [True, False])
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("case", CASES, ids=kc.case_id)
+def test_matches_reference_on_cpu(case, causal, scale):
+    lead, T, d_k = case
+    Q, K, V = kc.qkv(lead, T, d_k, "fused", causal, scale)
+    out = kernels.attention(Q, K, V, causal=causal, scale=scale, fused=True, backend="cpu")
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == Q.shape
+    kc.assert_matches(out, _reference(Q, K, V, causal=causal, scale=scale))
+
+
+def test_one_head_longer_than_the_engine():
+    """T = 1025: 17 query tiles, the last with one row; 33 key tiles."""
+    Q, K, V = kc.qkv((), 1025, 64, "fused-1025")
+    out = kernels.attention(Q, K, V, fused=True, backend="cpu")
+    kc.assert_matches(out, _reference(Q, K, V))
+
+
+def test_large_scores_do_not_overflow():
+    """Scores near 400: exp without the running maximum would be inf in float32."""
+    Q, K, V = kc.qkv((2,), 70, 16, "fused-large")
+    Q, K = Q * np.float32(10), K * np.float32(10)
+    out = kernels.attention(Q, K, V, scale=False, fused=True, backend="cpu")
+    kc.assert_matches(out, _reference(Q, K, V, scale=False), tol=1e-5)
+
+
+def test_agrees_with_the_kernel_chain():
+    Q, K, V = kc.qkv((2,), 129, 64, "fused-chain")
+    chain = kernels.attention(Q, K, V, version="v2", backend="cpu")
+    fused = kernels.attention(Q, K, V, fused=True, backend="cpu")
+    np.testing.assert_allclose(fused, chain, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "d_k, name", [(1, "attention_fused_d32"), (32, "attention_fused_d32"),
+                  (33, "attention_fused_d64"), (64, "attention_fused_d64"),
+                  (65, "attention_fused_d128"), (128, "attention_fused_d128")],
+)
+def test_smallest_variant_and_launch_shape(monkeypatch, d_k, name):
+    launches = _spy_launches(monkeypatch)
+    Q, K, V = kc.qkv((3,), 70, d_k, "variant")
+    kernels.attention(Q, K, V, fused=True, backend="cpu")
+    assert launches == [(name, (2, 3, 1), (128, 1, 1))]  # ceil(70 / 64) query tiles, 3 heads
+
+
+def test_more_heads_than_the_grid(monkeypatch):
+    """grid.y capped at 2: the kernel's loop over heads must cover all 5."""
+    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
+    launches = _spy_launches(monkeypatch)
+    Q, K, V = kc.qkv((5,), 70, 16, "heads")
+    out = kernels.attention(Q, K, V, fused=True, backend="cpu")
+    assert launches[0][1] == (2, 2, 1)
+    kc.assert_matches(out, _reference(Q, K, V))
+
+
+def test_key_tiles_above_the_diagonal_are_never_read():
+    """NaN in keys/values 64..127 (launched directly: attention() rejects NaN).
+    Query tile 0 (rows 0..63) must not load them, so its rows stay exact."""
+    Q, K, V = kc.qkv((2,), 128, 64, "diagonal")
+    clean = kernels._attention_fused(Q, K, V, causal=True, scale=True, backend="cpu")
+    K[:, 64:], V[:, 64:] = np.nan, np.nan
+    out = kernels._attention_fused(Q, K, V, causal=True, scale=True, backend="cpu")
+    np.testing.assert_array_equal(out[:, :64], clean[:, :64])
+    assert np.isnan(out[:, 64:]).all()
+
+
+def test_no_T_by_T_array_is_allocated():
+    T = 1024
+    Q, K, V = kc.qkv((), T, 64, "memory")
+    one_square = T * T * 4
+
+    def peak(**kw):
+        kernels.attention(Q, K, V, backend="cpu", **kw)  # compile outside the trace
+        tracemalloc.start()
+        try:
+            kernels.attention(Q, K, V, backend="cpu", **kw)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    assert peak(fused=False) >= 2 * one_square  # the chain's S and A are seen
+    assert peak(fused=True) < one_square / 4
+
+
+# --- Validation (before anything is launched) ---------------------------------------
+
+
+@pytest.fixture
+def no_launch(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("kernel diluncurkan padahal masukannya salah")
+
+    monkeypatch.setattr(kernels, "get_function", refuse)
+
+
+def test_d_k_above_the_limit_is_refused(no_launch):
+    Q, K, V = kc.qkv((), 5, 129, "limit")
+    with pytest.raises(ValueError, match=r"d_k = 129.*attention_fused.*128"):
+        kernels.attention(Q, K, V, fused=True, backend="cpu")
+
+
+@pytest.mark.parametrize(
+    "mutate, error, pattern",
+    [
+        (lambda Q: Q.astype(np.float64), TypeError, "'Q' harus bertipe float32"),
+        (lambda Q: np.asfortranarray(Q), ValueError, "'Q' harus C-contiguous"),
+        (lambda Q: np.where(np.arange(Q.shape[-1]) == 2, np.float32(np.nan), Q), ValueError, "NaN"),
+        (lambda Q: Q[:, :4], ValueError, "T"),
+    ],
+    ids=["float64", "strided", "nan", "T-berbeda"],
+)
+def test_bad_input_is_refused_like_the_other_kernels(no_launch, mutate, error, pattern):
+    Q, K, V = kc.qkv((), 6, 8, "bad")
+    with pytest.raises(error, match=pattern):
+        kernels.attention(mutate(Q), K, V, fused=True, backend="cpu")
+
+
+# --- Sanitizers -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sanitizer", ["address", "thread"])
+def test_under_sanitizer(sanitizer):
+    """scripts/kernel_driver.py in a fresh process, the kernel built with the sanitizer."""
+    env = dict(os.environ, ATENSI_CUDACPU_SANITIZE=sanitizer)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), "attention_fused",
+         "--backend", "cpu"],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=600,
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "BEDA" not in output and output.count("OK") >= 4, output
+    for marker in ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "runtime error"):
+        assert marker not in output, output
+
+
+# --- On a real GPU (skipped without one) -----------------------------------------------
+
+REQUIRE_GPU = os.environ.get("ATENSI_REQUIRE_GPU") == "1"
+needs_gpu = pytest.mark.skipif(
+    not kernels.gpu_available() and not REQUIRE_GPU,
+    reason=f"Tidak ada GPU untuk CuPy: {kernels._gpu_status()[1]}.",
+)
+
+
+@pytest.fixture
+def require_gpu():
+    # scripts/gpu_check.sh sets ATENSI_REQUIRE_GPU=1: there a missing GPU fails.
+    if not kernels.gpu_available():
+        pytest.fail(f"ATENSI_REQUIRE_GPU=1 tetapi tidak ada GPU: {kernels._gpu_status()[1]}.")
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("case", CASES + [((), 1025, 64), ((8, 12), 256, 64)], ids=kc.case_id)
+def test_matches_reference_on_gpu(require_gpu, case, causal):
+    import cupy as cp
+
+    lead, T, d_k = case
+    Q, K, V = kc.qkv(lead, T, d_k, "fused-gpu", causal)
+    out = kernels.attention(*(cp.asarray(x) for x in (Q, K, V)), causal=causal, fused=True,
+                            backend="cupy")
+    assert isinstance(out, cp.ndarray) and out.shape == Q.shape
+    kc.assert_matches(out, _reference(Q, K, V, causal=causal))
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_gpu_memory_stays_linear_in_T(require_gpu):
+    import cupy as cp
+
+    T = 4096
+    Q, K, V = (cp.asarray(x) for x in kc.qkv((2,), T, 64, "fused-gpu-memory"))
+    peak = {"now": 0, "max": 0}
+
+    class Hook(cp.cuda.MemoryHook):
+        name = "test_peak"
+
+        def malloc_postprocess(self, **kw):
+            peak["now"] += kw["mem_size"]
+            peak["max"] = max(peak["max"], peak["now"])
+
+        def free_postprocess(self, **kw):
+            peak["now"] -= kw["mem_size"]
+
+    with Hook():
+        out = kernels.attention(Q, K, V, fused=True, backend="cupy")
+        cp.cuda.Device().synchronize()
+    assert peak["max"] < T * T * 4 / 8  # the output (2 · T · 64 floats) and little else
+    ref = reference.attention_blocked(Q, K, V)
+    assert float(cp.abs(out - ref).max() / cp.abs(ref).max()) <= 1e-5

@@ -1,0 +1,110 @@
+"""Every kernel file compiles with NVRTC (the compiler CuPy uses), without a GPU.
+
+The ptxas report (-Xptxas=-v) must be present and show zero spill bytes for
+every kernel, on Ampere (sm_80) and Hopper (sm_90).
+"""
+
+import time
+from pathlib import Path
+
+import pytest
+
+from atensi import kernels
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNEL_FILES = sorted((ROOT / "kernels").glob("*.cu"))
+ARCHS = ["sm_80", "sm_90"]
+
+# The kernels each file must define (attention_fused.cu is checked when present).
+EXPECTED = {
+    "scores.cu": {"scores_v1_naive", "scores_v2_tiled", "scores_v2_tiled_causal"},
+    "causal_mask.cu": {"causal_mask_v1"},
+    "softmax.cu": {"softmax_v1_shared", "softmax_v2_warp"},
+    "weighted_sum.cu": {"weighted_sum_v1"},
+}
+
+
+@pytest.fixture(scope="module")
+def reports():
+    """Compile every file for every arch once; also times the whole set."""
+    start = time.perf_counter()
+    out = {(f.name, arch): kernels.compile_report(f, arch=arch) for f in KERNEL_FILES for arch in ARCHS}
+    out["seconds"] = time.perf_counter() - start
+    return out
+
+
+def test_kernel_files_exist():
+    names = {f.name for f in KERNEL_FILES}
+    assert set(EXPECTED) <= names
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("file", [f.name for f in KERNEL_FILES])
+def test_compiles_without_spills(reports, file, arch):
+    report = reports[(file, arch)]
+    assert report.path == f"kernels/{file}"
+    # ptxas really ran: one "Compiling entry function" line per kernel.
+    assert "ptxas info" in report.log
+    assert f"for '{arch}'" in report.log
+    assert report.kernels, report.log
+    assert set(report.kernels) >= EXPECTED.get(file, set())
+    for name, res in report.kernels.items():
+        assert res.registers > 0, (name, report.log)
+        assert res.spill_stores == 0 and res.spill_loads == 0, (name, report.log)
+        assert res.stack_frame == 0, (name, report.log)
+    assert report.spill_bytes == 0
+
+
+def test_tiled_kernels_use_shared_memory(reports):
+    """v2 kernels really keep their tiles in shared memory (sizes from the source)."""
+    sc = reports[("scores.cu", "sm_90")].kernels
+    assert sc["scores_v2_tiled"].shared_bytes == 4 * (16 * 16 + 16 * 17)
+    assert sc["scores_v1_naive"].shared_bytes == 0
+    sm = reports[("softmax.cu", "sm_90")].kernels
+    assert sm["softmax_v1_shared"].shared_bytes == 4 * 1024
+    assert sm["softmax_v2_warp"].shared_bytes == 4 * 32
+
+
+@pytest.mark.parametrize("file", [f.name for f in KERNEL_FILES])
+def test_header_documents_the_kernel(file):
+    """The header names the math, the thread mapping, the versions and the compile line."""
+    text = (ROOT / "kernels" / file).read_text()
+    header = text.split("#ifndef", 1)[0].split("extern", 1)[0]
+    for word in ("Math", "Shapes", "Thread mapping", "Versions", "nvrtcCompileProgram"):
+        assert word in header, (file, word)
+    assert f'"kernels/{file}"' in header
+    # Every defined kernel is named in the header's list of versions.
+    for name in EXPECTED.get(file, ()):
+        assert name in header, (file, name)
+    if "INFINITY" in text:
+        assert "#ifndef INFINITY" in text and "__int_as_float(0x7f800000)" in text
+    # No global variables: every top-level __device__/__constant__ line is a function.
+    for line in text.splitlines():
+        if line.startswith(("__device__", "__constant__", "static")):
+            assert "(" in line, (file, line)
+
+
+def test_total_compile_time(reports):
+    # Target: all files, both architectures, within 5 s (NVRTC, no GPU).
+    print(f"NVRTC: {len(KERNEL_FILES)} berkas × {len(ARCHS)} arsitektur dalam {reports['seconds']:.2f} s")
+    assert reports["seconds"] <= 5.0
+
+
+def test_broken_kernel_reports_file_and_line():
+    broken = ROOT / "tests" / "fixtures" / "kernels" / "broken.cu"
+    with pytest.raises(kernels.CompileError) as info:
+        kernels.compile_report(broken)
+    message = str(info.value)
+    assert 'tests/fixtures/kernels/broken.cu(9): error: identifier "dot" is undefined' in message
+    assert info.value.log in message
+
+
+def test_arch_must_be_a_real_gpu():
+    with pytest.raises(ValueError, match="'arch'.*compute_90"):
+        kernels.compile_report(KERNEL_FILES[0], arch="compute_90")
+
+
+def test_command_line_prints_report(capsys):
+    assert kernels._main(["kernels/causal_mask.cu", "--arch", "sm_80"]) == 0
+    out = capsys.readouterr().out
+    assert "causal_mask_v1" in out and "spill 0+0 byte" in out and "ptxas info" in out

@@ -1,0 +1,210 @@
+"""The .cu kernels, run on the CPU by atensi.cudacpu, against atensi.reference.
+
+Every kernel and version at irregular shapes (see _kernel_cases.py): float32
+against a float64 reference, relative error <= 1e-5, masked entries exactly
+-inf, no NaN. Plus the grid loops (more heads/rows than the grid has blocks),
+T = 1025, and one small run of each kernel file under AddressSanitizer and
+ThreadSanitizer.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import _kernel_cases as kc
+from atensi import kernels, reference
+
+BACKEND = "cpu"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
+def test_scores(case, version):
+    kc.check_scores(case, BACKEND, version=version)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
+def test_scores_causal(case, version):
+    kc.check_scores(case, BACKEND, version=version, causal=True)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("case", [((), 33, 3), ((2, 3), 7, 64), ((), 129, 128)], ids=kc.case_id)
+def test_scores_without_scaling(case, version):
+    kc.check_scores(case, BACKEND, version=version, scale=False)
+
+
+def test_scores_v1_is_the_engine_line():
+    """v1 multiplies by 1.0f / sqrtf(d_k) in float32: bit for bit the same as NumPy
+    doing that one multiply after an exact dot product of small integers."""
+    rng = kc.rng_for("engine")
+    Q = rng.integers(-3, 4, size=(9, 64)).astype(np.float32)
+    K = rng.integers(-3, 4, size=(9, 64)).astype(np.float32)
+    expected = (Q @ K.T) * (np.float32(1.0) / np.sqrt(np.float32(64)))
+    for version in ("v1", "v2"):
+        out = kernels.scores(Q, K, version=version, backend=BACKEND)
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
+def test_causal_mask(case):
+    kc.check_causal_mask(case, BACKEND)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
+def test_softmax(case, version):
+    kc.check_softmax(case, BACKEND, version=version)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("rows, n", [(1, 1), (5, 31), (4, 257), (3, 1025)])
+def test_softmax_rows_longer_than_the_block(rows, n, version):
+    kc.check_softmax_rows(rows, n, BACKEND, version=version)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_softmax_edge_rows(version):
+    S = np.array(
+        [
+            [-np.inf, -np.inf, -np.inf],  # nothing visible: zeros
+            [0.0, -np.inf, -np.inf],  # one visible key: weight exactly 1
+            [80.0, 80.0, -np.inf],  # large scores: no overflow thanks to the max
+            [-80.0, -80.0, -80.0],  # very negative: no underflow to 0/0
+        ],
+        dtype=np.float32,
+    )
+    A = kernels.softmax(S, version=version, backend=BACKEND)
+    np.testing.assert_array_equal(A[0], 0.0)
+    np.testing.assert_array_equal(A[1], [1.0, 0.0, 0.0])
+    np.testing.assert_allclose(A[2], [0.5, 0.5, 0.0], rtol=1e-6)
+    np.testing.assert_allclose(A[3], 1 / 3, rtol=1e-6)
+    # A one-dimensional row works too.
+    np.testing.assert_allclose(kernels.softmax(S[2], version=version, backend=BACKEND), A[2])
+
+
+@pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
+def test_weighted_sum(case):
+    kc.check_weighted_sum(case, BACKEND)
+
+
+@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize(
+    "case", [((), 1, 3), ((), 33, 64), ((3,), 7, 128), ((2, 3), 33, 3), ((), 129, 64)], ids=kc.case_id
+)
+def test_attention(case, version):
+    kc.check_attention(case, BACKEND, version=version)
+    kc.check_attention(case, BACKEND, version=version, causal=False, scale=False)
+
+
+def test_versions_agree():
+    Q, K, V = kc.qkv((2,), 33, 64, "versions")
+    for causal in (False, True):
+        s1 = kernels.scores(Q, K, causal=causal, version="v1", backend=BACKEND)
+        s2 = kernels.scores(Q, K, causal=causal, version="v2", backend=BACKEND)
+        np.testing.assert_allclose(s1, s2, rtol=1e-5, atol=1e-5)
+    S = kc.masked_scores((2,), 33, "versions")
+    a1 = kernels.softmax(S, version="v1", backend=BACKEND)
+    a2 = kernels.softmax(S, version="v2", backend=BACKEND)
+    np.testing.assert_allclose(a1, a2, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("T", [1025])
+def test_one_head_longer_than_the_engine(T):
+    """T = 1025 (one more than ANDREA's context): mask, softmax and weighted sum."""
+    kc.check_causal_mask(((), T, 1), BACKEND)
+    kc.check_softmax(((), T, 1), BACKEND, version="v2")
+    kc.check_weighted_sum(((), T, 3), BACKEND)
+
+
+def test_more_heads_and_rows_than_the_grid(monkeypatch):
+    """With the grid capped at 2 blocks in y/z and 3 in x, the kernels' loops
+    over heads and rows must still cover every head and row (5 heads, 35 rows)."""
+    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
+    monkeypatch.setattr(kernels, "MAX_GRID_X", 3)
+    launches = []
+    real = kernels.get_function
+
+    def spy(file, name, backend):
+        kernel = real(file, name, backend)
+
+        def launch(grid, block, args, shared_mem=0):
+            launches.append((name, grid))
+            return kernel(grid, block, args, shared_mem=shared_mem)
+
+        return launch
+
+    monkeypatch.setattr(kernels, "get_function", spy)
+    kc.check_all_small(BACKEND, case=((5,), 7, 3))
+    assert {name for name, _ in launches} == {
+        "scores_v1_naive", "scores_v2_tiled", "scores_v2_tiled_causal",
+        "causal_mask_v1", "softmax_v1_shared", "softmax_v2_warp", "weighted_sum_v1",
+    }
+    for name, grid in launches:
+        if "softmax" in name:
+            assert grid == (3, 1, 1), (name, grid)  # 35 rows, 3 blocks
+        else:
+            assert grid[2] == 2, (name, grid)  # 5 heads, 2 blocks
+
+
+def test_numpy_in_numpy_out_and_new_arrays():
+    Q, K, V = kc.qkv((2,), 7, 3, "kinds")
+    S = kernels.scores(Q, K, backend=BACKEND)
+    M = kernels.causal_mask(S, backend=BACKEND)
+    A = kernels.softmax(M, backend=BACKEND)
+    O = kernels.weighted_sum(A, V, backend=BACKEND)
+    for out, shape in ((S, (2, 7, 7)), (M, (2, 7, 7)), (A, (2, 7, 7)), (O, (2, 7, 3))):
+        assert isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == shape
+    assert np.isfinite(S).all()  # causal_mask did not touch its input
+    assert M is not S and A is not M
+    np.testing.assert_allclose(O, kernels.attention(Q, K, V, backend=BACKEND), rtol=1e-6)
+
+
+def test_backend_none_runs_on_cpu_here():
+    if kernels.gpu_available():
+        pytest.skip("Ada GPU: backend=None memilih 'cupy'.")
+    Q, K, V = kc.qkv((), 5, 3, "none")
+    out = kernels.attention(Q, K, V)
+    kc.assert_matches(out, reference.attention(*(kc.f64(x) for x in (Q, K, V))))
+
+
+def test_fused_is_reachable():
+    """attention(fused=True) calls the fused kernel of issue 6 (or says it is not there yet)."""
+    Q, K, V = kc.qkv((2,), 33, 64, "fused")
+    try:
+        out = kernels.attention(Q, K, V, fused=True, backend=BACKEND)
+    except NotImplementedError as err:
+        assert "issue 6" in str(err)
+        return
+    kc.assert_matches(out, reference.attention(*(kc.f64(x) for x in (Q, K, V))))
+
+
+# --- AddressSanitizer / ThreadSanitizer --------------------------------------
+
+SANITIZED_FILES = ["scores", "causal_mask", "softmax", "weighted_sum"]
+
+
+@pytest.mark.parametrize("sanitizer", ["address", "thread"])
+@pytest.mark.parametrize("file", SANITIZED_FILES)
+def test_kernel_file_under_sanitizer(file, sanitizer):
+    """scripts/kernel_driver.py in a fresh process, kernels built with the sanitizer."""
+    env = dict(os.environ, ATENSI_CUDACPU_SANITIZE=sanitizer)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), file, "--backend", "cpu"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "BEDA" not in output and "OK" in output, output
+    for marker in ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "runtime error"):
+        assert marker not in output, output
