@@ -42,8 +42,9 @@ def set_mathjax_path(app, config):
     config.mathjax_path = f"../{OUT_DIR}/{ENTRY}"
 
 
-def copy_mathjax(app, exception):
-    if exception is not None or app.builder.format != "html":
+def copy_mathjax(app):
+    # Copied before the pages are written, so Sphinx can add its ?v= checksum.
+    if app.builder.format != "html":
         return
     source = mathjax_source()
     target = Path(app.outdir) / OUT_DIR
@@ -60,5 +61,5 @@ def copy_mathjax(app, exception):
 
 def setup(app):
     app.connect("config-inited", set_mathjax_path, priority=900)
-    app.connect("build-finished", copy_mathjax)
+    app.connect("builder-inited", copy_mathjax)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

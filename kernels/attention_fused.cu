@@ -16,27 +16,31 @@
 //          Supported: 1 <= d_k <= 128 (FUSED_MAX_DK), any T >= 1, any H.
 //          Memory: O(T·d_k) in global memory, no (T, T) buffer anywhere.
 //
-// Thread mapping: one block per (query tile of FUSED_BQ = 64 rows, head).
-//          grid = (ceil(T / 64), min(H, 65535), 1); blocks loop over heads
-//          (h += gridDim.y), so any H works. block = (128, 1, 1).
-//          Two neighbouring threads (lanes 2r and 2r+1 of a warp) share query row r:
-//          each owns DH = D/2 of the D padded columns (D = 32, 64 or 128, the
-//          smallest that holds d_k; one kernel per D). Each thread keeps its half
-//          of q and of the accumulator o in registers; the two half dot products
-//          are added with one __shfl_xor_sync(…, 1), so both threads know s_j.
+// Thread mapping: block = (128, 1, 1); R = 128 / P query rows per block, where P
+//          neighbouring lanes share one query row (P = 2, or 4 for d_k > 64).
+//          grid = (ceil(T / R), min(H, 65535), 1): one block per (query tile, head);
+//          blocks loop over heads (h += gridDim.y), so any H works.
+//          Each of the P threads of a row owns DH = D/P of the row's D padded
+//          columns (D = 32, 64 or 128, the smallest that holds d_k) and keeps its
+//          part of q and of the accumulator o in registers (DH <= 32 floats each:
+//          no spills). The P partial dot products are added with __shfl_xor_sync
+//          (1 or 2 steps), so every thread of the row knows s_j and updates m, l
+//          and its part of o itself.
 //          Keys come in tiles of FUSED_BK = 32 rows of K and V, loaded by the whole
 //          block into shared memory (zero-padded past T and past d_k, so padding
 //          adds nothing to dot products or to o), then read by every row.
-//          In shared memory the two halves of a tile row are FUSED_SKEW = 4 floats
-//          apart: the pair reads j's two halves at once, and without the skew both
-//          16-byte reads would fall in the same banks (a 2-way bank conflict).
-//          Causal: the query tile [q0, q0+64) needs keys j <= q0+63 only, so key
+//          In shared memory the P parts of a tile row are DH + FUSED_SKEW floats
+//          apart: the P threads read their parts of K[j] at the same moment, and
+//          without the 4-float skew those 16-byte reads would fall into the same
+//          banks (a P-way bank conflict).
+//          Causal: the query tile [q0, q0+R) needs keys j < q0+R only, so key
 //          tiles entirely above the diagonal are never loaded; inside the diagonal
 //          tiles each row skips j > i.
 //
 // Versions in this file (same code, one per padded width D):
-//   attention_fused_d32   d_k <= 32      attention_fused_d64   d_k <= 64
-//   attention_fused_d128  d_k <= 128
+//   attention_fused_d32   d_k <= 32,  P = 2, R = 64 rows per block
+//   attention_fused_d64   d_k <= 64,  P = 2, R = 64 rows per block
+//   attention_fused_d128  d_k <= 128, P = 4, R = 32 rows per block
 //   Arguments: (Q, K, V, O, int T, int d_k, int H, float scale, int causal).
 //
 // Compile (NVRTC, the compiler CuPy uses; atensi.kernels.compile_report runs exactly this):
@@ -48,29 +52,32 @@
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
-#define FUSED_BQ 64        // query rows per block
+#define FUSED_THREADS 128  // threads per block
 #define FUSED_BK 32        // keys per shared-memory tile
-#define FUSED_THREADS 128  // two threads per query row
 #define FUSED_MAX_DK 128
-#define FUSED_SKEW 4           // floats between the two halves of a tile row
-#define FUSED_TILE(D) (FUSED_BK * ((D) + FUSED_SKEW))  // floats in one K or V tile
+#define FUSED_SKEW 4       // floats between the parts of a tile row (see the header)
 #define FULL_WARP 0xffffffffu
 
-template <int D>
+// Floats in one K or V tile: FUSED_BK rows of P parts, each DH + FUSED_SKEW long.
+#define FUSED_TILE(D, P) (FUSED_BK * ((D) + (P) * FUSED_SKEW))
+
+template <int D, int P>
 __device__ __forceinline__ void attention_fused_body(
     const float* Q, const float* K, const float* V, float* O,
     int T, int d_k, int H, float scale, int causal, float* Ks, float* Vs)
 {
-    constexpr int DH = D / 2;                 // columns owned by one thread
-    constexpr int RS = D + FUSED_SKEW;        // floats per tile row in shared memory
+    constexpr int DH = D / P;                  // columns owned by one thread
+    constexpr int R = FUSED_THREADS / P;       // query rows per block
+    constexpr int RS = D + P * FUSED_SKEW;     // floats per tile row in shared memory
     const int tid = threadIdx.x;
-    const int c0 = (tid % 2) * DH;            // this thread's first column
-    const int s0 = (tid % 2) * (DH + FUSED_SKEW);  // ... and where it sits in a tile row
-    const int q0 = blockIdx.x * FUSED_BQ;     // first query row of the tile
-    const int row = q0 + tid / 2;
+    const int part = tid % P;
+    const int c0 = part * DH;                  // this thread's first column ...
+    const int s0 = part * (DH + FUSED_SKEW);   // ... and where that part sits in a tile row
+    const int q0 = blockIdx.x * R;             // first query row of the tile
+    const int row = q0 + tid / P;
     const bool row_ok = row < T;
     // Causal: no row of this tile looks past its last row.
-    const int k_end = causal ? min(q0 + FUSED_BQ, T) : T;
+    const int k_end = causal ? min(q0 + R, T) : T;
 
     for (int h = blockIdx.y; h < H; h += gridDim.y) {
         const size_t head = (size_t)h * T * d_k;
@@ -95,7 +102,7 @@ __device__ __forceinline__ void attention_fused_body(
             }
             __syncthreads();
 
-            // Same count for the whole block, so every lane reaches the shuffle.
+            // Same count for the whole block, so every lane reaches the shuffles.
             const int n = min(FUSED_BK, k_end - k0);
             for (int jj = 0; jj < n; ++jj) {
                 const float* kj = (const float*)__builtin_assume_aligned(Ks + jj * RS + s0, 16);
@@ -105,8 +112,11 @@ __device__ __forceinline__ void attention_fused_body(
                     part0 += q[c] * kj[c];
                     part1 += q[c + 1] * kj[c + 1];
                 }
-                const float half_dot = part0 + part1;
-                const float s = (half_dot + __shfl_xor_sync(FULL_WARP, half_dot, 1)) * scale;
+                float dot = part0 + part1;
+#pragma unroll
+                for (int step = 1; step < P; step *= 2)
+                    dot += __shfl_xor_sync(FULL_WARP, dot, step);
+                const float s = dot * scale;
 
                 const int j = k0 + jj;
                 if (!row_ok || (causal && j > row)) continue;  // future key: weight 0
@@ -139,25 +149,25 @@ extern "C" __global__ void attention_fused_d32(const float* Q, const float* K, c
                                                float* O, int T, int d_k, int H, float scale,
                                                int causal)
 {
-    alignas(16) __shared__ float Ks[FUSED_TILE(32)];
-    alignas(16) __shared__ float Vs[FUSED_TILE(32)];
-    attention_fused_body<32>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
+    alignas(16) __shared__ float Ks[FUSED_TILE(32, 2)];
+    alignas(16) __shared__ float Vs[FUSED_TILE(32, 2)];
+    attention_fused_body<32, 2>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
 }
 
 extern "C" __global__ void attention_fused_d64(const float* Q, const float* K, const float* V,
                                                float* O, int T, int d_k, int H, float scale,
                                                int causal)
 {
-    alignas(16) __shared__ float Ks[FUSED_TILE(64)];
-    alignas(16) __shared__ float Vs[FUSED_TILE(64)];
-    attention_fused_body<64>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
+    alignas(16) __shared__ float Ks[FUSED_TILE(64, 2)];
+    alignas(16) __shared__ float Vs[FUSED_TILE(64, 2)];
+    attention_fused_body<64, 2>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
 }
 
 extern "C" __global__ void attention_fused_d128(const float* Q, const float* K, const float* V,
                                                 float* O, int T, int d_k, int H, float scale,
                                                 int causal)
 {
-    alignas(16) __shared__ float Ks[FUSED_TILE(128)];
-    alignas(16) __shared__ float Vs[FUSED_TILE(128)];
-    attention_fused_body<128>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
+    alignas(16) __shared__ float Ks[FUSED_TILE(128, 4)];
+    alignas(16) __shared__ float Vs[FUSED_TILE(128, 4)];
+    attention_fused_body<128, 4>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
 }

@@ -63,7 +63,7 @@ fi
 step backends "$PY" -c "from atensi import kernels; print(kernels.available_backends()); assert kernels.gpu_available(), kernels._gpu_status()[1]"
 
 # --- Tests -------------------------------------------------------------------
-step pytest-gpu env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs tests/test_kernels_gpu.py
+step pytest-gpu env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs tests/test_kernels_gpu.py tests/test_fused.py tests/test_blocked.py tests/test_bench.py
 
 # --- compute-sanitizer ---------------------------------------------------------
 SANITIZER=""

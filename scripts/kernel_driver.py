@@ -8,9 +8,12 @@ Made to run under a checker, one process per kernel file:
                                                                  through atensi.cudacpu, see
                                                                  tests/test_kernels_cpu.py)
 
-Shapes: two heads, T = 33 (two 16-wide tiles plus one row) and T = 1, d_k = 3,
-plus softmax rows longer than a block. Exit code 0: every result matches
-atensi.reference; 1: a mismatch; 3: the file's kernel is not implemented yet.
+Shapes: three heads, T = 19 (one 16-wide tile plus 3 rows) and T = 1,
+d_k = 20 (one full 16-wide slice of d_k plus a partial one), plus softmax rows
+longer than a block. The grid is capped at 2 blocks in y/z and 3 in x
+(``--grid-cap``), so the kernels' loops over heads and rows run too.
+Exit code 0: every result matches atensi.reference; 1: a mismatch; 3: the
+file's kernel is not implemented yet.
 """
 
 from __future__ import annotations
@@ -37,8 +40,8 @@ def _close(name, out, ref):
 def run(file: str, backend: str) -> bool:
     rng = np.random.default_rng(7)
     ok = True
-    for T in (33, 1):
-        Q, K, V = (rng.standard_normal((2, T, 3), dtype=np.float32) for _ in range(3))
+    for T in (19, 1):
+        Q, K, V = (rng.standard_normal((3, T, 20), dtype=np.float32) for _ in range(3))
         Q64, K64, V64 = (x.astype(np.float64) for x in (Q, K, V))
         S = reference.scores(Q64, K64)
         tag = f"T={T}"
@@ -52,12 +55,12 @@ def run(file: str, backend: str) -> bool:
             ok &= _close(f"causal_mask {tag}", out, reference.causal_mask(S))
         elif file == "softmax":
             masked = reference.causal_mask(S)
-            long_rows = rng.standard_normal((3, 300), dtype=np.float32)
+            long_rows = rng.standard_normal((2, 300), dtype=np.float32)
             for version in ("v1", "v2"):
                 out = kernels.softmax(masked.astype(np.float32), version=version, backend=backend)
                 ok &= _close(f"softmax {version} {tag}", out, reference.softmax(masked))
                 out = kernels.softmax(long_rows, version=version, backend=backend)
-                ok &= _close(f"softmax {version} (3, 300)", out, reference.softmax(long_rows.astype(np.float64)))
+                ok &= _close(f"softmax {version} (2, 300)", out, reference.softmax(long_rows.astype(np.float64)))
         elif file == "weighted_sum":
             A = reference.softmax(reference.causal_mask(S)).astype(np.float32)
             out = kernels.weighted_sum(A, V, backend=backend)
@@ -78,7 +81,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Jalankan kernel satu berkas .cu dan periksa hasilnya.")
     parser.add_argument("file", choices=FILES, help="nama berkas di kernels/ tanpa .cu")
     parser.add_argument("--backend", default=None, choices=("cupy", "cpu"))
+    parser.add_argument("--grid-cap", type=int, default=2,
+                        help="blok maksimum di grid.y/z (grid.x: satu lebih banyak); 0 = batas CUDA")
     args = parser.parse_args(argv)
+    if args.grid_cap > 0:
+        kernels.MAX_GRID_YZ = args.grid_cap
+        kernels.MAX_GRID_X = args.grid_cap + 1
     try:
         ok = run(args.file, args.backend)
     except NotImplementedError as err:

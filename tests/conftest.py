@@ -111,7 +111,9 @@ def built_book(request) -> Path:
         return Path(prebuilt).resolve()
     book_build = request.getfixturevalue("book_build")
     if book_build.returncode != 0:
-        tail = "\n".join(book_build.output.splitlines()[-40:])
+        lines = book_build.output.splitlines()
+        problems = [line for line in lines if "WARNING" in line or "ERROR" in line]
+        tail = "\n".join(problems + ["..."] + lines[-30:])
         pytest.fail(f"Buku gagal dibangun (kode {book_build.returncode}):\n{tail}")
     return book_build.html
 

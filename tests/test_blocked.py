@@ -112,6 +112,7 @@ def test_bad_block_is_rejected(block):
         R.attention_blocked(Q, K, V, block=block)
 
 
+@pytest.mark.gpu
 def test_runs_on_cupy_when_a_gpu_is_present():
     cp = pytest.importorskip("cupy")
     try:

@@ -28,10 +28,10 @@ def warnings_in(output: str) -> list[str]:
 
 
 def test_book_builds_without_warnings(book_build):
+    assert warnings_in(book_build.output) == []
     tail = "\n".join(book_build.output.splitlines()[-40:])
     assert book_build.returncode == 0, f"build gagal:\n{tail}"
     assert "build succeeded" in book_build.output
-    assert warnings_in(book_build.output) == []
     assert (book_build.html / "index.html").is_file()
     assert not (book_build.html / "reports").exists(), "ada laporan eksekusi yang gagal"
     print(f"\nbuild buku: {book_build.seconds:.1f} s")

@@ -121,7 +121,7 @@ def test_mathjax_is_served_from_the_build(built_book):
         if not soup.select("span.math, div.math"):
             continue  # Sphinx loads MathJax only on pages with math
         assert len(scripts) == 1, page
-        target = (built_book / page).parent / scripts[0]
+        target = (built_book / page).parent / scripts[0].split("?")[0]
         assert target.resolve().is_file(), f"{page}: {scripts[0]} tidak ada"
     mathjax = built_book / "_mathjax"
     assert (mathjax / "output/chtml/fonts/woff-v2").is_dir()

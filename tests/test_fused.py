@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import kernels, reference
+from atensi import cudacpu, kernels, reference
+from atensi.cudacpu import sanitizer_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "kernels" / "attention_fused.cu"
-VARIANTS = {name: width for width, name in kernels.FUSED_VARIANTS}
+VARIANTS = {name: (width, rows) for width, name, rows in kernels.FUSED_VARIANTS}
 BK = 32  # FUSED_BK in the .cu: keys per shared-memory tile
 SKEW = 4  # FUSED_SKEW in the .cu: floats between the two halves of a tile row
 
@@ -65,21 +66,24 @@ def test_nvrtc_compiles_every_variant_without_spills(arch):
     for name, res in report.kernels.items():
         assert res.registers > 0, report.log
         assert res.spill_stores == res.spill_loads == res.stack_frame == 0, (name, report.log)
-        # K and V tiles in shared memory: 2 · BK rows · (D + skew) floats, nothing else.
-        assert res.shared_bytes == 2 * BK * (VARIANTS[name] + SKEW) * 4, (name, report.log)
+        # K and V tiles in shared memory: 2 · BK rows · (D + P · skew) floats, nothing else.
+        width, rows = VARIANTS[name]
+        parts = kernels.FUSED_THREADS // rows
+        assert res.shared_bytes == 2 * BK * (width + parts * SKEW) * 4, (name, report.log)
         assert res.barriers >= 1
 
 
 def test_python_constants_match_the_source():
     assert _define("FUSED_BK") == BK
     assert _define("FUSED_SKEW") == SKEW
-    assert _define("FUSED_BQ") == kernels.FUSED_BQ
-    assert _define("FUSED_THREADS") == kernels.FUSED_THREADS == 2 * kernels.FUSED_BQ
-    assert _define("FUSED_MAX_DK") == kernels.FUSED_MAX_D_K == max(VARIANTS.values())
+    assert _define("FUSED_THREADS") == kernels.FUSED_THREADS
+    assert _define("FUSED_MAX_DK") == kernels.FUSED_MAX_D_K == max(w for w, _ in VARIANTS.values())
     text = SOURCE.read_text()
-    for name, width in VARIANTS.items():
+    for name, (width, rows) in VARIANTS.items():
+        parts = kernels.FUSED_THREADS // rows
         assert f'extern "C" __global__ void {name}(' in text
-        assert f"attention_fused_body<{width}>" in text
+        assert f"attention_fused_body<{width}, {parts}>" in text
+        assert re.search(rf"{name}\s+d_k <= {width},\s+P = {parts}, R = {rows} rows", text)
 
 
 def test_header_states_recurrence_mapping_and_limit():
@@ -134,15 +138,17 @@ def test_agrees_with_the_kernel_chain():
 
 
 @pytest.mark.parametrize(
-    "d_k, name", [(1, "attention_fused_d32"), (32, "attention_fused_d32"),
-                  (33, "attention_fused_d64"), (64, "attention_fused_d64"),
-                  (65, "attention_fused_d128"), (128, "attention_fused_d128")],
+    "d_k, name, tiles",
+    [(1, "attention_fused_d32", 2), (32, "attention_fused_d32", 2),
+     (33, "attention_fused_d64", 2), (64, "attention_fused_d64", 2),
+     (65, "attention_fused_d128", 3), (128, "attention_fused_d128", 3)],
 )
-def test_smallest_variant_and_launch_shape(monkeypatch, d_k, name):
+def test_smallest_variant_and_launch_shape(monkeypatch, d_k, name, tiles):
     launches = _spy_launches(monkeypatch)
     Q, K, V = kc.qkv((3,), 70, d_k, "variant")
     kernels.attention(Q, K, V, fused=True, backend="cpu")
-    assert launches == [(name, (2, 3, 1), (128, 1, 1))]  # ceil(70 / 64) query tiles, 3 heads
+    # 70 rows: ceil(70 / 64) = 2 tiles of 64 rows, or ceil(70 / 32) = 3 of 32; 3 heads.
+    assert launches == [(name, (tiles, 3, 1), (128, 1, 1))]
 
 
 def test_more_heads_than_the_grid(monkeypatch):
@@ -156,14 +162,22 @@ def test_more_heads_than_the_grid(monkeypatch):
 
 
 def test_key_tiles_above_the_diagonal_are_never_read():
-    """NaN in keys/values 64..127 (launched directly: attention() rejects NaN).
-    Query tile 0 (rows 0..63) must not load them, so its rows stay exact."""
-    Q, K, V = kc.qkv((2,), 128, 64, "diagonal")
-    clean = kernels._attention_fused(Q, K, V, causal=True, scale=True, backend="cpu")
-    K[:, 64:], V[:, 64:] = np.nan, np.nan
-    out = kernels._attention_fused(Q, K, V, causal=True, scale=True, backend="cpu")
-    np.testing.assert_array_equal(out[:, :64], clean[:, :64])
-    assert np.isnan(out[:, 64:]).all()
+    """Causal, T = 128, only query tile 0 (rows 0..63) launched, and K, V given
+    with only their first 64 rows: under AddressSanitizer, any read of a key
+    tile above the diagonal (keys 64..127) would be a heap-buffer-overflow."""
+    T, d_k = 128, 64
+    Q, K, V = kc.qkv((), T, d_k, "diagonal")
+    K64, V64 = K[:64].copy(), V[:64].copy()
+    O = np.zeros_like(Q)
+    args = (Q, K64, V64, O, np.int32(T), np.int32(d_k), np.int32(1), np.float32(0.125),
+            np.int32(1))
+    result = cudacpu.run_in_subprocess(
+        path=str(kernels.kernel_path("attention_fused.cu")), kernel="attention_fused_d64", grid=(1, 1, 1), block=(128, 1, 1),
+        args=args, sanitize="address", timeout=600,
+    ).check()
+    out = result.arrays[3]
+    kc.assert_matches(out[:64], _reference(Q[:64], K64, V64))
+    assert not out[64:].any()  # rows of the tile that was not launched
 
 
 def test_no_T_by_T_array_is_allocated():
@@ -207,7 +221,7 @@ def test_d_k_above_the_limit_is_refused(no_launch):
         (lambda Q: Q.astype(np.float64), TypeError, "'Q' harus bertipe float32"),
         (lambda Q: np.asfortranarray(Q), ValueError, "'Q' harus C-contiguous"),
         (lambda Q: np.where(np.arange(Q.shape[-1]) == 2, np.float32(np.nan), Q), ValueError, "NaN"),
-        (lambda Q: Q[:, :4], ValueError, "T"),
+        (lambda Q: Q[:4].copy(), ValueError, "T"),
     ],
     ids=["float64", "strided", "nan", "T-berbeda"],
 )
@@ -223,7 +237,7 @@ def test_bad_input_is_refused_like_the_other_kernels(no_launch, mutate, error, p
 @pytest.mark.parametrize("sanitizer", ["address", "thread"])
 def test_under_sanitizer(sanitizer):
     """scripts/kernel_driver.py in a fresh process, the kernel built with the sanitizer."""
-    env = dict(os.environ, ATENSI_CUDACPU_SANITIZE=sanitizer)
+    env = sanitizer_env(sanitizer)
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), "attention_fused",
          "--backend", "cpu"],
@@ -232,8 +246,26 @@ def test_under_sanitizer(sanitizer):
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "BEDA" not in output and output.count("OK") >= 4, output
-    for marker in ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "runtime error"):
+    for marker in ("AddressSanitizer", "ThreadSanitizer", "LeakSanitizer", "runtime error"):
         assert marker not in output, output
+
+
+def test_thread_sanitizer_sees_a_missing_barrier():
+    """The sanitizer run has teeth: without the barrier that protects the tile
+    from being overwritten while other rows still read it, ThreadSanitizer
+    reports a data race (real threads, mode="threads")."""
+    source = SOURCE.read_text()
+    barrier = "__syncthreads();  // the previous tile has been read by everyone"
+    assert source.count(barrier) == 1
+    Q, K, V = kc.qkv((), 70, 16, "race")
+    O = np.zeros_like(Q)
+    args = (Q, K, V, O, np.int32(70), np.int32(16), np.int32(1), np.float32(0.25), np.int32(0))
+    result = cudacpu.run_in_subprocess(
+        source.replace(barrier, ""), path="kernels/attention_fused.cu",
+        kernel="attention_fused_d32", grid=(2, 1, 1), block=(128, 1, 1), args=args,
+        sanitize="thread", timeout=600,
+    )
+    assert "data race" in result.report, result.stderr[-3000:]
 
 
 # --- On a real GPU (skipped without one) -----------------------------------------------

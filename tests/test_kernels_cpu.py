@@ -7,7 +7,6 @@ T = 1025, and one small run of each kernel file under AddressSanitizer and
 ThreadSanitizer.
 """
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 import _kernel_cases as kc
 from atensi import kernels, reference
+from atensi.cudacpu import sanitizer_env
 
 BACKEND = "cpu"
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,12 +115,17 @@ def test_versions_agree():
     np.testing.assert_allclose(a1, a2, rtol=1e-6, atol=1e-7)
 
 
-@pytest.mark.parametrize("T", [1025])
-def test_one_head_longer_than_the_engine(T):
-    """T = 1025 (one more than ANDREA's context): mask, softmax and weighted sum."""
-    kc.check_causal_mask(((), T, 1), BACKEND)
-    kc.check_softmax(((), T, 1), BACKEND, version="v2")
-    kc.check_weighted_sum(((), T, 3), BACKEND)
+@pytest.mark.parametrize("version", ["v1", "v2"])
+def test_one_head_longer_than_the_engine(version):
+    """T = 1025 (one more than ANDREA's context), d_k = 64: every kernel, one head."""
+    case = ((), 1025, 64)
+    kc.check_scores(case, BACKEND, version=version, causal=True)
+    kc.check_softmax(case, BACKEND, version=version)
+    kc.check_attention(case, BACKEND, version=version)
+    if version == "v2":
+        kc.check_scores(case, BACKEND, version=version)
+        kc.check_causal_mask(case, BACKEND)
+        kc.check_weighted_sum(case, BACKEND)
 
 
 def test_more_heads_and_rows_than_the_grid(monkeypatch):
@@ -193,8 +198,9 @@ SANITIZED_FILES = ["scores", "causal_mask", "softmax", "weighted_sum"]
 @pytest.mark.parametrize("sanitizer", ["address", "thread"])
 @pytest.mark.parametrize("file", SANITIZED_FILES)
 def test_kernel_file_under_sanitizer(file, sanitizer):
-    """scripts/kernel_driver.py in a fresh process, kernels built with the sanitizer."""
-    env = dict(os.environ, ATENSI_CUDACPU_SANITIZE=sanitizer)
+    """scripts/kernel_driver.py in a fresh process whose cudacpu modules are built
+    with the sanitizer (and its runtime preloaded); "thread" runs real threads."""
+    env = sanitizer_env(sanitizer)
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), file, "--backend", "cpu"],
         env=env,
@@ -206,5 +212,5 @@ def test_kernel_file_under_sanitizer(file, sanitizer):
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "BEDA" not in output and "OK" in output, output
-    for marker in ("ERROR: AddressSanitizer", "WARNING: ThreadSanitizer", "runtime error"):
+    for marker in ("AddressSanitizer", "ThreadSanitizer", "LeakSanitizer", "runtime error"):
         assert marker not in output, output

@@ -134,6 +134,11 @@ CASES = {
         ValueError,
         ["T = 1048561", "1048560", "grid.y"],
     ),
+    "d_k beyond the fused kernel": (
+        lambda: kernels.attention(rand(3, 129), rand(3, 129), rand(3, 129), fused=True, backend="cpu"),
+        ValueError,
+        ["d_k = 129", "attention_fused", f"{kernels.FUSED_MAX_D_K}", "fused=False"],
+    ),
     "NaN in Q": (
         lambda: kernels.scores(np.where(np.arange(4) == 2, np.nan, Q).astype(np.float32), K, backend="cpu"),
         ValueError,
@@ -205,9 +210,9 @@ def test_d_k_limit_helper():
     """The limit check used by kernels that hold a row of d_k in registers."""
     kernels._check_d_k_limit(128, 128, "attention_fused")
     kernels._check_d_k_limit(4096, None, "scores_v2_tiled")
-    with pytest.raises(ValueError, match=r"d_k = 129 terlalu besar .*attention_fused.*128"):
+    with pytest.raises(ValueError, match=r"'Q'.*d_k = 129.*melebihi batas kernel attention_fused.*128"):
         kernels._check_d_k_limit(129, 128, "attention_fused")
-    with pytest.raises(ValueError, match=r"d_k = 256 terlalu besar"):
+    with pytest.raises(ValueError, match=r"d_k = 256\) melebihi"):
         kernels._check_qkv(rand(3, 256), rand(3, 256), rand(3, 256), max_d_k=128)
 
 

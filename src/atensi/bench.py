@@ -106,7 +106,7 @@ PRESETS = {
     "quick": Preset((256, 512, 1024, 2048), (8,), (256,), 3, 20, 6.0, 2**30),
     "full": Preset((256, 512, 1024, 2048, 4096, 8192), (8,), (256,), 7, 100, 30.0, 2**30),
     # For the tests: every kind of row, in about a second.
-    "tiny": Preset((64,), (2,), (32,), 1, 2, 1.0, 2**30, gpu_sweep=(64,), batch_T=48),
+    "tiny": Preset((256,), (2,), (32,), 1, 2, 1.0, 2**30, gpu_sweep=(256,), batch_T=48),
 }
 
 
@@ -540,7 +540,7 @@ def _cells(r, with_fp32):
         str(r["B"]),
         str(r["T"]),
         _fmt_ms(r["time_ms"]),
-        id_float(r["gflops"], 0 if r["gflops"] >= 100 else 1),
+        id_float(r["gflops"], 0 if r["gflops"] >= 100 else 1 if r["gflops"] >= 1 else 3),
         id_float(r["peak_mib"], 1),
         id_float(r["ratio"], 2) + "×",
     ]

@@ -85,9 +85,19 @@ MAX_T = {
 
 
 def kernels_dir() -> Path:
-    """Folder ``kernels/``: ``$ATENSI_KERNELS_DIR`` atau ``kernels/`` di akar repo."""
+    """Folder ``kernels/``: ``$ATENSI_KERNELS_DIR`` atau ``kernels/`` di akar repo.
+
+    (Untuk instalasi yang bukan editable: ``atensi/kernels/`` di dalam paket,
+    bila berkasnya ikut dikemas.)
+    """
     env = os.environ.get("ATENSI_KERNELS_DIR")
-    folder = Path(env) if env else Path(__file__).resolve().parents[2] / "kernels"
+    if env:
+        folder = Path(env)
+    else:
+        here = Path(__file__).resolve()
+        folder = here.parents[2] / "kernels"
+        if not folder.is_dir() and (here.parent / "kernels").is_dir():
+            folder = here.parent / "kernels"
     if not folder.is_dir():
         raise FileNotFoundError(
             f"Folder kernel tidak ditemukan: {folder}. Pasang atensi dari repo "
@@ -155,9 +165,20 @@ def gpu_available() -> bool:
     return _gpu_status()[0]
 
 
+def _cpu_available() -> bool:
+    """cudacpu needs a C++ compiler (g++)."""
+    from atensi.cudacpu import CudaCpuError, build
+
+    try:
+        build.compiler()
+    except CudaCpuError:
+        return False
+    return True
+
+
 def available_backends() -> list[str]:
     """Backend yang bisa dipakai di mesin ini, yang terbaik lebih dulu."""
-    return ["cupy", "cpu"] if gpu_available() else ["cpu"]
+    return (["cupy"] if gpu_available() else []) + (["cpu"] if _cpu_available() else [])
 
 
 def resolve_backend(backend) -> str:
@@ -448,8 +469,8 @@ def _check_d_k_limit(d_k: int, limit, kernel: str):
     """Untuk kernel yang menyimpan satu baris d_k di register/shared memory."""
     if limit is not None and d_k > limit:
         raise ValueError(
-            f"d_k = {d_k} terlalu besar untuk kernel {kernel}: paling besar {limit}. "
-            "Pakai fused=False (rantai kernel biasa) atau kecilkan d_k."
+            f"Dimensi terakhir 'Q', 'K', 'V' (d_k = {d_k}) melebihi batas kernel {kernel}: "
+            f"paling besar {limit}. Pakai fused=False (rantai kernel biasa) atau kecilkan d_k."
         )
 
 
@@ -701,11 +722,14 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, ba
 
 # --- issue 6: fused kernel (kernels/attention_fused.cu) ----------------------
 FUSED_MAX_D_K = 128  # must match FUSED_MAX_DK in kernels/attention_fused.cu
-FUSED_BQ = 64  # query rows per block (FUSED_BQ in the .cu)
-FUSED_THREADS = 128  # two threads per query row (FUSED_THREADS in the .cu)
-# One compiled variant per padded row width D: the smallest D >= d_k is used.
-FUSED_VARIANTS = ((32, "attention_fused_d32"), (64, "attention_fused_d64"),
-                  (128, "attention_fused_d128"))
+FUSED_THREADS = 128  # FUSED_THREADS in the .cu
+# (largest d_k, kernel, query rows per block): the first that holds d_k is used.
+# Rows per block = 128 / P threads per row (P = 2, or 4 for the widest rows).
+FUSED_VARIANTS = (
+    (32, "attention_fused_d32", 64),
+    (64, "attention_fused_d64", 64),
+    (128, "attention_fused_d128", 32),
+)
 
 
 def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend):
@@ -717,9 +741,9 @@ def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend):
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _leading(Qd.shape)
     _check_d_k_limit(d_k, FUSED_MAX_D_K, "attention_fused")
-    name = next(n for width, n in FUSED_VARIANTS if d_k <= width)
+    name, rows = next((n, r) for width, n, r in FUSED_VARIANTS if d_k <= width)
     Od = _empty(Qd.shape, backend)
-    grid = (_ceil_div(T, FUSED_BQ), min(H, MAX_GRID_YZ), 1)
+    grid = (_ceil_div(T, rows), min(H, MAX_GRID_YZ), 1)
     args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
             _scale_factor(d_k, scale), np.int32(bool(causal)))
     get_function("attention_fused.cu", name, backend)(grid, (FUSED_THREADS, 1, 1), args)

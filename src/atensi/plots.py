@@ -10,6 +10,8 @@ Gambar untuk bab:
     mask_pattern(T)                posisi mana yang boleh dilihat tiap baris
     softmax_row_bars(p)            satu baris softmax sebagai batang
     dot_product_histograms(data)   sebaran dot product untuk beberapa d_k
+    metrics_vs_d_k(d_k, panels)    ukuran (peluang terbesar, entropi, ‖J‖) terhadap d_k
+    heatmap_pair(kiri, kanan)      dua matriks berdampingan, skala warna sama
 
 Gambar untuk penjelajah (``atensi.widgets``):
     sharpness_figure, mask_figure, row_figure

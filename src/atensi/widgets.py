@@ -497,8 +497,14 @@ def _static_png(fig):
     return plots.to_png(fig, dpi=plots.STATIC_DPI, palette=STATIC_PALETTE)
 
 
-def _frames(controls, render):
+_FRAMES = {}  # (explorer, control values) -> (frames, images): drawing takes seconds
+
+
+def _frames(name, controls, render):
     """Draw every combination of control values; identical images are stored once."""
+    cache_key = (name, tuple(c.values for c in controls))
+    if cache_key in _FRAMES:
+        return _FRAMES[cache_key]
     frames, images, index = {}, [], {}
     for key in itertools.product(*(range(len(c.values)) for c in controls)):
         result = render(*(c.values[k] for c, k in zip(controls, key)))
@@ -510,6 +516,7 @@ def _frames(controls, render):
             index[png] = len(images)
             images.append(png)
         frames[key] = (index[png], text, boxes)
+    _FRAMES[cache_key] = frames, images
     return frames, images
 
 
@@ -530,7 +537,7 @@ def sharpness_static(d_k=64, scale=False):
         fig, _values, text = _sharpness_render(d, s)
         return fig, text, []
 
-    frames, images = _frames(controls, render)
+    frames, images = _frames("ketajaman", controls, render)
     return StaticExplorer("ketajaman", "Ketajaman softmax vs d_k", controls, frames, images,
                           alt="Sebaran dot product acak dan satu baris softmax untuk d_k terpilih")
 
@@ -562,7 +569,7 @@ def mask_static(T=8, masked=True, scaled=True, row=3):
         _S, A, values = mask_state(t, m, s, i)
         return png, _mask_text(values, A), boxes[i]
 
-    frames, images = _frames(controls, render)
+    frames, images = _frames("mask", controls, render)
     return StaticExplorer("mask", "Penjelajah mask", controls, frames, images,
                           alt="Heatmap skor dan bobot atensi dengan mask kausal")
 
@@ -581,7 +588,7 @@ def row_static(row=4, temperature=1.0):
         fig, _values, text = _row_render(i, t)
         return fig, text, []
 
-    frames, images = _frames(controls, render)
+    frames, images = _frames("baris", controls, render)
     return StaticExplorer("baris", "Baris demi baris", controls, frames, images,
                           alt="Skor, bobot softmax dan campuran V untuk baris i")
 

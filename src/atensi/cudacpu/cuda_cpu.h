@@ -22,7 +22,6 @@
 #error "cuda_cpu.h: definisikan tepat satu dari CUDACPU_FIBERS atau CUDACPU_THREADS"
 #endif
 
-#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdarg>
@@ -158,20 +157,34 @@ inline std::common_type_t<A, B> max(A a, B b) {
 }
 
 // ---------------------------------------------------------------------------
-// Atomics (std::atomic_ref: real atomics in threads mode, visible to TSan)
+// Atomics (GCC __atomic builtins: real atomics in threads mode, which
+// ThreadSanitizer understands; <atomic> would double the header's parse time)
 // ---------------------------------------------------------------------------
 namespace cudacpu {
-template <class T> inline T atomic_add(T* p, T v) { return std::atomic_ref<T>(*p).fetch_add(v); }
-template <class T> inline T atomic_exch(T* p, T v) { return std::atomic_ref<T>(*p).exchange(v); }
-template <class T> inline T atomic_cas(T* p, T expected, T desired) {
-  std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired);
-  return expected;  // the old value, as CUDA returns
+template <class T> using bits_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+// Read-modify-write by compare-and-swap on the bit pattern (works for floats).
+template <class T, class F> inline T atomic_update(T* p, F f) {
+  using B = bits_of<T>;
+  B* q = reinterpret_cast<B*>(p);
+  B old = __atomic_load_n(q, __ATOMIC_RELAXED);
+  for (;;) {
+    const T o = std::bit_cast<T>(old);
+    if (__atomic_compare_exchange_n(q, &old, std::bit_cast<B>(static_cast<T>(f(o))), true, __ATOMIC_SEQ_CST,
+                                    __ATOMIC_RELAXED))
+      return o;
+  }
 }
-template <class T, class F> inline T atomic_update(T* p, T v, F pick) {
-  std::atomic_ref<T> r(*p);
-  T old = r.load();
-  while (!r.compare_exchange_weak(old, pick(old, v))) {}
-  return old;
+template <class T> inline T atomic_add(T* p, T v) {
+  if constexpr (std::is_integral_v<T>) return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+  else return atomic_update(p, [v](T o) { return o + v; });
+}
+template <class T> inline T atomic_exch(T* p, T v) {
+  using B = bits_of<T>;
+  return std::bit_cast<T>(__atomic_exchange_n(reinterpret_cast<B*>(p), std::bit_cast<B>(v), __ATOMIC_SEQ_CST));
+}
+template <class T> inline T atomic_cas(T* p, T expected, T desired) {
+  __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  return expected;  // the old value, as CUDA returns
 }
 }  // namespace cudacpu
 
@@ -192,15 +205,15 @@ inline unsigned long long atomicCAS(unsigned long long* p, unsigned long long c,
   return cudacpu::atomic_cas(p, c, v);
 }
 #define CUDACPU_MINMAX(T)                                                                         \
-  inline T atomicMax(T* p, T v) { return cudacpu::atomic_update(p, v, [](T a, T b) { return a < b ? b : a; }); } \
-  inline T atomicMin(T* p, T v) { return cudacpu::atomic_update(p, v, [](T a, T b) { return b < a ? b : a; }); }
+  inline T atomicMax(T* p, T v) { return cudacpu::atomic_update(p, [v](T o) { return o < v ? v : o; }); } \
+  inline T atomicMin(T* p, T v) { return cudacpu::atomic_update(p, [v](T o) { return v < o ? v : o; }); }
 CUDACPU_MINMAX(int)
 CUDACPU_MINMAX(unsigned int)
 CUDACPU_MINMAX(long long)
 CUDACPU_MINMAX(unsigned long long)
 #undef CUDACPU_MINMAX
-inline void __threadfence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
-inline void __threadfence_block() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
 // ---------------------------------------------------------------------------
 // Runtime shared by both modes
@@ -234,7 +247,8 @@ __attribute__((format(printf, 1, 2))) inline void err_add(const char* fmt, ...) 
   va_start(ap, fmt);
   int k = std::vsnprintf(g_err + g_err_len, sizeof g_err - g_err_len, fmt, ap);
   va_end(ap);
-  if (k > 0) g_err_len = std::min(sizeof g_err - 1, g_err_len + static_cast<std::size_t>(k));
+  if (k > 0) g_err_len += static_cast<std::size_t>(k);
+  if (g_err_len >= sizeof g_err) g_err_len = sizeof g_err - 1;
 }
 
 inline uint3 thread_index_of(unsigned lin) {
@@ -289,7 +303,7 @@ struct BlockSync {
     for (unsigned w = 0; w < kMaxWarps; ++w) warp_arrived[w] = 0;
     for (unsigned t = 0; t < n; ++t) slot[t].st = St::Ready;
   }
-  unsigned warp_size(unsigned w) const { return std::min(kWarp, n - w * kWarp); }
+  unsigned warp_size(unsigned w) const { return n - w * kWarp < kWarp ? n - w * kWarp : kWarp; }
 
   void arrive_sync(unsigned t, Site s) {
     slot[t].st = St::AtSync;
@@ -338,7 +352,8 @@ struct BlockSync {
   }
 
   static bool same_site(const Site& a, const Site& b) {
-    return a.line == b.line && std::strcmp(a.file, b.file) == 0 && std::strcmp(a.what, b.what) == 0;
+    return a.line == b.line && (a.file == b.file || std::strcmp(a.file, b.file) == 0) &&
+           (a.what == b.what || std::strcmp(a.what, b.what) == 0);
   }
 
   void complete_warp(unsigned w) {
@@ -490,7 +505,8 @@ struct BlockSync {
     va_start(ap, fmt);
     if (g_err_len + 1 < sizeof g_err) {
       int k = std::vsnprintf(g_err + g_err_len, sizeof g_err - g_err_len, fmt, ap);
-      if (k > 0) g_err_len = std::min(sizeof g_err - 1, g_err_len + static_cast<std::size_t>(k));
+      if (k > 0) g_err_len += static_cast<std::size_t>(k);
+      if (g_err_len >= sizeof g_err) g_err_len = sizeof g_err - 1;
     }
     va_end(ap);
   }

@@ -1,0 +1,242 @@
+"""The static explorers in a real browser (Debian's Chromium, network cut off).
+
+Two settings, the same checks: each static twin on its own page (fast, no
+book build needed), and each explorer inside the built book, on the chapter
+that teaches with it. Every control is moved to several values; the shown
+value, the frame (image, readout, row outline) must follow, with the frame
+being exactly the one prerendered for that state. Phone screenshots at
+360 × 800 must fit without horizontal scrolling.
+"""
+
+from __future__ import annotations
+
+import base64
+import html as htmllib
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from atensi import widgets
+
+pytestmark = pytest.mark.browser
+
+MAX_BYTES = 1_500_000
+PHONE = {"width": 360, "height": 800}
+# Where each explorer teaches (issue 5): 1 in √d_k, 2 in the mask chapter,
+# 3 in the softmax or weighted-V chapter.
+HOMES = {
+    "ketajaman": ["chapters/skala_akar_dk"],
+    "mask": ["chapters/mask_kausal"],
+    "baris": ["chapters/softmax", "chapters/jumlah_v"],
+}
+BUILDERS = {"ketajaman": widgets.sharpness_static, "mask": widgets.mask_static,
+            "baris": widgets.row_static}
+
+# Current face of one explorer: what a reader sees.
+STATE = """(root) => {
+  const img = root.querySelector('img.atensi-frame');
+  const values = {};
+  root.querySelectorAll('output[data-value-for]').forEach(o => values[o.dataset.valueFor] = o.textContent);
+  const checks = {};
+  root.querySelectorAll('input[type=checkbox][data-control]').forEach(c => checks[c.dataset.control] = c.checked);
+  const marks = Array.from(root.querySelectorAll('.atensi-mark')).map(m =>
+    [m.style.left, m.style.top, m.style.width, m.style.height].map(parseFloat));
+  return {frame: img.getAttribute('data-frame'), src: img.getAttribute('src'),
+          complete: img.complete && img.naturalWidth > 0,
+          readout: root.querySelector('.atensi-readout').textContent, values, checks, marks};
+}"""
+
+MOVE = """([root, key, position]) => {
+  const el = root.querySelector('input[data-control="' + key + '"]');
+  el.value = String(position);
+  el.dispatchEvent(new Event('input', {bubbles: true}));
+  return [Number(el.min), Number(el.max), Number(el.value)];
+}"""
+
+
+def text_of(fragment):
+    """Readout HTML as the browser's textContent shows it."""
+    return htmllib.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def embedded(page, root):
+    """The explorer's frame table, read from the page itself."""
+    raw = root.locator("script.atensi-data").text_content()
+    return json.loads(raw)
+
+
+def expected_face(data, state):
+    key = ",".join(map(str, state))
+    image, readout, boxes = data["frames"][key]
+    return key, f"data:{data['mime']};base64,{data['images'][image]}", text_of(readout), boxes
+
+
+def assert_face(page, root, data, state):
+    key, src, readout, boxes = expected_face(data, state)
+    face = root.evaluate(STATE)
+    assert face["frame"] == key
+    assert face["src"] == src, f"gambar bingkai {key} bukan yang dirender untuk keadaan itu"
+    assert face["readout"] == readout
+    for n, control in enumerate(data["controls"]):
+        if control["kind"] == "range":
+            assert face["values"][control["key"]] == control["shown"][state[n]]
+        else:
+            assert face["checks"][control["key"]] is (state[n] == 1)
+    assert len(face["marks"]) == len(boxes)
+    for shown, box in zip(face["marks"], boxes):
+        assert shown == pytest.approx([100 * b for b in box], abs=0.01)
+    return face
+
+
+def nearest_valid(data, state, n):
+    """The JS rule: a range keeps the largest available value <= its current one."""
+    options = [v for v in range(data["controls"][n]["values"])
+               if ",".join(map(str, state[:n] + [v] + state[n + 1:])) in data["frames"]]
+    return max([v for v in options if v <= state[n]] or options[:1])
+
+
+def exercise(page, root):
+    """Move every control to several values; each move must change the face correctly."""
+    data = embedded(page, root)
+    controls = data["controls"]
+    state = [c["start"] for c in controls]
+    before = assert_face(page, root, data, state)
+    assert before["complete"], "gambar awal tidak tampil"
+    moves = 0
+    for n, control in enumerate(controls):
+        if control["kind"] == "checkbox":
+            targets = [1 - state[n], state[n]]
+        else:
+            top = control["values"] - 1
+            targets = [0, top, top // 2, 1]
+        for target in targets:
+            if target == state[n]:
+                continue
+            if control["kind"] == "checkbox":
+                root.locator(f'input[data-control="{control["key"]}"]').click()
+            else:
+                low, high, value = root.evaluate(MOVE, [control["key"], target])
+                # A range offers only the values that exist given the others (row i < T).
+                assert low == 0 and value == min(target, high)
+                target = value
+            state[n] = target
+            for m in range(len(controls)):
+                if m != n and controls[m]["kind"] == "range":
+                    state[m] = nearest_valid(data, state, m)
+            face = assert_face(page, root, data, state)
+            assert (face["src"], face["readout"], face["marks"]) != (
+                before["src"], before["readout"], before["marks"]), f"{control['key']}: tidak berubah"
+            before = face
+            moves += 1
+    assert moves >= 3
+    return data
+
+
+def explorer_bytes(root):
+    return root.evaluate("el => new Blob([el.outerHTML]).size")
+
+
+def phone_check(page, root, shot: Path):
+    """At 360 × 800: no horizontal scrolling, slider and figure inside the screen."""
+    root.evaluate("el => el.scrollIntoView({block: 'start'})")
+    widths = page.evaluate(
+        "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"halaman bergulir mendatar: {widths}"
+    for selector in ("input[type=range]", "img.atensi-frame"):
+        box = root.locator(selector).first.bounding_box()
+        assert box is not None and box["width"] > 100
+        assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (selector, box)
+    box = root.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot))
+
+
+def screenshot_dir(tmp_path) -> Path:
+    return Path(os.environ.get("ATENSI_SCREENSHOT_DIR", tmp_path))
+
+
+# ------------------------------------------------------------ standalone twins
+
+
+@pytest.fixture
+def bare_page(chromium):
+    """A phone-sized page where every request is blocked and console errors recorded."""
+    context = chromium.new_context(viewport=PHONE)
+    blocked, errors = [], []
+
+    def route(route_):
+        blocked.append(route_.request.url)
+        route_.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield page, blocked, errors
+    context.close()
+
+
+@pytest.mark.parametrize("name", list(BUILDERS))
+def test_static_twin_on_its_own_page(bare_page, name, tmp_path):
+    page, blocked, errors = bare_page
+    ex = BUILDERS[name]()
+    second = BUILDERS[name]()  # two instances on one page must not disturb each other
+    page.set_content(
+        '<!doctype html><html lang="id"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1"></head>'
+        f"<body>{ex._repr_html_()}<p>teks di antara</p>{second._repr_html_()}</body></html>")
+    roots = page.locator(f'.atensi-explorer[data-explorer="{name}"]')
+    assert roots.count() == 2
+    first, other = roots.nth(0), roots.nth(1)
+    untouched = other.evaluate(STATE)
+    data = exercise(page, first)
+    assert other.evaluate(STATE) == untouched
+    assert data["images"] == [base64.b64encode(b).decode() for b in ex.images]
+    assert explorer_bytes(first) <= MAX_BYTES
+    phone_check(page, first, screenshot_dir(tmp_path) / f"penjelajah-{name}-mandiri.png")
+    assert blocked == [] and errors == []
+
+
+# ------------------------------------------------------------ in the built book
+
+
+def pages_with(built_book: Path, name: str) -> list[str]:
+    marker = f'data-explorer="{name}"'
+    return sorted(str(p.relative_to(built_book).with_suffix(""))
+                  for p in built_book.rglob("*.html") if marker in p.read_text(encoding="utf-8"))
+
+
+@pytest.mark.book
+def test_book_has_explorers_where_they_teach_and_no_widget_state(built_book):
+    for name, homes in HOMES.items():
+        found = pages_with(built_book, name)
+        assert found and set(found) <= set(homes), f"{name}: ada di {found}, seharusnya di {homes}"
+    for path in built_book.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        assert "application/vnd.jupyter.widget-state+json" not in text, path
+        assert "widget-view" not in text, path
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("name", list(HOMES))
+def test_book_explorer_moves_offline(built_book, open_page, name, tmp_path):
+    found = pages_with(built_book, name)
+    assert found, f"penjelajah '{name}' tidak ada di buku"
+    for page_name in found:
+        opened = open_page(f"{page_name}.html", **PHONE)
+        page = opened.page
+        roots = page.locator(f'.atensi-explorer[data-explorer="{name}"]')
+        assert roots.count() >= 1
+        for n in range(roots.count()):
+            root = roots.nth(n)
+            assert explorer_bytes(root) <= MAX_BYTES
+            exercise(page, root)
+            phone_check(page, root, screenshot_dir(tmp_path) /
+                        f"penjelajah-{name}-{Path(page_name).name}-{n}.png")
+        assert opened.blocked == [], f"permintaan keluar situs: {opened.blocked}"
+        assert opened.failed == [], f"berkas situs gagal dimuat: {opened.failed}"
+        assert opened.console_errors == [], f"galat konsol: {opened.console_errors}"

@@ -1,0 +1,145 @@
+"""atensi.plots: pure figure functions (no pyplot state, Indonesian labels)."""
+
+import io
+
+import numpy as np
+import pytest
+from matplotlib import _pylab_helpers
+from matplotlib.figure import Figure
+from PIL import Image
+
+from atensi import measures, plots
+from atensi.reference import causal_mask, softmax
+
+
+@pytest.fixture(autouse=True)
+def no_pyplot_figures():
+    """Every test also checks that nothing was registered with pyplot."""
+    yield
+    assert _pylab_helpers.Gcf.get_num_fig_managers() == 0
+
+
+def texts(fig):
+    """All strings drawn in a figure (titles, labels, tick labels, annotations)."""
+    plots.to_png(fig)  # tick labels get their text when drawn
+    found = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
+    return " ".join(t for t in found if t)
+
+
+def png_size(data):
+    return Image.open(io.BytesIO(data)).size
+
+
+def test_format_number_is_indonesian():
+    assert plots.format_number(0.25) == "0,25"
+    assert plots.format_number(1048576, 0) == "1.048.576"
+    assert plots.format_number(-1.5, 1) == "−1,5"
+    assert plots.format_number(-np.inf) == "−∞"
+
+
+def test_figures_show_themselves_as_png_without_pyplot():
+    fig = plots.heatmap(np.eye(3), "Contoh")
+    assert isinstance(fig, Figure)
+    data = fig._repr_png_()
+    assert data.startswith(b"\x89PNG")
+    width, height = png_size(data)
+    assert abs(width - 4.6 * plots.DPI) <= 1 and abs(height - 3.8 * plots.DPI) <= 1
+
+
+def test_to_png_palette_is_smaller_and_keeps_size():
+    fig = plots.mask_pattern(8)
+    full = plots.to_png(fig, dpi=130)
+    small = plots.to_png(fig, dpi=130, palette=64)
+    assert png_size(full) == png_size(small)
+    assert len(small) < len(full)
+    assert Image.open(io.BytesIO(small)).mode == "P"
+
+
+def test_heatmap_marks_minus_infinity_cells():
+    S = causal_mask(np.arange(16, dtype=np.float64).reshape(4, 4))
+    fig = plots.heatmap(S, "Skor setelah mask")
+    drawn = texts(fig)
+    assert "−∞" in drawn and "Skor setelah mask" in drawn
+    assert "posisi key j" in drawn and "posisi query i" in drawn
+    # The -inf cells are drawn in the grey of MASKED, not in a colormap colour.
+    image = np.asarray(Image.open(io.BytesIO(plots.to_png(fig))).convert("RGB"))
+    grey = np.array([0xCF, 0xCF, 0xCF])
+    assert (np.abs(image.astype(int) - grey).sum(axis=-1) < 6).sum() > 500
+
+
+def test_heatmap_rejects_non_matrix():
+    with pytest.raises(ValueError, match="Argumen 'M'.*\\(2, 3, 4\\)"):
+        plots.heatmap(np.zeros((2, 3, 4)))
+
+
+def test_mask_pattern_labels_and_errors():
+    drawn = texts(plots.mask_pattern(4))
+    assert "Mask kausal, T = 4" in drawn
+    assert drawn.count("✓") == 10 and drawn.count("−∞") == 6
+    with pytest.raises(ValueError, match="Argumen 'T'.*0"):
+        plots.mask_pattern(0)
+
+
+def test_softmax_row_bars_with_scores_and_mask():
+    s = causal_mask(np.array([[1.0, 2.0, 3.0]]))[0]
+    fig = plots.softmax_row_bars(softmax(s), scores=s)
+    assert len(fig.axes) == 2
+    assert "Skor baris ini" in texts(fig)
+    with pytest.raises(ValueError, match="Argumen 'p'.*\\(2, 2\\)"):
+        plots.softmax_row_bars(np.ones((2, 2)))
+
+
+def test_dot_product_histograms_one_panel_per_d_k():
+    samples = {d: measures.random_dot_products(d, n=500) for d in (64, 256)}
+    fig = plots.dot_product_histograms(samples)
+    assert len(fig.axes) == 2
+    assert "d_k = 256" in texts(fig)
+    with pytest.raises(ValueError, match="samples"):
+        plots.dot_product_histograms({})
+
+
+def test_chapter_figures_from_other_chapters():
+    assert len(plots.softmax_temperature([1.0, 2.0, 0.5], [0.5, 1, 2]).axes) == 3
+    fig = plots.memory_growth([256, 1024, 4096], {"skor": [2**18, 2**22, 2**26]})
+    assert "MiB" in texts(fig)
+    fig = plots.metrics_vs_d_k([1, 64, 4096], [("Peluang terbesar", "p", {"a": [0.2, 0.8, 1.0]})])
+    assert len(fig.axes) == 1
+    fig = plots.heatmap_pair(np.eye(3), causal_mask(np.ones((3, 3))), titles=("kiri", "kanan"))
+    assert len(fig.axes) == 3  # two heatmaps and one shared colour bar
+    with pytest.raises(ValueError, match="temperatures"):
+        plots.softmax_temperature([1.0, 2.0], [0])
+
+
+def test_mask_figure_and_row_outline_land_on_the_row():
+    """The static twin's CSS outline must cover the same pixels as the drawn outline."""
+    T, row = 8, 5
+    S = causal_mask(np.random.default_rng(0).standard_normal((T, T)))
+    A = softmax(S)
+    fig = plots.mask_figure(S, A, masked=True, scaled=True, row=row)
+    image = np.asarray(Image.open(io.BytesIO(plots.to_png(fig, dpi=130))).convert("RGB")).astype(int)
+    height, width, _ = image.shape
+    orange = np.abs(image - np.array([0xE6, 0x55, 0x0D])).sum(axis=-1) < 40
+    boxes = plots.row_outline_fractions(fig, row, T)
+    assert len(boxes) == 2
+    for left, top, w, h in boxes:
+        x0, x1 = round(left * width), round((left + w) * width)
+        y0, y1 = round(top * height), round((top + h) * height)
+        ys, xs = np.nonzero(orange[:, x0 - 4:x1 + 4])
+        assert abs(ys.min() - y0) <= 3 and abs(ys.max() - y1) <= 3
+        assert abs(xs.min() - 4) <= 3 and abs(xs.max() - (x1 - x0 + 4)) <= 3
+    # Row sums panel: every bar reaches 1.
+    assert "Bobot A" in texts(fig)
+
+
+def test_sharpness_and_row_figures_have_indonesian_titles():
+    dots = measures.random_dot_products(64, n=200)
+    fig = plots.sharpness_figure(dots, dots[:16], d_k=64, scale=False, limit=256)
+    drawn = texts(fig)
+    assert "tanpa pembagian" in drawn and "d_k = 64" in drawn and "simpangan baku" in drawn
+    s = causal_mask(np.array([[0.3, 1.0, -0.5, 2.0]]))[0]
+    s[2:] = -np.inf
+    w = softmax(s)
+    V = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]])
+    fig = plots.row_figure(s, w, V, w @ V, row=1, temperature=0.5, limits=((-2, 2), (-2, 2)))
+    drawn = texts(fig)
+    assert "Skor baris i = 1" in drawn and "keluaran[1]" in drawn and "0,50" in drawn
