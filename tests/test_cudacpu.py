@@ -149,11 +149,12 @@ def test_missing_syncthreads_gives_wrong_sums_in_fibers(rng):
     assert (error > 100).all(), error
 
 
-def test_missing_syncthreads_is_a_tsan_data_race(rng):
+@pytest.mark.parametrize("mode", ["fibers", "threads"])
+def test_missing_syncthreads_is_a_tsan_data_race(rng, mode):
     x = rng.uniform(1, 2, (2, 300)).astype(f32)
-    res = run_in_subprocess(path=str(FIX / "missing_sync.cu"), code=(FIX / "missing_sync.cu").read_text(),
+    res = run_in_subprocess((FIX / "missing_sync.cu").read_text(), path=f"{SHOWN}/missing_sync.cu",
                             kernel="row_sum_missing_sync", grid=(2,), block=(256,),
-                            args=(x, np.zeros(2, f32), i32(300)), sanitize="thread")
+                            args=(x, np.zeros(2, f32), i32(300)), sanitize="thread", mode=mode)
     assert "WARNING: ThreadSanitizer: data race" in res.report
     assert "missing_sync.cu:13" in res.report and "missing_sync.cu:16" in res.report
     with pytest.raises(SanitizerError):
@@ -169,6 +170,15 @@ def test_off_by_one_read_is_an_asan_report(rng):
     assert "AddressSanitizer: heap-buffer-overflow" in res.report
     assert "in forward_diff tests/fixtures/cudacpu/off_by_one.cu:7" in res.report
     assert "0 bytes to the right of 400-byte region" in res.report
+
+
+def test_off_by_one_in_dynamic_shared_memory_is_an_asan_report(rng):
+    x = rng.standard_normal(128).astype(f32)
+    res = run_in_subprocess((FIX / "off_by_one.cu").read_text(), path=f"{SHOWN}/off_by_one.cu",
+                            kernel="shared_forward_diff", grid=(2,), block=(64,),
+                            args=(x, np.zeros(128, f32)), shared_mem=64 * 4, sanitize="address")
+    assert "AddressSanitizer: use-after-poison" in res.report
+    assert "in shared_forward_diff tests/fixtures/cudacpu/off_by_one.cu:18" in res.report
 
 
 @pytest.mark.parametrize("mode", ["fibers", "threads"])
@@ -222,12 +232,11 @@ print("ok", mod.sanitize, mod.mode)
 """
 
 
-@pytest.mark.parametrize("sanitize", ["address", "thread"])
-def test_correct_kernels_are_clean_under_sanitizers(sanitize):
+@pytest.mark.parametrize("sanitize, mode", [("address", "fibers"), ("thread", "fibers"), ("thread", "threads")])
+def test_correct_kernels_are_clean_under_sanitizers(sanitize, mode):
     script = CLEAN_SCRIPT.format(file=str(FIX / "demo.cu"), shown=f"{SHOWN}/demo.cu")
-    res = run_python_in_subprocess(script, sanitize=sanitize)
+    res = run_python_in_subprocess(script, sanitize=sanitize, mode=mode)
     res.check()
-    mode = "threads" if sanitize == "thread" else "fibers"
     assert res.stdout.strip() == f"ok {sanitize} {mode}"
 
 
@@ -242,8 +251,8 @@ def test_asan_subprocess_returns_the_written_arrays(rng):
 def test_sanitized_module_needs_the_preloaded_runtime():
     with pytest.raises(CudaCpuError, match="run_in_subprocess"):
         load("demo.cu", sanitize="address")
-    with pytest.raises(ValueError, match="mode='threads'"):
-        load("demo.cu", sanitize="thread", mode="fibers")
+    with pytest.raises(ValueError, match="sanitize"):
+        load("demo.cu", sanitize="memory")
 
 
 # ---- argument and launch validation ----------------------------------------------

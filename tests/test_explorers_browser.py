@@ -49,7 +49,7 @@ STATE = """(root) => {
           readout: root.querySelector('.atensi-readout').textContent, values, checks, marks};
 }"""
 
-MOVE = """([root, key, position]) => {
+MOVE = """(root, [key, position]) => {
   const el = root.querySelector('input[data-control="' + key + '"]');
   el.value = String(position);
   el.dispatchEvent(new Event('input', {bubbles: true}));
@@ -91,10 +91,16 @@ def assert_face(page, root, data, state):
     return face
 
 
+def options_of(data, state, n):
+    """Values of control n for which a frame exists given the controls before it."""
+    prefixes = {tuple(k.split(",")[:n + 1]) for k in data["frames"]}
+    return [v for v in range(data["controls"][n]["values"])
+            if tuple(map(str, state[:n] + [v])) in prefixes]
+
+
 def nearest_valid(data, state, n):
-    """The JS rule: a range keeps the largest available value <= its current one."""
-    options = [v for v in range(data["controls"][n]["values"])
-               if ",".join(map(str, state[:n] + [v] + state[n + 1:])) in data["frames"]]
+    """The JS rule: a range keeps its value if it can, else the largest one below."""
+    options = options_of(data, state, n)
     return max([v for v in options if v <= state[n]] or options[:1])
 
 
@@ -103,35 +109,51 @@ def exercise(page, root):
     data = embedded(page, root)
     controls = data["controls"]
     state = [c["start"] for c in controls]
-    before = assert_face(page, root, data, state)
-    assert before["complete"], "gambar awal tidak tampil"
-    moves = 0
+    face = assert_face(page, root, data, state)
+    assert face["complete"], "gambar awal tidak tampil"
+    moves = []
+
+    def move(n, position):
+        """Checkbox: position 0/1. Range: slider position among the offered values."""
+        nonlocal face
+        control = controls[n]
+        if control["kind"] == "checkbox":
+            if position == state[n]:
+                return
+            root.locator(f'input[data-control="{control["key"]}"]').click()
+            state[n] = position
+        else:
+            # A range offers only the values that exist given the controls before it.
+            options = options_of(data, state, n)
+            position = min(position, len(options) - 1)
+            if options[position] == state[n]:
+                return
+            low, high, value = root.evaluate(MOVE, [control["key"], position])
+            assert (low, high, value) == (0, len(options) - 1, position)
+            state[n] = options[position]
+        for m in range(n + 1, len(controls)):
+            if controls[m]["kind"] == "range":
+                state[m] = nearest_valid(data, state, m)
+        before, face = face, assert_face(page, root, data, state)
+        assert (face["src"], face["readout"], face["marks"]) != (
+            before["src"], before["readout"], before["marks"]), f"{control['key']}: tidak berubah"
+        moves.append((control["key"], state[n]))
+
     for n, control in enumerate(controls):
         if control["kind"] == "checkbox":
-            targets = [1 - state[n], state[n]]
+            move(n, 1 - state[n])
+            move(n, 1 - state[n])
         else:
             top = control["values"] - 1
-            targets = [0, top, top // 2, 1]
-        for target in targets:
-            if target == state[n]:
-                continue
-            if control["kind"] == "checkbox":
-                root.locator(f'input[data-control="{control["key"]}"]').click()
-            else:
-                low, high, value = root.evaluate(MOVE, [control["key"], target])
-                # A range offers only the values that exist given the others (row i < T).
-                assert low == 0 and value == min(target, high)
-                target = value
-            state[n] = target
-            for m in range(len(controls)):
-                if m != n and controls[m]["kind"] == "range":
-                    state[m] = nearest_valid(data, state, m)
-            face = assert_face(page, root, data, state)
-            assert (face["src"], face["readout"], face["marks"]) != (
-                before["src"], before["readout"], before["marks"]), f"{control['key']}: tidak berubah"
-            before = face
-            moves += 1
-    assert moves >= 3
+            for target in (0, top, top // 2, 1):
+                move(n, target)
+    # Every range to its end, then the first one back to its start: a range that
+    # depends on it (row i on T) must follow.
+    ranges = [n for n, c in enumerate(controls) if c["kind"] == "range"]
+    for n in reversed(ranges):
+        move(n, controls[n]["values"] - 1)
+    move(ranges[0], 0)
+    assert len(moves) >= 6
     return data
 
 

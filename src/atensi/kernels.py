@@ -27,7 +27,7 @@ Versi kernel: ``version="v1"`` (paling sederhana) atau ``"v2"`` (lebih cepat).
 
 Array NumPy masuk → array NumPy keluar; array CuPy masuk → array CuPy keluar
 (data dipindah seperlunya bila backend berbeda). Sebelum *kernel* diluncurkan,
-masukan diperiksa: float32, C-contiguous, rank ≥ 2, bentuk yang cocok, ukuran
+masukan diperiksa: float32, C-contiguous, rank ≥ 2 (softmax: ≥ 1), bentuk yang cocok, ukuran
 yang didukung, tanpa NaN/inf. Kesalahan dilaporkan dalam bahasa Indonesia.
 
 Untuk modul lain di atensi (``bench``, *fused kernel*), bagian-bagian kecil di
@@ -637,7 +637,11 @@ def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
 
 
 def causal_mask(S, *, backend=None):
-    """Array baru: salinan ``S`` dengan -inf di setiap j > i. ``S`` tidak diubah."""
+    """Array baru: salinan ``S`` dengan -inf di setiap j > i. ``S`` tidak diubah.
+
+    Nilai di j <= i disalin apa adanya (bit demi bit), jadi isinya tidak
+    diperiksa; NaN baru ditolak oleh :func:`softmax`.
+    """
     backend = resolve_backend(backend)
     H, T = _check_square(S, "S")
     _check_T_limit(T, "causal_mask")

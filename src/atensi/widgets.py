@@ -376,9 +376,10 @@ text-align:right;border-bottom:1px solid #e1e4e8}
 .atensi-explorer .atensi-note{font-size:.85em;color:#57606a}
 """
 
-# Frames are looked up by the key "i,j,k" of control value indices. A range
-# control only offers the values for which a frame exists given the other
-# controls (row i runs to T - 1).
+# Frames are looked up by the key "i,j,k" of control value indices. Earlier
+# controls take precedence: a range offers only the values for which a frame
+# exists given the controls before it (row i runs to T - 1, T is never limited
+# by row i), and keeps its value if it can, else the largest one below.
 _JS = """
 (function(){
 var root=document.getElementById(%(id)s);
@@ -388,8 +389,10 @@ var fig=root.querySelector('.atensi-figure');
 var state=data.controls.map(function(c){return c.start;});
 var inputs=data.controls.map(function(c){return root.querySelector('[data-control="'+c.key+'"]');});
 function key(s){return s.join(',');}
+var prefixes={};Object.keys(data.frames).forEach(function(k){var p=k.split(',');
+ for(var n=1;n<=p.length;n++)prefixes[p.slice(0,n).join(',')]=true;});
 function options(n){var r=[];for(var v=0;v<data.controls[n].values;v++){
- var s=state.slice();s[n]=v;if(data.frames[key(s)])r.push(v);}return r;}
+ if(prefixes[key(state.slice(0,n).concat([v]))])r.push(v);}return r;}
 function sync(){data.controls.forEach(function(c,n){
  var el=inputs[n];if(c.kind==='checkbox'){el.checked=state[n]===1;return;}
  var opts=options(n);if(opts.indexOf(state[n])<0){var best=opts[0];

@@ -21,8 +21,12 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
 * ``mode="fibers"`` (default): blocks run in turn, a block's threads are
   fibers on one CPU thread, switched only at ``__syncthreads`` and warp
   functions -- deterministic; a barrier not reached by all threads of the
-  block raises BarrierDeadlockError (kernel, blockIdx, threadIdx, .cu line).
-  ``mode="threads"``: one pthread per CUDA thread, for ThreadSanitizer.
+  block (or a warp function not reached by all lanes of the warp) raises
+  BarrierDeadlockError naming kernel, blockIdx, threadIdx and the .cu line.
+  ``mode="threads"``: one OS thread per CUDA thread (real concurrency, also
+  detects deadlocks, but slow: a few ms per ``__syncthreads`` -- keep it small).
+  Threads of different blocks never run concurrently in either mode, so a race
+  *between blocks* on global memory is not detected.
 * Compile errors raise CudaCpuError with g++'s text, pointing at the .cu
   file:line (the ``path`` given). Libraries are cached in
   ``$ATENSI_CACHE/cudacpu`` (default ``~/.cache/atensi/cudacpu``).
@@ -35,18 +39,27 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
   (``#ifndef INFINITY`` guards are harmless), ``__int_as_float``, ``printf``.
   The macro ``__CUDACPU__`` is defined.
 
-Sanitizers need their runtime preloaded, so they run in a child process::
+Sanitizers need their runtime preloaded (LD_PRELOAD), so they run in a child
+process; loading a sanitized module here raises CudaCpuError saying so::
 
     from atensi.cudacpu import run_in_subprocess, run_python_in_subprocess
     res = run_in_subprocess(path="kernels/softmax.cu", kernel="softmax_v1_shared",
                             grid=(T,), block=(256,), args=(S, A, np.int32(T)),
-                            sanitize="address")        # or "thread" (uses mode="threads")
-    res.check()          # raises SanitizerError with the report; res.arrays = args after the launch
+                            sanitize="address")   # or "thread"; mode= as above
+    res.check()   # SanitizerError carrying res.report unless clean; res.arrays: args after the launch
 
-    # Any script: RawModule(...) inside it defaults to the sanitizer given here
-    # (through ATENSI_CUDACPU_SANITIZE / ATENSI_CUDACPU_MODE).
-    res = run_python_in_subprocess("import mypkg; mypkg.run_chain()", sanitize="thread")
+    # Any script: each RawModule(...) created there without explicit
+    # mode=/sanitize= gets them (via ATENSI_CUDACPU_SANITIZE / _MODE).
+    res = run_python_in_subprocess("from atensi import kernels; ...", sanitize="thread")
     res.check()
+
+``sanitize="thread"`` works in both modes: in fibers mode (default, fast) every
+CUDA thread is a ThreadSanitizer fiber ordered only by the barriers, so a
+missing ``__syncthreads`` is reported as a data race as with real threads.
+AddressSanitizer catches out-of-bounds accesses to argument arrays (each is
+copied into an exactly-sized heap buffer for the launch), to ``__shared__``
+arrays and to ``extern __shared__`` memory past ``shared_mem`` bytes.
+Uninitialised ``extern __shared__`` memory reads as NaN (bytes 0xff).
 """
 
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError, SanitizerError

@@ -14,8 +14,10 @@
 //             then the next one runs. Deterministic; a barrier that not all
 //             threads reach is reported as a deadlock.
 //   threads - every CUDA thread is a pthread; barriers use a mutex and
-//             condition variables, so ThreadSanitizer sees real races.
-// The barrier bookkeeping (BlockSync) is shared by both modes.
+//             condition variables: real concurrency, for ThreadSanitizer too.
+// The barrier bookkeeping (BlockSync) is shared by both modes. Under
+// ThreadSanitizer in fibers mode each CUDA thread is a TSan fiber and only the
+// barriers create happens-before (see CUDACPU_TSAN below).
 #pragma once
 
 #if defined(CUDACPU_FIBERS) == defined(CUDACPU_THREADS)
@@ -41,6 +43,16 @@
 #define CUDACPU_ASAN 1
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
+#endif
+
+#if defined(__SANITIZE_THREAD__)
+#define CUDACPU_TSAN 1
+#include <sanitizer/tsan_interface.h>
+// The runtime's own bookkeeping is not what ThreadSanitizer should check:
+// in fibers mode its switches deliberately carry no happens-before.
+#define CUDACPU_RT __attribute__((no_sanitize("thread")))
+#else
+#define CUDACPU_RT
 #endif
 
 #if defined(CUDACPU_FIBERS) && (!defined(__x86_64__) || defined(CUDACPU_UCONTEXT))
@@ -240,8 +252,8 @@ inline void** g_args = nullptr;
 // ---- error text handed back to Python -------------------------------------
 inline char g_err[16384];
 inline std::size_t g_err_len = 0;
-inline void err_clear() { g_err_len = 0; g_err[0] = '\0'; }
-__attribute__((format(printf, 1, 2))) inline void err_add(const char* fmt, ...) {
+CUDACPU_RT inline void err_clear() { g_err_len = 0; g_err[0] = '\0'; }
+CUDACPU_RT __attribute__((format(printf, 1, 2))) inline void err_add(const char* fmt, ...) {
   if (g_err_len + 1 >= sizeof g_err) return;
   va_list ap;
   va_start(ap, fmt);
@@ -251,11 +263,11 @@ __attribute__((format(printf, 1, 2))) inline void err_add(const char* fmt, ...) 
   if (g_err_len >= sizeof g_err) g_err_len = sizeof g_err - 1;
 }
 
-inline uint3 thread_index_of(unsigned lin) {
+CUDACPU_RT inline uint3 thread_index_of(unsigned lin) {
   const unsigned bx = g_block_dim.x, by = g_block_dim.y;
   return uint3{lin % bx, (lin / bx) % by, lin / (bx * by)};
 }
-inline uint3 block_index_of(unsigned long long lin) {
+CUDACPU_RT inline uint3 block_index_of(unsigned long long lin) {
   const unsigned long long gx = g_grid_dim.x, gy = g_grid_dim.y;
   return uint3{static_cast<unsigned>(lin % gx), static_cast<unsigned>((lin / gx) % gy),
                static_cast<unsigned>(lin / (gx * gy))};
@@ -289,12 +301,14 @@ inline void wake_all();
 // fibers mode; called under one mutex in threads mode.
 struct BlockSync {
   unsigned n = 0, running = 0, at_sync = 0, done = 0;
+  unsigned sync_epoch = 0;  // barriers released so far in this block
   int failed = kOk;
   uint3 block{0, 0, 0};
   unsigned warp_arrived[kMaxWarps];
+  unsigned warp_epoch[kMaxWarps];
   Slot slot[kMaxThreads];
 
-  void begin(unsigned nthreads, uint3 b) {
+  CUDACPU_RT void begin(unsigned nthreads, uint3 b) {
     n = nthreads;
     running = n;
     at_sync = done = 0;
@@ -303,16 +317,16 @@ struct BlockSync {
     for (unsigned w = 0; w < kMaxWarps; ++w) warp_arrived[w] = 0;
     for (unsigned t = 0; t < n; ++t) slot[t].st = St::Ready;
   }
-  unsigned warp_size(unsigned w) const { return n - w * kWarp < kWarp ? n - w * kWarp : kWarp; }
+  CUDACPU_RT unsigned warp_size(unsigned w) const { return n - w * kWarp < kWarp ? n - w * kWarp : kWarp; }
 
-  void arrive_sync(unsigned t, Site s) {
+  CUDACPU_RT void arrive_sync(unsigned t, Site s) {
     slot[t].st = St::AtSync;
     slot[t].site = s;
     --running;
     ++at_sync;
     settle();
   }
-  void arrive_warp(unsigned t, Site s, Op op, unsigned mask, std::uint64_t val, int arg, int width) {
+  CUDACPU_RT void arrive_warp(unsigned t, Site s, Op op, unsigned mask, std::uint64_t val, int arg, int width) {
     Slot& sl = slot[t];
     sl.st = St::AtWarp;
     sl.site = s;
@@ -326,7 +340,7 @@ struct BlockSync {
     if (++warp_arrived[w] == warp_size(w)) complete_warp(w);
     settle();
   }
-  void finish(unsigned t) {
+  CUDACPU_RT void finish(unsigned t) {
     slot[t].st = St::Done;
     --running;
     ++done;
@@ -335,7 +349,7 @@ struct BlockSync {
 
   // Everyone blocked: either the whole block waits at one __syncthreads
   // (release it) or nobody can ever move again (deadlock).
-  void settle() {
+  CUDACPU_RT void settle() {
     if (failed || running > 0 || done == n) return;
     if (at_sync == n) {
       bool same = true;
@@ -344,6 +358,7 @@ struct BlockSync {
         for (unsigned t = 0; t < n; ++t) slot[t].st = St::Ready;
         running = n;
         at_sync = 0;
+        ++sync_epoch;
         wake_all();
         return;
       }
@@ -351,12 +366,12 @@ struct BlockSync {
     report_deadlock();
   }
 
-  static bool same_site(const Site& a, const Site& b) {
+  CUDACPU_RT static bool same_site(const Site& a, const Site& b) {
     return a.line == b.line && (a.file == b.file || std::strcmp(a.file, b.file) == 0) &&
            (a.what == b.what || std::strcmp(a.what, b.what) == 0);
   }
 
-  void complete_warp(unsigned w) {
+  CUDACPU_RT void complete_warp(unsigned w) {
     const unsigned lo = w * kWarp, m = warp_size(w);
     const unsigned full = m == kWarp ? 0xffffffffu : ((1u << m) - 1u);
     for (unsigned i = 1; i < m; ++i) {
@@ -409,22 +424,23 @@ struct BlockSync {
     for (unsigned i = 0; i < m; ++i) slot[lo + i].st = St::Ready;
     running += m;
     warp_arrived[w] = 0;
+    ++warp_epoch[w];
     wake_warp(w);
   }
 
   // ---- messages ----
-  void put_thread(unsigned lin) const {
+  CUDACPU_RT void put_thread(unsigned lin) const {
     const uint3 t = thread_index_of(lin);
     if (g_block_dim.y == 1 && g_block_dim.z == 1) err_add("%u", t.x);
     else err_add("(%u,%u,%u)", t.x, t.y, t.z);
   }
-  bool same_state(unsigned a, unsigned b) const {
+  CUDACPU_RT bool same_state(unsigned a, unsigned b) const {
     const Slot &x = slot[a], &y = slot[b];
     if (x.st != y.st) return false;
     if (x.st == St::AtSync || x.st == St::AtWarp) return same_site(x.site, y.site);
     return true;
   }
-  void describe_group(unsigned first) const {
+  CUDACPU_RT void describe_group(unsigned first) const {
     const Slot& s = slot[first];
     unsigned count = 0, ranges = 0;
     const bool one_d = g_block_dim.y == 1 && g_block_dim.z == 1;
@@ -452,7 +468,7 @@ struct BlockSync {
       case St::Ready: err_add("masih berjalan\n"); break;
     }
   }
-  void report_deadlock() {
+  CUDACPU_RT void report_deadlock() {
     failed = kDeadlock;
     bool any_done = false, any_sync = false, any_warp = false, sync_differs = false;
     for (unsigned t = 0; t < n; ++t) {
@@ -488,12 +504,12 @@ struct BlockSync {
             "__syncthreads() harus dicapai oleh semua thread dalam block, dan setiap fungsi warp "
             "oleh semua lane dalam warp.");
   }
-  const Site& first_sync_site() const {
+  CUDACPU_RT const Site& first_sync_site() const {
     for (unsigned t = 0; t < n; ++t)
       if (slot[t].st == St::AtSync) return slot[t].site;
     return slot[0].site;
   }
-  __attribute__((format(printf, 3, 4))) void fail_misuse(unsigned lin, const char* fmt, ...) {
+  CUDACPU_RT __attribute__((format(printf, 3, 4))) void fail_misuse(unsigned lin, const char* fmt, ...) {
     failed = kMisuse;
     err_clear();
     const Slot& s = slot[lin];
@@ -540,12 +556,12 @@ inline uint3 g_tids[kMaxThreads];
 
 #if defined(CUDACPU_USE_UCONTEXT)
 struct Ctx { ucontext_t uc; };
-inline void ctx_raw_switch(Ctx& from, Ctx& to) { swapcontext(&from.uc, &to.uc); }
+CUDACPU_RT inline void ctx_raw_switch(Ctx& from, Ctx& to) { swapcontext(&from.uc, &to.uc); }
 inline void (*g_entry)(void*) = nullptr;
-inline void ctx_trampoline(unsigned hi, unsigned lo) {
+CUDACPU_RT inline void ctx_trampoline(unsigned hi, unsigned lo) {
   g_entry(reinterpret_cast<void*>((static_cast<std::uintptr_t>(hi) << 32) | lo));
 }
-inline void ctx_init(Ctx& c, char* lo, std::size_t size, void (*fn)(void*), void* arg, Ctx& link) {
+CUDACPU_RT inline void ctx_init(Ctx& c, char* lo, std::size_t size, void (*fn)(void*), void* arg, Ctx& link) {
   getcontext(&c.uc);
   c.uc.uc_stack.ss_sp = lo;
   c.uc.uc_stack.ss_size = size;
@@ -596,8 +612,8 @@ cudacpu_fiber_boot:
   .size cudacpu_fiber_boot, .-cudacpu_fiber_boot
 )");
 struct Ctx { void* sp; };
-inline void ctx_raw_switch(Ctx& from, Ctx& to) { cudacpu_switch_ctx(&from.sp, to.sp); }
-inline void ctx_init(Ctx& c, char* lo, std::size_t size, void (*fn)(void*), void* arg, Ctx&) {
+CUDACPU_RT inline void ctx_raw_switch(Ctx& from, Ctx& to) { cudacpu_switch_ctx(&from.sp, to.sp); }
+CUDACPU_RT inline void ctx_init(Ctx& c, char* lo, std::size_t size, void (*fn)(void*), void* arg, Ctx&) {
   const std::uintptr_t top = (reinterpret_cast<std::uintptr_t>(lo) + size) & ~std::uintptr_t{15};
   void** sp = reinterpret_cast<void**>(top - 7 * sizeof(void*));
   sp[0] = nullptr;                                             // r15
@@ -624,10 +640,10 @@ constexpr std::size_t kStackSize = 256 * 1024;
 inline char* g_stacks = nullptr;
 inline unsigned g_stack_count = 0;
 inline std::size_t g_page = 4096;
-inline std::size_t stack_stride() { return kStackSize + g_page; }
-inline char* stack_lo(unsigned t) { return g_stacks + t * stack_stride() + g_page; }
+CUDACPU_RT inline std::size_t stack_stride() { return kStackSize + g_page; }
+CUDACPU_RT inline char* stack_lo(unsigned t) { return g_stacks + t * stack_stride() + g_page; }
 
-inline bool ensure_stacks(unsigned n) {
+CUDACPU_RT inline bool ensure_stacks(unsigned n) {
   if (n <= g_stack_count) return true;
   if (g_stacks) munmap(g_stacks, g_stack_count * stack_stride());
   g_stacks = nullptr;
@@ -652,9 +668,26 @@ inline void* g_fake_sched = nullptr;
 inline void* g_fake_fib[kMaxThreads];
 #endif
 
-inline void switch_to_fiber(unsigned t) {
+#if defined(CUDACPU_TSAN)
+// ThreadSanitizer sees each CUDA thread as a fiber of its own. Switches carry
+// no happens-before; the barriers add exactly CUDA's: what a thread did before
+// a __syncthreads (warp function) happens before what any thread of the block
+// (warp) does after it. Two objects per barrier, by parity of its count, so a
+// thread already past barrier k cannot hand its later writes to a thread still
+// waking from barrier k. Blocks: block b acquires what block b-1 released
+// (static __shared__ arrays are reused), never what its own threads release.
+inline void* g_tsan_main = nullptr;
+inline void* g_tsan_fib[kMaxThreads];
+inline char g_hb_sync[2], g_hb_block[2], g_hb_warp[kMaxWarps][2];
+inline unsigned long long g_block_lin = 0;
+#endif
+
+CUDACPU_RT inline void switch_to_fiber(unsigned t) {
 #if defined(CUDACPU_ASAN)
   __sanitizer_start_switch_fiber(&g_fake_sched, stack_lo(t), kStackSize);
+#endif
+#if defined(CUDACPU_TSAN)
+  __tsan_switch_to_fiber(g_tsan_fib[t], __tsan_switch_to_fiber_no_sync);
 #endif
   ctx_raw_switch(g_sched, g_fib[t]);
 #if defined(CUDACPU_ASAN)
@@ -662,10 +695,13 @@ inline void switch_to_fiber(unsigned t) {
 #endif
 }
 
-inline void yield_to_scheduler() {
+CUDACPU_RT inline void yield_to_scheduler() {
   const unsigned t = g_cur;
 #if defined(CUDACPU_ASAN)
   __sanitizer_start_switch_fiber(&g_fake_fib[t], g_main_bottom, g_main_size);
+#endif
+#if defined(CUDACPU_TSAN)
+  __tsan_switch_to_fiber(g_tsan_main, __tsan_switch_to_fiber_no_sync);
 #endif
   ctx_raw_switch(g_fib[t], g_sched);
 #if defined(CUDACPU_ASAN)
@@ -673,15 +709,24 @@ inline void yield_to_scheduler() {
 #endif
 }
 
-inline void fiber_main(void*) {
+CUDACPU_RT inline void fiber_main(void*) {
 #if defined(CUDACPU_ASAN)
   __sanitizer_finish_switch_fiber(nullptr, &g_main_bottom, &g_main_size);
 #endif
+#if defined(CUDACPU_TSAN)
+  __tsan_acquire(&g_hb_block[(g_block_lin & 1) ^ 1]);
+#endif
   g_thunk(g_args);
   const unsigned t = g_cur;
+#if defined(CUDACPU_TSAN)
+  __tsan_release(&g_hb_block[g_block_lin & 1]);
+#endif
   g_sync.finish(t);
 #if defined(CUDACPU_ASAN)
   __sanitizer_start_switch_fiber(nullptr, g_main_bottom, g_main_size);  // this fiber ends
+#endif
+#if defined(CUDACPU_TSAN)
+  __tsan_switch_to_fiber(g_tsan_main, __tsan_switch_to_fiber_no_sync);
 #endif
   ctx_raw_switch(g_fib[t], g_sched);
   __builtin_unreachable();
@@ -693,28 +738,42 @@ inline void wake_all() {}
 inline const uint3& cur_thread_idx() { return g_tid; }
 inline const uint3& cur_block_idx() { return g_bid; }
 
-inline void sync_threads(const char* file, int line) {
+CUDACPU_RT inline void sync_threads(const char* file, int line) {
+#if defined(CUDACPU_TSAN)
+  char* hb = &g_hb_sync[g_sync.sync_epoch & 1];
+  __tsan_release(hb);
+#endif
   g_sync.arrive_sync(g_cur, Site{file, line, "__syncthreads()"});
   yield_to_scheduler();
+#if defined(CUDACPU_TSAN)
+  __tsan_acquire(hb);
+#endif
 }
-inline std::uint64_t warp_op(const char* file, int line, const char* what, Op op, unsigned mask,
-                             std::uint64_t val, int arg, int width) {
+CUDACPU_RT inline std::uint64_t warp_op(const char* file, int line, const char* what, Op op, unsigned mask,
+                                        std::uint64_t val, int arg, int width) {
+#if defined(CUDACPU_TSAN)
+  const unsigned w = g_cur / kWarp;
+  char* hb = &g_hb_warp[w][g_sync.warp_epoch[w] & 1];
+  __tsan_release(hb);
+#endif
   g_sync.arrive_warp(g_cur, Site{file, line, what}, op, mask, val, arg, width);
   yield_to_scheduler();
+#if defined(CUDACPU_TSAN)
+  __tsan_acquire(hb);
+#endif
   return g_sync.slot[g_cur].res;
 }
 
-inline int run_grid() {
-  const unsigned n = g_block_dim.x * g_block_dim.y * g_block_dim.z;
-  if (!ensure_stacks(n)) {
-    err_add("Gagal menyiapkan stack untuk %u fiber (mmap).", n);
-    return kRuntime;
-  }
-  for (unsigned t = 0; t < n; ++t) g_tids[t] = thread_index_of(t);
+// Runs the blocks in turn; in each, resumes every runnable fiber in index
+// order until all have returned. BlockSync decides who is runnable.
+CUDACPU_RT inline int run_blocks(unsigned n) {
   const unsigned long long blocks =
       static_cast<unsigned long long>(g_grid_dim.x) * g_grid_dim.y * g_grid_dim.z;
   for (unsigned long long b = 0; b < blocks; ++b) {
     g_bid = block_index_of(b);
+#if defined(CUDACPU_TSAN)
+    g_block_lin = b;
+#endif
     g_sync.begin(n, g_bid);
     for (unsigned t = 0; t < n; ++t) ctx_init(g_fib[t], stack_lo(t), kStackSize, &fiber_main, nullptr, g_sched);
     while (g_sync.done < n) {
@@ -723,17 +782,42 @@ inline int run_grid() {
         g_cur = t;
         g_tid = g_tids[t];
         switch_to_fiber(t);
-        if (g_sync.failed) {
-#if defined(CUDACPU_ASAN)
-          // Abandoned fibers leave poisoned frames behind; the stacks are reused.
-          ASAN_UNPOISON_MEMORY_REGION(g_stacks, g_stack_count * stack_stride());
-#endif
-          return g_sync.failed;
-        }
+        if (g_sync.failed) return g_sync.failed;
       }
     }
   }
   return kOk;
+}
+
+CUDACPU_RT inline int run_grid() {
+  const unsigned n = g_block_dim.x * g_block_dim.y * g_block_dim.z;
+  if (!ensure_stacks(n)) {
+    err_add("Gagal menyiapkan stack untuk %u fiber (mmap).", n);
+    return kRuntime;
+  }
+  for (unsigned t = 0; t < n; ++t) g_tids[t] = thread_index_of(t);
+#if defined(CUDACPU_TSAN)
+  g_tsan_main = __tsan_get_current_fiber();
+  for (unsigned t = 0; t < n; ++t) g_tsan_fib[t] = __tsan_create_fiber(0);
+  __tsan_release(&g_hb_block[1]);  // what the launcher wrote, for block 0
+#endif
+  const int rc = run_blocks(n);
+#if defined(CUDACPU_TSAN)
+  __tsan_acquire(&g_hb_block[0]);
+  __tsan_acquire(&g_hb_block[1]);
+  for (unsigned t = 0; t < n; ++t) __tsan_destroy_fiber(g_tsan_fib[t]);
+#endif
+  if (rc != kOk) {
+    // Abandoned fibers leave live frames on their stacks; give the stacks
+    // back so no sanitizer state (poison, access history) outlives them.
+#if defined(CUDACPU_ASAN)
+    ASAN_UNPOISON_MEMORY_REGION(g_stacks, g_stack_count * stack_stride());
+#endif
+    munmap(g_stacks, g_stack_count * stack_stride());
+    g_stacks = nullptr;
+    g_stack_count = 0;
+  }
+  return rc;
 }
 
 }  // namespace cudacpu
@@ -971,7 +1055,7 @@ inline pthread_mutex_t g_launch_mx = PTHREAD_MUTEX_INITIALIZER;
 
 // cfg: grid x,y,z then block x,y,z. The Python side validates first; the
 // checks here only keep a direct caller from crashing the process.
-inline int launch(const char* name, void (*thunk)(void**), const unsigned* cfg, unsigned long long smem,
+CUDACPU_RT inline int launch(const char* name, void (*thunk)(void**), const unsigned* cfg, unsigned long long smem,
                   void** args) {
   pthread_mutex_lock(&g_launch_mx);
   err_clear();

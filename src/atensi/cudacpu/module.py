@@ -40,14 +40,9 @@ def resolve_mode(mode: str | None, sanitize: str | None) -> tuple[str, str | Non
     if sanitize is not None and sanitize not in SANITIZERS:
         raise ValueError(f"sanitize harus None, 'address' atau 'thread', bukan {sanitize!r}.")
     if mode is None:
-        mode = os.environ.get("ATENSI_CUDACPU_MODE") or ("threads" if sanitize == "thread" else "fibers")
+        mode = os.environ.get("ATENSI_CUDACPU_MODE") or "fibers"
     if mode not in MODES:
         raise ValueError(f"mode harus 'fibers' atau 'threads', bukan {mode!r}.")
-    if sanitize == "thread" and mode != "threads":
-        raise ValueError(
-            "sanitize='thread' butuh mode='threads': ThreadSanitizer hanya melihat race antar-thread "
-            "sungguhan, sedangkan mode 'fibers' menjalankan semua thread block di satu thread CPU."
-        )
     return mode, sanitize
 
 
@@ -101,7 +96,7 @@ def check_launch(kernel: str, grid, block) -> tuple[tuple[int, int, int], tuple[
 
 
 class _AsanCopies:
-    """Copy array arguments into exactly-sized malloc buffers for the launch.
+    """Copy array arguments into exactly-sized heap buffers for the launch.
 
     NumPy buffers may be bigger than the array (small-allocation cache,
     slices of a larger base), so a read one past the end would land in valid
@@ -111,16 +106,18 @@ class _AsanCopies:
 
     def __init__(self, packed: _args.Packed):
         libc = ctypes.CDLL(None)
-        self._malloc, self._free = libc.malloc, libc.free
-        self._malloc.restype, self._malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]
+        memalign, self._free = libc.posix_memalign, libc.free
+        memalign.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_size_t]
         self._free.argtypes = [ctypes.c_void_p]
         self._bufs: dict[tuple[int, int], list] = {}
         for _, param, arr, holder in packed.arrays:
             key = (arr.ctypes.data, arr.nbytes)
             if key not in self._bufs:
-                buf = self._malloc(arr.nbytes)
-                if not buf:
-                    raise MemoryError(f"malloc({arr.nbytes}) gagal.")
+                buf = ctypes.c_void_p()
+                if memalign(ctypes.byref(buf), 64, arr.nbytes) != 0:  # 64: float4 loads stay aligned
+                    self.finish(copy_back=False)
+                    raise MemoryError(f"posix_memalign({arr.nbytes}) gagal.")
+                buf = buf.value or 0
                 ctypes.memmove(buf, arr.ctypes.data, arr.nbytes)
                 self._bufs[key] = [buf, arr, False]
             self._bufs[key][2] |= not param.const
@@ -198,10 +195,15 @@ class RawModule:
     path      name used in ``#line`` so g++/sanitizer messages point at the .cu
               line (e.g. "kernels/softmax.cu").
     mode      "fibers" (default; deterministic, detects barrier deadlock) or
-              "threads" (one pthread per CUDA thread, for ThreadSanitizer).
-    sanitize  None, "address" or "thread" (needs mode="threads"). A sanitized
-              module loads only in a process started with the sanitizer
-              runtime preloaded: see ``run_in_subprocess``.
+              "threads" (one OS thread per CUDA thread: real concurrency,
+              slow -- a few ms per __syncthreads).
+    sanitize  None, "address" or "thread", in either mode. A sanitized module
+              loads only in a process started with the sanitizer runtime
+              preloaded: see ``run_in_subprocess``. With "thread" in fibers
+              mode each CUDA thread is a ThreadSanitizer fiber and only the
+              barriers order them, so races are found as with real threads.
+    Defaults for mode/sanitize come from ATENSI_CUDACPU_MODE and
+    ATENSI_CUDACPU_SANITIZE when set (run_python_in_subprocess sets them).
     options   CuPy-style options; -D/-U/-I are passed to g++, NVRTC-only ones
               (-arch, -lineinfo, --use_fast_math, -std) are ignored.
     """
