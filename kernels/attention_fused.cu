@@ -25,7 +25,8 @@
 //          part of q and of the accumulator o in registers (DH <= 32 floats each:
 //          no spills). The P partial dot products are added with __shfl_xor_sync
 //          (1 or 2 steps), so every thread of the row knows s_j and updates m, l
-//          and its part of o itself.
+//          and its part of o itself. __launch_bounds__(128, 3) keeps registers at
+//          or below 168 per thread, so three blocks (12 warps) fit on one SM.
 //          Keys come in tiles of FUSED_BK = 32 rows of K and V, loaded by the whole
 //          block into shared memory (zero-padded past T and past d_k, so padding
 //          adds nothing to dot products or to o), then read by every row.
@@ -145,27 +146,28 @@ __device__ __forceinline__ void attention_fused_body(
     }
 }
 
-extern "C" __global__ void attention_fused_d32(const float* Q, const float* K, const float* V,
-                                               float* O, int T, int d_k, int H, float scale,
-                                               int causal)
+// Three blocks of 128 threads per SM at least: registers stay <= 168 (see the header).
+extern "C" __global__ void __launch_bounds__(FUSED_THREADS, 3)
+attention_fused_d32(const float* Q, const float* K, const float* V, float* O,
+                    int T, int d_k, int H, float scale, int causal)
 {
     alignas(16) __shared__ float Ks[FUSED_TILE(32, 2)];
     alignas(16) __shared__ float Vs[FUSED_TILE(32, 2)];
     attention_fused_body<32, 2>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
 }
 
-extern "C" __global__ void attention_fused_d64(const float* Q, const float* K, const float* V,
-                                               float* O, int T, int d_k, int H, float scale,
-                                               int causal)
+extern "C" __global__ void __launch_bounds__(FUSED_THREADS, 3)
+attention_fused_d64(const float* Q, const float* K, const float* V, float* O,
+                    int T, int d_k, int H, float scale, int causal)
 {
     alignas(16) __shared__ float Ks[FUSED_TILE(64, 2)];
     alignas(16) __shared__ float Vs[FUSED_TILE(64, 2)];
     attention_fused_body<64, 2>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
 }
 
-extern "C" __global__ void attention_fused_d128(const float* Q, const float* K, const float* V,
-                                                float* O, int T, int d_k, int H, float scale,
-                                                int causal)
+extern "C" __global__ void __launch_bounds__(FUSED_THREADS, 3)
+attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
+                     int T, int d_k, int H, float scale, int causal)
 {
     alignas(16) __shared__ float Ks[FUSED_TILE(128, 4)];
     alignas(16) __shared__ float Vs[FUSED_TILE(128, 4)];

@@ -64,7 +64,8 @@ def test_nvrtc_compiles_every_variant_without_spills(arch):
     assert report.path == "kernels/attention_fused.cu"
     assert set(report.kernels) == set(VARIANTS), report.log
     for name, res in report.kernels.items():
-        assert res.registers > 0, report.log
+        # __launch_bounds__(128, 3): three blocks share an SM's 65536 registers.
+        assert 0 < res.registers <= 168, (name, report.log)
         assert res.spill_stores == res.spill_loads == res.stack_frame == 0, (name, report.log)
         # K and V tiles in shared memory: 2 · BK rows · (D + P · skew) floats, nothing else.
         width, rows = VARIANTS[name]
@@ -81,7 +82,7 @@ def test_python_constants_match_the_source():
     text = SOURCE.read_text()
     for name, (width, rows) in VARIANTS.items():
         parts = kernels.FUSED_THREADS // rows
-        assert f'extern "C" __global__ void {name}(' in text
+        assert re.search(rf'extern "C" __global__ void __launch_bounds__\(FUSED_THREADS, 3\)\s+{name}\(', text)
         assert f"attention_fused_body<{width}, {parts}>" in text
         assert re.search(rf"{name}\s+d_k <= {width},\s+P = {parts}, R = {rows} rows", text)
 

@@ -293,7 +293,7 @@ def dot_product_histograms(samples, *, scale=False):
         ax = fig.add_axes([0.15, bottom + 0.3 * height, 0.8, 0.55 * height])
         label = "dibagi √d_k" if scale else "tanpa pembagian"
         _draw_histogram(ax, values, limit=limit,
-                        title=f"d_k = {format_number(d, 0)} ({label}): simpangan baku "
+                        title=f"d_k = {int(d)} ({label}): simpangan baku "
                               f"{format_number(np.std(values), 1)}")
         if n < len(keys) - 1:
             ax.set_xlabel("")
@@ -319,7 +319,7 @@ def sharpness_figure(dots, row_scores, *, d_k, scale, limit):
     kind = "dibagi √d_k" if scale else "tanpa pembagian"
     _draw_histogram(top, dots, limit=limit,
                     title=f"Sebaran {format_number(len(dots), 0)} dot product acak, {kind}\n"
-                          f"d_k = {format_number(d_k, 0)}: simpangan baku ≈ {spread}")
+                          f"d_k = {int(d_k)}: simpangan baku ≈ {spread}")
     p = softmax(np.asarray(row_scores, dtype=np.float64))
     _draw_row_bars(bottom, p, title=f"Softmax satu baris ({p.size} key); garis putus = seragam",
                    reference=1 / p.size)

@@ -13,10 +13,14 @@ Hidup atau statis? Ditentukan secara eksplisit oleh variabel lingkungan
 
 * tidak ada (Jupyter, Colab, VS Code): kontrol ipywidgets yang menggambar
   ulang gambar setiap kali penggeser digeser (butuh kernel);
-* ``ATENSI_BOOK=1`` (diset oleh build buku, ``make book``): kembaran statis,
-  HTML + JavaScript mandiri dengan semua bingkai sudah digambar, bekerja di
-  halaman buku tanpa kernel dan tanpa jaringan. Pada mode ini ipywidgets sama
-  sekali tidak dibuat, sehingga halaman tidak berisi keadaan widget beku.
+* ``ATENSI_BOOK=1``: kembaran statis, HTML + JavaScript mandiri dengan semua
+  bingkai sudah digambar, bekerja di halaman buku tanpa kernel dan tanpa
+  jaringan. Pada mode ini ipywidgets sama sekali tidak dibuat, sehingga
+  halaman tidak berisi keadaan widget beku. Build buku menyetelnya sendiri:
+  modul ini juga ekstensi Sphinx (``atensi.widgets`` di ``extra_extensions``
+  pada ``_config.yml``), dan kernel yang menjalankan bab mewarisi lingkungan
+  proses build. Catatan: hasil dari ``.jupyter_cache`` yang dieksekusi tanpa
+  variabel ini masih berisi widget beku; hapus cache itu sekali.
 
 Argumen ``mode="live"`` atau ``mode="static"`` mengalahkan variabel itu.
 Fungsi langsung: ``sharpness_explorer()`` / ``sharpness_static()``, dan
@@ -107,7 +111,7 @@ def _sharpness_text(v):
     f = plots.format_number
     root = math.sqrt(v["d_k"])
     how = f"dibagi √d_k = {f(root, 0 if root.is_integer() else 2)}" if v["scale"] else "tanpa pembagian"
-    head = f"<b>d_k = {f(v['d_k'], 0)}</b>, {how}; simpangan baku dot product ≈ {f(v['spread'], 2)}"
+    head = f"<b>d_k = {v['d_k']}</b>, {how}; simpangan baku dot product ≈ {f(v['spread'], 2)}"
 
     rows = [("Baris yang digambar", v["p_max"], v["entropy"], v["jacobian"]),
             (f"Rata-rata {SHARP_ROWS} baris", v["mean_p_max"], v["mean_entropy"],
@@ -373,7 +377,7 @@ border-radius:6px;box-sizing:border-box;font-size:.9rem;line-height:1.35;overflo
 .atensi-explorer .atensi-readout th,.atensi-explorer .atensi-readout td{padding:.1em .4em;
 text-align:right;border-bottom:1px solid #e1e4e8}
 .atensi-explorer .atensi-readout th[scope=row]{text-align:left;font-weight:normal}
-.atensi-explorer .atensi-note{font-size:.85em;color:#57606a}
+.atensi-explorer .atensi-note{font-size:.85em;opacity:.75}
 """
 
 # Frames are looked up by the key "i,j,k" of control value indices. Earlier
@@ -531,7 +535,7 @@ def sharpness_static(d_k=64, scale=False):
     """Kembaran statis penjelajah 1: 13 nilai d_k (1..4096) × dengan/tanpa √d_k."""
     controls = [
         Control("d_k", "d_k", "range", D_K_VALUES,
-                tuple(f"d_k = {plots.format_number(d, 0)}" for d in D_K_VALUES),
+                tuple(f"d_k = {d}" for d in D_K_VALUES),
                 D_K_VALUES.index(d_k)),
         _checkbox("scale", "bagi dengan √d_k", scale),
     ]

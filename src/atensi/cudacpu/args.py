@@ -42,7 +42,7 @@ class Param:
         return f"const {base}*" if self.const else f"{base}*"
 
     def accepts(self, dtype: np.dtype) -> bool:
-        if self.code in ("v",) or self.code.startswith("o"):
+        if self.code == "v" or self.code.startswith("o"):
             return True
         if self.code == "c1":
             return dtype in (np.dtype(np.int8), np.dtype(np.uint8))
@@ -90,8 +90,8 @@ def _check_array(i: int, p: Param, a: np.ndarray, kernel: str) -> None:
         )
     if not p.const and not a.flags.writeable:
         raise ValueError(
-            f"{_label(i, p)} read-only, padahal parameter kernel {p.ctype} boleh ditulisi. "
-            f"Berikan salinan yang bisa ditulisi: {p.name}.copy()."
+            f"{_label(i, p)} hanya bisa dibaca (read-only), padahal parameter kernel {p.ctype} boleh "
+            f"ditulisi oleh kernel. Berikan salinan yang bisa ditulisi: {p.name}.copy()."
         )
 
 
@@ -132,7 +132,7 @@ def _scalar_bytes(i: int, p: Param, v, kernel: str) -> np.ndarray:
 class Packed:
     argv: ctypes.Array            # void*[n], each pointing at one argument's bytes
     keep: list                    # buffers that must outlive the launch
-    arrays: list                  # (parameter, array) for every pointer argument
+    arrays: list                  # (index, Param, array, pointer holder) per array argument
 
 
 def pack(params: tuple[Param, ...], args, kernel: str) -> Packed:

@@ -39,8 +39,8 @@ def resolve_mode(mode: str | None, sanitize: str | None) -> tuple[str, str | Non
         sanitize = None
     if sanitize is not None and sanitize not in SANITIZERS:
         raise ValueError(f"sanitize harus None, 'address' atau 'thread', bukan {sanitize!r}.")
-    if mode is None:
-        mode = os.environ.get("ATENSI_CUDACPU_MODE") or "fibers"
+    if mode is None:  # "thread" alone means real threads; mode="fibers" opts into TSan fibers
+        mode = os.environ.get("ATENSI_CUDACPU_MODE") or ("threads" if sanitize == "thread" else "fibers")
     if mode not in MODES:
         raise ValueError(f"mode harus 'fibers' atau 'threads', bukan {mode!r}.")
     return mode, sanitize
@@ -131,6 +131,20 @@ class _AsanCopies:
         self._bufs.clear()
 
 
+def build_library(code: str, *, path: str = "<kode-cuda>", mode: str | None = None,
+                  sanitize: str | None = None, options=()) -> tuple[Path, bool, dict]:
+    """Compile ``code`` (or find it in the cache) without loading it.
+
+    Returns (library path, compiled now?, kernels found). Also fine for a
+    sanitized build, e.g. to compile before starting a sanitizer subprocess.
+    """
+    mode, sanitize = resolve_mode(mode, sanitize)
+    decls = source.find_kernels(code)
+    tu = source.translation_unit(code, path, decls)
+    lib, compiled = build.build(tu, path=path, flags=build.flags_for(mode, sanitize, options))
+    return lib, compiled, decls
+
+
 class RawKernel:
     """One ``__global__`` function; call it like ``cupy.RawKernel``."""
 
@@ -197,11 +211,12 @@ class RawModule:
     mode      "fibers" (default; deterministic, detects barrier deadlock) or
               "threads" (one OS thread per CUDA thread: real concurrency,
               slow -- a few ms per __syncthreads).
-    sanitize  None, "address" or "thread", in either mode. A sanitized module
-              loads only in a process started with the sanitizer runtime
-              preloaded: see ``run_in_subprocess``. With "thread" in fibers
-              mode each CUDA thread is a ThreadSanitizer fiber and only the
-              barriers order them, so races are found as with real threads.
+    sanitize  None, "address" or "thread" (mode defaults to "threads" then).
+              A sanitized module loads only in a process started with the
+              sanitizer runtime preloaded: see ``run_in_subprocess``. "thread"
+              with mode="fibers" is much faster: each CUDA thread is a
+              ThreadSanitizer fiber and only the barriers order them, so races
+              are found as with real threads.
     Defaults for mode/sanitize come from ATENSI_CUDACPU_MODE and
     ATENSI_CUDACPU_SANITIZE when set (run_python_in_subprocess sets them).
     options   CuPy-style options; -D/-U/-I are passed to g++, NVRTC-only ones
@@ -219,11 +234,9 @@ class RawModule:
         self.path = str(path) if path is not None else "<kode-cuda>"
         self.mode, self.sanitize = resolve_mode(mode, sanitize)
         self.options = tuple(options) if not isinstance(options, str) else (options,)
-        self._decls = source.find_kernels(code)
-        tu = source.translation_unit(code, self.path, self._decls)
         t0 = time.perf_counter()
-        self.library_path, self.compiled = build.build(
-            tu, path=self.path, flags=build.flags_for(self.mode, self.sanitize, self.options))
+        self.library_path, self.compiled, self._decls = build_library(
+            code, path=self.path, mode=self.mode, sanitize=self.sanitize, options=self.options)
         self.compile_seconds = time.perf_counter() - t0
         if self.sanitize and not runtime_loaded(self.sanitize):
             lib = "libasan.so" if self.sanitize == "address" else "libtsan.so"
