@@ -35,6 +35,8 @@ def test_format_number_is_indonesian():
     assert plots.format_number(1048576, 0) == "1.048.576"
     assert plots.format_number(-1.5, 1) == "−1,5"
     assert plots.format_number(-np.inf) == "−∞"
+    assert plots.format_number(-0.0) == "0,00"
+    assert plots.format_number(-0.0001, 3) == "0,000"
 
 
 def test_figures_show_themselves_as_png_without_pyplot():

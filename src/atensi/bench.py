@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import math
 import os
 import platform
 import statistics
@@ -381,8 +380,9 @@ def _gpu_fits(method, B, T):
     return 3 * B * H * T * T * 4 < 0.8 * free
 
 
-def _cases(preset, device):
-    """(device, B, T, [method keys]) in table order: sweep at B = 1, then larger B."""
+def _cases(preset, device, skipped):
+    """(device, B, T, [method keys]) in table order: sweep at B = 1, then larger B.
+    Methods left out for memory are appended to ``skipped``."""
     gpu = device in ("auto", "gpu") and _gpu_ready()
     if device == "gpu" and not gpu:
         raise RuntimeError(
@@ -397,6 +397,8 @@ def _cases(preset, device):
             keys = ["numpy_naive", "numpy_blocked"]
             if B * H * T * T * 4 > preset.max_square_bytes:
                 keys.remove("numpy_naive")
+                skipped.append({"method": "numpy_naive", "device": "cpu", "B": B, "T": T,
+                                "why": f"array (B, H, T, T) lebih dari {preset.max_square_bytes / 2**30:g} GiB"})
             if B == 1 and T in preset.emulation_T:
                 keys += ["cpu_chain_v2", "cpu_fused"]
             cases.append(("cpu", B, T, keys))
@@ -409,7 +411,7 @@ def _cases(preset, device):
     return cases
 
 
-def _measure_case(device, B, T, keys, preset, progress):
+def _measure_case(device, B, T, keys, preset, progress, skipped):
     Q, K, V = _inputs(B, T)
     xp = np
     if device == "gpu":
@@ -420,6 +422,8 @@ def _measure_case(device, B, T, keys, preset, progress):
     for key in keys:
         method = METHODS[key]
         if device == "gpu" and not _gpu_fits(method, B, T):
+            skipped.append({"method": key, "device": "gpu", "B": B, "T": T,
+                            "why": "memori GPU tidak cukup"})
             continue
         if progress:
             progress(f"mengukur {method.label}, B = {B}, T = {T} ...")
@@ -477,9 +481,9 @@ def run(preset="quick", device="auto", *, progress=None):
         )
     p = preset if isinstance(preset, Preset) else PRESETS[preset]
     start = time.perf_counter()
-    rows = []
-    for case in _cases(p, device):
-        rows += _measure_case(*case, p, progress)
+    rows, skipped = [], []
+    for case in _cases(p, device, skipped):
+        rows += _measure_case(*case, p, progress, skipped)
     machine = machine_info()
     peak = (machine["gpu"] or {}).get("fp32_peak_gflops")
     for r in rows:
@@ -491,6 +495,7 @@ def run(preset="quick", device="auto", *, progress=None):
         "seconds": time.perf_counter() - start,
         "machine": machine,
         "rows": rows,
+        "skipped": skipped,
     }
 
 
@@ -680,6 +685,10 @@ def _main(argv=None):
             print(f"\n{title} — attention kausal, H = {H}, d_k = {D_K}")
             print(caption(results, device))
             print(format_table(results, device))
+            for s in results.get("skipped", []):
+                if s["device"] == device:
+                    print(f"Dilewati: {METHODS[s['method']].label}, B = {s['B']}, T = {s['T']} "
+                          f"({s['why']}).")
     if not results["machine"]["gpu"]:
         print("\nTidak ada GPU yang terlihat oleh CuPy: baris GPU dilewati.")
     print()

@@ -39,7 +39,8 @@ def entropy(p, axis=-1):
     """
     p = _probabilities(p)
     safe = np.where(p > 0, p, 1.0)
-    return -np.sum(np.where(p > 0, p * np.log(safe), 0.0), axis=axis)
+    # 0.0 - x, not -x: a one-hot row gives 0.0, not -0.0.
+    return 0.0 - np.sum(np.where(p > 0, p * np.log(safe), 0.0), axis=axis)
 
 
 def softmax_jacobian(p):

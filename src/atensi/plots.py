@@ -61,7 +61,10 @@ def format_number(x, digits=2):
         return "−∞" if x < 0 else "∞"
     if math.isnan(x):
         return "NaN"
-    return id_float(x, digits).replace("-", "−")
+    text = id_float(x, digits)
+    if not text.strip("-0,."):
+        return text.lstrip("-")  # -0.0001 rounds to "0,000", not "−0,000"
+    return text.replace("-", "−")
 
 
 _TICKS = FuncFormatter(lambda x, _pos: format_number(x, 0 if float(x).is_integer() else 2))

@@ -118,8 +118,8 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128):
                 future = xp.arange(k0, k1)[None, :] > xp.arange(q0, q1)[:, None]
                 xp.copyto(S, dtype.type(-np.inf), where=future)
             m_new = xp.maximum(m, S.max(axis=-1, keepdims=True))
-            # m_new is finite: every row of every visited tile has j <= i or
-            # no mask at all, so exp never sees -inf - (-inf).
+            # Key tiles start at k0 <= q0 <= i, so every row sees key k0: m_new is
+            # finite and exp never meets -inf - (-inf) (alpha = 0 on the first tile).
             alpha = xp.exp(m - m_new)
             S -= m_new
             P = xp.exp(S, out=S)
