@@ -5,6 +5,7 @@ for being consistent with each other (GFLOP/s from the time, ratios from the
 fastest row).
 """
 
+import dataclasses
 import datetime as dt
 import json
 import math
@@ -102,6 +103,17 @@ def test_json_records_machine_and_date(tiny, tmp_path):
     if not kernels.gpu_available():
         assert m["gpu"] is None
     assert "Diukur pada" in bench.caption(loaded) and loaded["date"][:10] in bench.caption(loaded)
+
+
+def test_square_method_too_big_is_skipped_and_said_so():
+    preset = dataclasses.replace(bench.PRESETS["tiny"], max_square_bytes=2**20, emulation_T=())
+    results = bench.run(preset, device="cpu")
+    assert results["preset"] == "custom"
+    assert ("numpy_naive", 256) not in {(r["method"], r["T"]) for r in results["rows"]}
+    assert results["skipped"] == [
+        {"method": "numpy_naive", "device": "cpu", "B": 1, "T": 256,
+         "why": "array (B, H, T, T) lebih dari 1 MiB"}
+    ]
 
 
 def test_load_results_without_a_file_gives_none(tmp_path):

@@ -171,6 +171,7 @@ def phone_check(page, root, shot: Path):
         box = root.locator(selector).first.bounding_box()
         assert box is not None and box["width"] > 100
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (selector, box)
+        assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], (selector, box)
     box = root.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     shot.parent.mkdir(parents=True, exist_ok=True)

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from atensi import kernels, reference
-from atensi.formatting import id_float
+from atensi.formatting import id_bytes, id_float
 
 H, D_K = 12, 64  # ANDREA-120M: 12 heads of d_k = 64
 ANDREA_T = 1024
@@ -398,7 +398,7 @@ def _cases(preset, device, skipped):
             if B * H * T * T * 4 > preset.max_square_bytes:
                 keys.remove("numpy_naive")
                 skipped.append({"method": "numpy_naive", "device": "cpu", "B": B, "T": T,
-                                "why": f"array (B, H, T, T) lebih dari {preset.max_square_bytes / 2**30:g} GiB"})
+                                "why": f"array (B, H, T, T) lebih dari {id_bytes(preset.max_square_bytes)}"})
             if B == 1 and T in preset.emulation_T:
                 keys += ["cpu_chain_v2", "cpu_fused"]
             cases.append(("cpu", B, T, keys))
@@ -428,11 +428,14 @@ def _measure_case(device, B, T, keys, preset, progress, skipped):
         if progress:
             progress(f"mengukur {method.label}, B = {B}, T = {T} ...")
         fn = _callable(key, Q, K, V)
-        fn()  # warm-up: compilation, caches, first-touch
         if device == "cpu":
+            # The traced run is also the warm-up (compilation, caches): the CPU
+            # rows are slow, so every run counts. The memory it allocates to
+            # compile is tiny next to the arrays.
             out, peak = _peak_cpu(fn)
             seconds, n = _time_cpu(fn, preset.repeats, preset.max_seconds)
         else:
+            fn()  # warm-up: NVRTC compilation, memory pool, cuBLAS handles
             out, peak = _peak_gpu(fn, key == "torch_sdpa")
             if key == "torch_sdpa":
                 out = xp.from_dlpack(out)
