@@ -11,11 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from babel.messages.mofile import write_mo
+from docutils import nodes
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from babel.messages.pofile import read_po
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 TEMPLATES_DIR = Path(__file__).parent / "templates"  # buttons whose text is not translatable
 SEARCH_PLACEHOLDER = "Cari di buku ini..."
+# sphinx-exercise hard-codes English titles: "Exercise 4.1", "Solution to Exercise 4.1".
+EXERCISE_FORMAT = "Latihan %s"
+EXERCISE_WORDS = (("Solution to", "Jawaban"), ("Exercise", "Latihan"))
 
 
 def compile_catalogs() -> list[str]:
@@ -36,6 +41,28 @@ def configure(app, config):
     options["search_bar_text"] = SEARCH_PLACEHOLDER
     config.html_theme_options = options
     config.templates_path = [str(TEMPLATES_DIR), *config.templates_path]
+    config.numfig_format = {**(config.numfig_format or {}), "exercise": EXERCISE_FORMAT}
+
+
+class SolutionTitleInIndonesian(SphinxPostTransform):
+    """Rename "Solution to Exercise 4.1" to "Jawaban Latihan 4.1"."""
+
+    default_priority = 22  # right after sphinx-exercise resolves the titles
+
+    def run(self):
+        from sphinx_exercise.nodes import solution_node
+
+        for node in self.document.findall(solution_node):
+            title = node.children[0]
+            for text in list(title.findall(nodes.Text)):
+                text.parent.replace(text, nodes.Text(_indonesian(text.astext())))
+            node["title"] = _indonesian(node.get("title", ""))
+
+
+def _indonesian(text):
+    for english, indonesian in EXERCISE_WORDS:
+        text = text.replace(english, indonesian)
+    return text
 
 
 def setup(app):
@@ -43,4 +70,5 @@ def setup(app):
         app.add_message_catalog(domain, str(LOCALE_DIR))
     # Before sphinx-book-theme reads html_theme_options.
     app.connect("config-inited", configure, priority=100)
+    app.add_post_transform(SolutionTitleInIndonesian)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
