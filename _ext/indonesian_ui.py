@@ -21,6 +21,8 @@ SEARCH_PLACEHOLDER = "Cari di buku ini..."
 # sphinx-exercise hard-codes English titles: "Exercise 4.1", "Solution to Exercise 4.1".
 EXERCISE_FORMAT = "Latihan %s"
 EXERCISE_WORDS = (("Solution to", "Jawaban"), ("Exercise", "Latihan"))
+# sphinx-togglebutton's hint on the solution dropdowns ("Click to show").
+TOGGLE_HINTS = {"togglebutton_hint": "Klik untuk melihat", "togglebutton_hint_hide": "Klik untuk menutup"}
 
 
 def compile_catalogs() -> list[str]:
@@ -42,6 +44,8 @@ def configure(app, config):
     config.html_theme_options = options
     config.templates_path = [str(TEMPLATES_DIR), *config.templates_path]
     config.numfig_format = {**(config.numfig_format or {}), "exercise": EXERCISE_FORMAT}
+    for name, text in TOGGLE_HINTS.items():
+        setattr(config, name, text)
 
 
 class SolutionTitleInIndonesian(SphinxPostTransform):
@@ -56,6 +60,13 @@ class SolutionTitleInIndonesian(SphinxPostTransform):
             title = node.children[0]
             for text in list(title.findall(nodes.Text)):
                 text.parent.replace(text, nodes.Text(_indonesian(text.astext())))
+            # The link text starts with the space after "Jawaban": move it out
+            # of the link, or the underline starts with a blank.
+            for link in list(title.findall(nodes.reference)):
+                first = link.children[0] if link.children else None
+                if isinstance(first, nodes.Text) and first.astext().startswith(" "):
+                    link.replace(first, nodes.Text(first.astext().lstrip()))
+                    link.parent.insert(link.parent.index(link), nodes.Text(" "))
             node["title"] = _indonesian(node.get("title", ""))
 
 

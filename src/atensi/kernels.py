@@ -126,22 +126,40 @@ def _display_name(path: Path) -> str:
         return str(path)
 
 
-@functools.lru_cache(maxsize=None)
-def _preload_nvrtc() -> None:
-    """Load libnvrtc from the pip wheel (nvidia-cuda-nvrtc-cu12) if it is there.
+# CUDA libraries that CuPy 13 opens by file name only, as pip wheels ship them
+# (requirements-gpu.txt): (module under nvidia/, libraries in load order).
+_CUDA_WHEELS = (
+    ("cuda_nvrtc", ("libnvrtc.so.12",)),
+    ("cublas", ("libcublasLt.so.12", "libcublas.so.12")),
+)
 
-    CuPy's wheel looks for libnvrtc.so.12 on the library path only; loading
-    the wheel's copy globally first lets CuPy find it, with or without a GPU.
+
+@functools.lru_cache(maxsize=None)
+def _preload_cuda_wheels() -> None:
+    """Load NVRTC and cuBLAS from their pip wheels, when they are installed.
+
+    CuPy's wheel looks for libnvrtc.so.12 and libcublas.so.12 on the library
+    path only, and a machine with just the NVIDIA driver (no CUDA toolkit) has
+    neither there. Loading the wheels' copies globally first lets CuPy find
+    them: NVRTC (also without a GPU) and cuBLAS (``cp.matmul``, used by
+    :mod:`atensi.reference` on CuPy arrays).
     """
-    try:
-        import nvidia.cuda_nvrtc as wheel
-    except ImportError:
-        return
-    for folder in wheel.__path__:
-        lib = Path(folder) / "lib" / "libnvrtc.so.12"
-        if lib.is_file():
-            ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)
-            return
+    import importlib
+
+    for package, libs in _CUDA_WHEELS:
+        try:
+            wheel = importlib.import_module(f"nvidia.{package}")
+        except ImportError:
+            continue
+        for folder in wheel.__path__:
+            paths = [Path(folder) / "lib" / lib for lib in libs]
+            if all(path.is_file() for path in paths):
+                try:
+                    for path in paths:
+                        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+                except OSError:
+                    pass  # CuPy then reports the missing library itself
+                break
 
 
 @functools.lru_cache(maxsize=None)
@@ -151,6 +169,7 @@ def _gpu_status() -> tuple[bool, str]:
         import cupy
     except ImportError:
         return False, "CuPy tidak terpasang (pip install -r requirements-gpu.txt)"
+    _preload_cuda_wheels()
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as err:  # no driver: cudaErrorInsufficientDriver and friends
@@ -227,7 +246,7 @@ def get_function(file: str, name: str, backend: str):
     module = _modules.get(key)
     if module is None:
         if backend == "cupy":
-            _preload_nvrtc()
+            _preload_cuda_wheels()
             import cupy
 
             module = cupy.RawModule(code=source, options=NVRTC_OPTIONS)
@@ -335,7 +354,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
             f"Argumen 'arch' harus berbentuk 'sm_XX' (misalnya 'sm_90'), tetapi yang "
             f"diterima {arch!r}. Dengan 'compute_XX' ptxas tidak berjalan dan tidak ada laporan."
         )
-    _preload_nvrtc()
+    _preload_cuda_wheels()
     try:
         from cupy.cuda import nvrtc
 

@@ -140,15 +140,20 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
         annotate = max(rows, cols) <= 8
     if annotate:
         lo, hi = image.get_clim()
+        whole = bool(np.all(M[~hidden] == np.round(M[~hidden])))  # integers: no ",00"
+        # Digits as large as the cells allow, within [SMALL - 1.5, SMALL - 0.5] points.
+        cell_pt = 72 * ax.get_position().width * ax.figure.get_figwidth() / max(rows, cols)
+        size = max(SMALL - 1.5, min(SMALL - 0.5, cell_pt / 4.5))
         for i in range(rows):
             for j in range(cols):
                 if hidden[i, j]:
                     text, dark = masked_label, False
                 else:
-                    text = format_number(M[i, j], 2 if abs(M[i, j]) < 10 else 1)
+                    digits = 0 if whole else (2 if abs(M[i, j]) < 10 else 1)
+                    text = format_number(M[i, j], digits)
                     level = (M[i, j] - lo) / (hi - lo) if hi > lo else 0.5
                     dark = _is_dark(colormap, level)
-                ax.text(j, i, text, ha="center", va="center", fontsize=SMALL - 1.5,
+                ax.text(j, i, text, ha="center", va="center", fontsize=size,
                         color="white" if dark else "black")
     _position_ticks(ax, cols, "x")
     _position_ticks(ax, rows, "y")
@@ -195,8 +200,8 @@ def mask_pattern(T):
         raise ValueError(f"Argumen 'T' harus bilangan bulat >= 1, tetapi yang diterima {T!r}.")
     T = int(T)
     visible = np.tril(np.ones((T, T)))
-    fig = new_figure(4.2, 3.9)
-    ax = fig.add_axes([0.14, 0.12, 0.8, 0.78])
+    fig = new_figure(4.2, 4.1)
+    ax = fig.add_axes([0.14, 0.11, 0.8, 0.74])
     colors = ListedColormap([MASKED, "#4c9a6a"])
     ax.imshow(visible, cmap=colors, vmin=0, vmax=1, interpolation="nearest")
     if T <= 12:
@@ -205,12 +210,16 @@ def mask_pattern(T):
                 ax.text(j, i, "✓" if j <= i else "−∞", ha="center", va="center",
                         fontsize=SMALL - (1 if T > 8 else 0),
                         color="white" if j <= i else "#555555")
-    ax.plot([-0.5, T - 0.5], [-0.5, T - 0.5], color="black", lw=1)
+    # The border between seen and hidden is a staircase: the diagonal cells are seen.
+    steps = [(x, y) for i in range(T - 1) for x, y in ((i + 0.5, i - 0.5), (i + 0.5, i + 0.5))]
+    if steps:
+        steps.append((T - 0.5, T - 1.5))
+        ax.plot(*zip(*steps), color="black", lw=1)
     _position_ticks(ax, T)
     ax.tick_params(labelsize=SMALL, length=2)
     ax.set_xlabel("posisi key j (yang dilihat)", fontsize=SMALL)
     ax.set_ylabel("posisi query i (yang melihat)", fontsize=SMALL)
-    ax.set_title(f"Mask kausal, T = {T}: hijau boleh dilihat, abu-abu masa depan",
+    ax.set_title(f"Mask kausal, T = {T}\nhijau: boleh dilihat; abu-abu: masa depan",
                  fontsize=FONT - 1, loc="left")
     return fig
 

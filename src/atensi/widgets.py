@@ -199,7 +199,9 @@ def _mask_render(T, masked, scaled, row, outline=True):
 ROW_T = 8
 ROW_D_K = 2  # two dimensions, so that every V[j] is a point in the plane
 ROW_SEED = 3
-TEMPERATURES = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 10.0)
+# Five steps, about half a decade apart: enough to see sharp → flat, and each
+# one is a prerendered frame per row in the book (8 rows × 5 temperatures).
+TEMPERATURES = (0.1, 0.3, 1.0, 3.0, 10.0)
 
 
 @functools.lru_cache(maxsize=4)
@@ -604,12 +606,12 @@ def mask_static(T=8, masked=True, scaled=True, row=3):
 
 
 def row_static(row=4, temperature=1.0):
-    """Kembaran statis penjelajah 3: baris i = 0..7 × suhu ∈ {0,1; 0,25; ...; 10}."""
+    """Kembaran statis penjelajah 3: baris i = 0..7 × suhu ∈ {0,1; 0,3; 1; 3; 10}."""
     controls = [
         Control("row", "baris i", "range", tuple(range(ROW_T)),
                 tuple(f"i = {i}" for i in range(ROW_T)), row),
         Control("temperature", "suhu", "range", TEMPERATURES,
-                tuple(f"suhu = {plots.format_number(t, 2 if t < 1 else 0)}" for t in TEMPERATURES),
+                tuple(f"suhu = {plots.format_number(t, 1 if t < 1 else 0)}" for t in TEMPERATURES),
                 TEMPERATURES.index(temperature)),
     ]
 

@@ -1,0 +1,28 @@
+// Shrink display equations that are wider than their box, down to 60 %
+// (_ext/wide_math.py). Beyond that they scroll sideways.
+(() => {
+  const SMALLEST = 0.6;
+
+  function fit() {
+    document.querySelectorAll("div.math > mjx-container").forEach((box) => {
+      if (!box.dataset.fullSize) box.dataset.fullSize = getComputedStyle(box).fontSize;
+      const full = parseFloat(box.dataset.fullSize);
+      box.style.fontSize = `${full}px`;
+      const ratio = box.clientWidth / box.scrollWidth;
+      if (ratio < 1) box.style.fontSize = `${full * Math.max(SMALLEST, ratio * 0.98)}px`;
+    });
+  }
+
+  window.addEventListener("load", () => {
+    const startup = window.MathJax && window.MathJax.startup;
+    if (!startup || !startup.promise) return;
+    startup.promise.then(() => {
+      fit();
+      let pending = null;
+      window.addEventListener("resize", () => {
+        clearTimeout(pending);
+        pending = setTimeout(fit, 100);
+      });
+    });
+  });
+})();
