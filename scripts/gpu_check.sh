@@ -3,7 +3,8 @@
 #
 #   bash scripts/gpu_check.sh
 #
-# Langkah: venv + requirements-gpu/dev, nvidia-smi, uji GPU (pytest -m gpu),
+# Langkah: venv + requirements-gpu/dev, nvidia-smi, uji singkat CuPy (kernel
+# elementwise lewat NVRTC, cuBLAS), uji GPU (pytest -m gpu),
 # compute-sanitizer memcheck dan racecheck per berkas kernel (bila alatnya ada),
 # lalu `python -m atensi.bench --quick`. Langkah yang gagal dicatat dan
 # langkah berikutnya tetap dijalankan. Log dan results.txt ada di $OUT bila
@@ -61,6 +62,9 @@ else
     skip nvidia-smi "perintah nvidia-smi tidak ada"
 fi
 step backends "$PY" -c "from atensi import kernels; print(kernels.available_backends()); assert kernels.gpu_available(), kernels._gpu_status()[1]"
+# CuPy's own kernels (NVRTC + CUDA Runtime headers) and cuBLAS, before the tests:
+# without a CUDA toolkit both come from the wheels in requirements-gpu.txt.
+step cupy "$PY" -c "from atensi import kernels; kernels.gpu_available(); import cupy as cp; x = cp.ones((4, 4), cp.float32); s = float((cp.exp(x - 1) @ x).sum()); print(s); assert s == 64.0"
 
 # --- Tests -------------------------------------------------------------------
 step pytest-gpu env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs tests/test_kernels_gpu.py tests/test_fused.py tests/test_blocked.py tests/test_bench.py
@@ -87,7 +91,10 @@ else
         for tool in memcheck racecheck; do
             # --error-exitcode: any report fails the step; the driver itself
             # exits 1 on a wrong result and 3 when the kernel is not written yet.
+            # kns=: only this file's kernels (their names start with the file
+            # name) are checked, not CuPy's own copy/reduction kernels.
             step "$tool-$file" "$SANITIZER" --tool "$tool" --error-exitcode 99 \
+                --kernel-name "kns=$file" \
                 "$PY" scripts/kernel_driver.py "$file" --backend cupy
         done
     done

@@ -11,7 +11,9 @@ Made to run under a checker, one process per kernel file:
 Shapes: three heads, T = 19 (one 16-wide tile plus 3 rows) and T = 1,
 d_k = 20 (one full 16-wide slice of d_k plus a partial one), plus softmax rows
 longer than a block. The grid is capped at 2 blocks in y/z and 3 in x
-(``--grid-cap``), so the kernels' loops over heads and rows run too.
+(``--grid-cap``), so the kernels' loops over heads and rows run too. With
+``--backend cupy`` CuPy's memory pool is switched off, so that memcheck knows
+the exact end of every array.
 Exit code 0: every result matches atensi.reference; 1: a mismatch; 3: the
 file's kernel is not implemented yet.
 """
@@ -87,6 +89,13 @@ def main(argv=None) -> int:
     if args.grid_cap > 0:
         kernels.MAX_GRID_YZ = args.grid_cap
         kernels.MAX_GRID_X = args.grid_cap + 1
+    if args.backend == "cupy":
+        import cupy
+
+        # No memory pool: every array is its own cudaMalloc of the exact size,
+        # so memcheck sees a read one element past an array (inside a pool
+        # chunk, rounded up to 512 bytes, it would go unnoticed).
+        cupy.cuda.set_allocator(None)
     try:
         ok = run(args.file, args.backend)
     except NotImplementedError as err:

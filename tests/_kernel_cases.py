@@ -11,13 +11,19 @@ float64 on the same numbers:
 Shapes: T in {1, 7, 33, 129} (1 row; fewer than a 16-wide tile; more than two
 tiles and not a multiple; more than a 128-thread block), d_k in {1, 3, 64, 128},
 with no leading axis, one (3 heads) and two (batch 2 × 3 heads): 48 shapes.
+
+Also shared with test_fused.py, test_blocked.py and test_bench.py: the
+sanitizer modes, the GPU-test marks (``gpu_test``) and ``spy_launches``.
 """
 
 from __future__ import annotations
 
+import functools
+import os
 import zlib
 
 import numpy as np
+import pytest
 
 from atensi import kernels, reference
 
@@ -27,6 +33,15 @@ DK_VALUES = (1, 3, 64, 128)
 
 
 LEADS = ((), (3,), (2, 3))
+
+# (sanitizer, cudacpu mode) for the sanitizer runs of each kernel file.
+# ThreadSanitizer twice: real threads, and fibers where only the barriers order
+# the CUDA threads. The second has the sharper eye: in thread mode every
+# barrier and shuffle goes through one mutex, which also orders threads that
+# CUDA leaves unordered (a missing __syncthreads between two warps' reads and
+# writes of shared memory is reported in fibers mode only).
+SANITIZER_MODES = [("address", None), ("thread", "threads"), ("thread", "fibers")]
+SANITIZER_IDS = ["address", "thread-threads", "thread-fibers"]
 
 
 def shape_cases():
@@ -90,6 +105,57 @@ def weights(lead, T, *key):
     return reference.softmax(masked_scores(lead, T, "A", *key)).astype(np.float32)
 
 
+# --- GPU tests: skipped without a GPU, except under scripts/gpu_check.sh --------
+
+# gpu_check.sh sets ATENSI_REQUIRE_GPU=1: there a missing GPU is a failure
+# (require_gpu), not a quiet skip.
+REQUIRE_GPU = os.environ.get("ATENSI_REQUIRE_GPU") == "1"
+GPU_MARKS = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(
+        not kernels.gpu_available() and not REQUIRE_GPU,
+        reason=f"Tidak ada GPU untuk CuPy: {kernels._gpu_status()[1]}.",
+    ),
+]
+
+
+def require_gpu():
+    """Call at the start of a GPU test: fails when ATENSI_REQUIRE_GPU=1 found no GPU."""
+    if not kernels.gpu_available():
+        pytest.fail(f"ATENSI_REQUIRE_GPU=1 tetapi tidak ada GPU: {kernels._gpu_status()[1]}.")
+
+
+def gpu_test(test):
+    """Decorator: GPU_MARKS, and require_gpu() before the test body runs."""
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        require_gpu()
+        return test(*args, **kwargs)
+
+    for mark in GPU_MARKS:
+        run = mark(run)
+    return run
+
+
+def spy_launches(monkeypatch):
+    """Record (kernel name, grid, block) of every launch, then launch for real."""
+    launches = []
+    real = kernels.get_function
+
+    def spy(file, name, backend):
+        kernel = real(file, name, backend)
+
+        def launch(grid, block, args, shared_mem=0):
+            launches.append((name, grid, block))
+            return kernel(grid, block, args, shared_mem=shared_mem)
+
+        return launch
+
+    monkeypatch.setattr(kernels, "get_function", spy)
+    return launches
+
+
 # --- one function per kernel: run it, compare, return the relative error -----
 
 
@@ -137,8 +203,13 @@ def check_softmax(case, backend, *, version, to=None):
 
 
 def check_softmax_rows(rows, n, backend, *, version, to=None):
-    """Softmax of a (rows, n) matrix: n may exceed the block (256 threads)."""
+    """Softmax of a (rows, n) matrix: n may exceed the block (256 threads).
+
+    Row 0 has its largest score, 200, in the last column, past the first
+    block-width of a long row: a maximum taken over the first B entries only
+    would leave exp(200 - m) = inf in float32, and the row NaN."""
     S = rng_for("rows", rows, n, version).standard_normal((rows, n), dtype=np.float32) * 4
+    S[0, -1] = 200.0
     Sx = to(S) if to else S
     A = kernels.softmax(Sx, version=version, backend=backend)
     return assert_matches(A, reference.softmax(f64(S)))

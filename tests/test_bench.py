@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import _kernel_cases as kc
 from atensi import bench, kernels
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -116,6 +117,16 @@ def test_square_method_too_big_is_skipped_and_said_so():
     ]
 
 
+def test_emulation_rows_need_a_compiler(monkeypatch):
+    """Without g++ (say, on a GPU machine) the CPU-emulation rows are left out, and said so."""
+    monkeypatch.setattr(kernels, "_cpu_available", lambda: False)
+    preset = dataclasses.replace(bench.PRESETS["tiny"], sweep=(), batches=())
+    results = bench.run(preset, device="cpu")
+    assert [r["method"] for r in results["rows"]] == ["numpy_naive", "numpy_blocked"]
+    assert [(s["method"], s["T"]) for s in results["skipped"]] == [("cpu_chain_v2", 32), ("cpu_fused", 32)]
+    assert all("g++" in s["why"] for s in results["skipped"])
+
+
 def test_load_results_without_a_file_gives_none(tmp_path):
     assert bench.load_results(tmp_path / "tidak_ada.json") is None
 
@@ -180,8 +191,7 @@ def test_command_line(tmp_path):
     assert bench.load_results(out)["rows"]
 
 
-@pytest.mark.gpu
-@pytest.mark.skipif(not kernels.gpu_available(), reason="Tidak ada GPU untuk CuPy.")
+@kc.gpu_test
 def test_gpu_rows():
     results = bench.run("tiny", device="gpu")
     methods = {r["method"] for r in results["rows"]}

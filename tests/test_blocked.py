@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import _kernel_cases as kc
 from atensi import reference as R
 
 
@@ -112,13 +113,10 @@ def test_bad_block_is_rejected(block):
         R.attention_blocked(Q, K, V, block=block)
 
 
-@pytest.mark.gpu
+@kc.gpu_test
 def test_runs_on_cupy_when_a_gpu_is_present():
-    cp = pytest.importorskip("cupy")
-    try:
-        cp.cuda.runtime.getDeviceCount()
-    except Exception:
-        pytest.skip("tidak ada GPU CUDA")
+    import cupy as cp
+
     Q, K, V = _qkv((3, 100, 32), seed=6)
     got = R.attention_blocked(*(cp.asarray(x) for x in (Q, K, V)), block=32)
     assert isinstance(got, cp.ndarray)

@@ -100,3 +100,71 @@ def test_exercise_solution_opens(open_page):
     opened.page.wait_for_timeout(300)
     assert "4.194.304" in solution.inner_text()
     assert_stayed_offline(opened)
+
+
+def test_index_html_opens_the_intro(open_page):
+    """`make book` tells the reader to open index.html: it must land on the
+    intro, with nothing missing on the way (not even /favicon.ico)."""
+    opened = open_page("index.html")
+    opened.page.wait_for_url("**/chapters/pendahuluan.html")
+    opened.page.wait_for_load_state("load")
+    assert opened.page.locator("h1").first.inner_text().startswith("Pendahuluan")
+    opened.page.wait_for_load_state("networkidle")
+    assert_stayed_offline(opened)
+
+
+# After MathJax and _ext/static/wide-math.js: each display equation's box,
+# its full width and font sizes, and where its number sits.
+DISPLAY_MATH = """
+() => Array.from(document.querySelectorAll("div.math")).map((div) => {
+  const box = div.querySelector("mjx-container");
+  const number = div.querySelector(".eqno");
+  const right = (el) => el ? el.getBoundingClientRect().right : 0;
+  return {
+    id: div.id, client: box.clientWidth, scroll: box.scrollWidth,
+    font: parseFloat(getComputedStyle(box).fontSize), full: parseFloat(box.dataset.fullSize || "0"),
+    right: Math.max(right(box), right(number)), overflow: getComputedStyle(box).overflowX,
+  };
+})
+"""
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_display_math_fits_a_phone(open_page, page):
+    """At 360 px a wide equation is shrunk to fit (down to 60 %); only what is
+    still too wide scrolls. Nothing is cut off at the edge of the screen."""
+    opened = open_page(f"{page}.html", width=360, height=800)
+    typeset(opened)
+    width = opened.page.evaluate("() => document.documentElement.clientWidth")
+    if opened.page.locator("div.math").count():
+        opened.page.wait_for_function(
+            "() => Array.from(document.querySelectorAll('div.math mjx-container')).every(b => b.dataset.fullSize)")
+    for eq in opened.page.evaluate(DISPLAY_MATH):
+        assert eq["right"] <= width + 0.5, f"{page} {eq['id']}: melewati tepi layar"
+        if eq["scroll"] > eq["client"] + 1:  # still too wide: smallest size, and it scrolls
+            assert eq["font"] == pytest.approx(0.6 * eq["full"], rel=0.02), (page, eq)
+            assert eq["overflow"] == "auto", (page, eq)
+    if page == PAGES[0]:  # the book's formula (1) fits whole on a phone
+        first = opened.page.evaluate(DISPLAY_MATH)[0]
+        assert first["scroll"] <= first["client"] + 1 and first["font"] < first["full"], first
+    assert_stayed_offline(opened)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_solution_opens(open_page, page):
+    opened = open_page(f"{page}.html")
+    solutions = opened.page.locator(".solution.dropdown")
+    if page.endswith("glosarium"):
+        assert solutions.count() == 0
+        return
+    assert solutions.count() >= 2, f"{page}: latihan tanpa jawaban?"
+    for n in range(solutions.count()):
+        solution = solutions.nth(n)
+        button = solution.locator("button.toggle-button").first
+        assert button.get_attribute("data-toggle-hint") == "Klik untuk melihat"
+        body = solution.locator(":scope > :not(.admonition-title)").first
+        assert not body.is_visible(), f"{page}: jawaban {n + 1} sudah terbuka"
+        button.click()
+        body.wait_for(state="visible", timeout=2000)
+        assert "toggle-hidden" not in (solution.get_attribute("class") or "")
+    assert_stayed_offline(opened)

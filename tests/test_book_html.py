@@ -147,9 +147,50 @@ def test_launch_buttons_open_the_paired_ipynb(built_book, page):
     assert (ROOT / f"{page}.ipynb").is_file()
 
 
-def test_interface_text_is_indonesian(built_book):
-    soup = soup_of(built_book, PAGES[0])
-    text = soup.get_text(" ")
-    for english in ["Search this book", "Back to top", "Skip to main content", "Launch on", "Color mode"]:
-        assert english not in str(soup), f"teks antarmuka masih Inggris: {english}"
-    assert "Pencarian" in text or "Cari" in text
+# Interface text that the themes and extensions write in English unless
+# _ext/indonesian_ui.py (or its catalogs) gives them in Indonesian.
+ENGLISH_UI = [
+    "Search", "Back to top", "Skip to main content", "Launch", "Color mode", "Contents",
+    "Download", "Copyright", "By ", "previous", "next", "On this page", "Click to",
+    "Exercise", "Solution", "Toggle", "Print to PDF", "Fullscreen", "Source repository",
+]
+# Attributes a reader sees as tooltips or a screen reader reads out.
+UI_ATTRIBUTES = ["title", "aria-label", "placeholder", "data-bs-title", "data-toggle-hint"]
+
+
+def interface_text(soup) -> str:
+    """Everything on a page that is not the chapter's own content."""
+    # Exercise and solution titles are written by sphinx-exercise, not the author.
+    titles = soup.select("article .exercise .admonition-title, article .solution .admonition-title")
+    parts = [title.get_text(" ") for title in titles]
+    for article in soup.select("article.bd-article"):
+        article.decompose()
+    parts.append(soup.get_text(" "))
+    for tag in soup.find_all(True):
+        parts += [tag[name] for name in UI_ATTRIBUTES if isinstance(tag.get(name), str)]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("page", PAGES + ["search", "genindex"])
+def test_interface_text_is_indonesian(built_book, page):
+    soup = soup_of(built_book, page)
+    hints = re.findall(r"let toggleHint\w+ = '([^']*)'", str(soup))
+    solutions = [t.get_text(" ", strip=True) for t in soup.select(".solution .admonition-title")]
+    text = interface_text(soup) + "\n" + "\n".join(hints)
+    found = [english for english in ENGLISH_UI if re.search(rf"\b{re.escape(english)}", text)]
+    assert found == [], f"{page}: teks antarmuka masih berbahasa Inggris: {found}"
+    assert "Pencarian" in text and "Hak cipta" in text
+    if page in PAGES[:-1]:  # every chapter but the glossary has exercises
+        assert hints == ["Klik untuk melihat", "Klik untuk menutup"]
+        assert solutions and all(re.fullmatch(r"Jawaban Latihan \d+(\.\d+)?", s) for s in solutions), solutions
+
+
+def test_index_html_sends_the_reader_to_the_intro(built_book):
+    """What `make book` tells the reader to open: a tiny Indonesian page that
+    redirects, with the site's icon (no request for /favicon.ico)."""
+    soup = BeautifulSoup((built_book / "index.html").read_text(encoding="utf-8"), "html.parser")
+    assert soup.html.get("lang") == "id"
+    refresh = soup.find("meta", attrs={"http-equiv": "Refresh"})
+    assert refresh["content"] == f"0; url={PAGES[0]}.html"
+    icon = soup.find("link", rel="icon")
+    assert icon is not None and (built_book / icon["href"]).is_file()

@@ -457,17 +457,13 @@ def test_source_forms():
 
 def _nvrtc():
     """CuPy's NVRTC wrapper with the pip wheel's libnvrtc loaded (no GPU needed), or skip."""
-    import ctypes
+    from atensi.kernels import _preload_cuda_wheels
 
     try:
-        import nvidia.cuda_nvrtc as wheel
         from cupy.cuda import nvrtc
     except ImportError as exc:
         pytest.skip(f"NVRTC tidak tersedia: {exc}")
-    for folder in wheel.__path__:
-        lib = Path(folder) / "lib" / "libnvrtc.so.12"
-        if lib.is_file():
-            ctypes.CDLL(str(lib), mode=ctypes.RTLD_GLOBAL)
+    _preload_cuda_wheels()
     return nvrtc
 
 

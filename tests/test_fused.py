@@ -6,7 +6,6 @@ irregular shapes, relative error <= 1e-5; AddressSanitizer and
 ThreadSanitizer runs; validation before launch; on a GPU when there is one.
 """
 
-import os
 import re
 import subprocess
 import sys
@@ -35,24 +34,6 @@ def _define(name):
 
 def _reference(Q, K, V, **kw):
     return reference.attention(kc.f64(Q), kc.f64(K), kc.f64(V), **kw)
-
-
-def _spy_launches(monkeypatch):
-    """Record (name, grid, block) of every launch, then launch for real."""
-    launches = []
-    real = kernels.get_function
-
-    def spy(file, name, backend):
-        kernel = real(file, name, backend)
-
-        def launch(grid, block, args, shared_mem=0):
-            launches.append((name, grid, block))
-            return kernel(grid, block, args, shared_mem=shared_mem)
-
-        return launch
-
-    monkeypatch.setattr(kernels, "get_function", spy)
-    return launches
 
 
 # --- NVRTC ---------------------------------------------------------------------
@@ -116,9 +97,11 @@ def test_matches_reference_on_cpu(case, causal, scale):
     kc.assert_matches(out, _reference(Q, K, V, causal=causal, scale=scale))
 
 
-def test_one_head_longer_than_the_engine():
-    """T = 1025: 17 query tiles, the last with one row; 33 key tiles."""
-    Q, K, V = kc.qkv((), 1025, 64, "fused-1025")
+@pytest.mark.parametrize("d_k", [1, 3, 64, 128])
+def test_one_head_longer_than_the_engine(d_k):
+    """T = 1025: 17 query tiles of 64 rows (33 of 32 for d_k = 128), the last
+    with one row; 33 key tiles."""
+    Q, K, V = kc.qkv((), 1025, d_k, "fused-1025")
     out = kernels.attention(Q, K, V, fused=True, backend="cpu")
     kc.assert_matches(out, _reference(Q, K, V))
 
@@ -145,7 +128,7 @@ def test_agrees_with_the_kernel_chain():
      (65, "attention_fused_d128", 3), (128, "attention_fused_d128", 3)],
 )
 def test_smallest_variant_and_launch_shape(monkeypatch, d_k, name, tiles):
-    launches = _spy_launches(monkeypatch)
+    launches = kc.spy_launches(monkeypatch)
     Q, K, V = kc.qkv((3,), 70, d_k, "variant")
     kernels.attention(Q, K, V, fused=True, backend="cpu")
     # 70 rows: ceil(70 / 64) = 2 tiles of 64 rows, or ceil(70 / 32) = 3 of 32; 3 heads.
@@ -155,7 +138,7 @@ def test_smallest_variant_and_launch_shape(monkeypatch, d_k, name, tiles):
 def test_more_heads_than_the_grid(monkeypatch):
     """grid.y capped at 2: the kernel's loop over heads must cover all 5."""
     monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
-    launches = _spy_launches(monkeypatch)
+    launches = kc.spy_launches(monkeypatch)
     Q, K, V = kc.qkv((5,), 70, 16, "heads")
     out = kernels.attention(Q, K, V, fused=True, backend="cpu")
     assert launches[0][1] == (2, 2, 1)
@@ -235,10 +218,11 @@ def test_bad_input_is_refused_like_the_other_kernels(no_launch, mutate, error, p
 # --- Sanitizers -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sanitizer", ["address", "thread"])
-def test_under_sanitizer(sanitizer):
-    """scripts/kernel_driver.py in a fresh process, the kernel built with the sanitizer."""
-    env = sanitizer_env(sanitizer)
+@pytest.mark.parametrize("sanitizer, mode", kc.SANITIZER_MODES, ids=kc.SANITIZER_IDS)
+def test_under_sanitizer(sanitizer, mode):
+    """scripts/kernel_driver.py in a fresh process, the kernel built with the sanitizer
+    (ThreadSanitizer with real threads and with fibers, as in test_kernels_cpu.py)."""
+    env = sanitizer_env(sanitizer, mode)
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), "attention_fused",
          "--backend", "cpu"],
@@ -271,25 +255,10 @@ def test_thread_sanitizer_sees_a_missing_barrier():
 
 # --- On a real GPU (skipped without one) -----------------------------------------------
 
-REQUIRE_GPU = os.environ.get("ATENSI_REQUIRE_GPU") == "1"
-needs_gpu = pytest.mark.skipif(
-    not kernels.gpu_available() and not REQUIRE_GPU,
-    reason=f"Tidak ada GPU untuk CuPy: {kernels._gpu_status()[1]}.",
-)
-
-
-@pytest.fixture
-def require_gpu():
-    # scripts/gpu_check.sh sets ATENSI_REQUIRE_GPU=1: there a missing GPU fails.
-    if not kernels.gpu_available():
-        pytest.fail(f"ATENSI_REQUIRE_GPU=1 tetapi tidak ada GPU: {kernels._gpu_status()[1]}.")
-
-
-@pytest.mark.gpu
-@needs_gpu
+@kc.gpu_test
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("case", CASES + [((), 1025, 64), ((8, 12), 256, 64)], ids=kc.case_id)
-def test_matches_reference_on_gpu(require_gpu, case, causal):
+def test_matches_reference_on_gpu(case, causal):
     import cupy as cp
 
     lead, T, d_k = case
@@ -300,9 +269,8 @@ def test_matches_reference_on_gpu(require_gpu, case, causal):
     kc.assert_matches(out, _reference(Q, K, V, causal=causal))
 
 
-@pytest.mark.gpu
-@needs_gpu
-def test_gpu_memory_stays_linear_in_T(require_gpu):
+@kc.gpu_test
+def test_gpu_memory_stays_linear_in_T():
     import cupy as cp
 
     T = 4096

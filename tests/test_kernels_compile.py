@@ -105,6 +105,15 @@ def test_broken_kernel_reports_file_and_line():
     assert info.value.log in message
 
 
+def test_spills_are_read_from_the_ptxas_report():
+    """The zero-spill checks above can fail: a kernel that must spill is reported so."""
+    report = kernels.compile_report(ROOT / "tests" / "fixtures" / "kernels" / "spills.cu", arch="sm_80")
+    res = report.kernels["many_sums"]
+    assert res.registers <= 32, report.log
+    assert res.spill_stores > 0 and res.spill_loads > 0 and res.stack_frame > 0, report.log
+    assert report.spill_bytes == res.spill_stores + res.spill_loads
+
+
 def test_arch_must_be_a_real_gpu():
     with pytest.raises(ValueError, match="'arch'.*compute_90"):
         kernels.compile_report(KERNEL_FILES[0], arch="compute_90")

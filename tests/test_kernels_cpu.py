@@ -128,30 +128,29 @@ def test_one_head_longer_than_the_engine(version):
         kc.check_weighted_sum(case, BACKEND)
 
 
+@pytest.mark.parametrize("d_k", [1, 3, 128])
+def test_T_1025_at_the_other_widths(d_k):
+    """T = 1025 with the d_k values above besides 64: the kernels whose work
+    depends on d_k (mask and softmax do not), both versions."""
+    case = ((), 1025, d_k)
+    for version in ("v1", "v2"):
+        kc.check_scores(case, BACKEND, version=version)
+        kc.check_attention(case, BACKEND, version=version)
+    kc.check_weighted_sum(case, BACKEND)
+
+
 def test_more_heads_and_rows_than_the_grid(monkeypatch):
     """With the grid capped at 2 blocks in y/z and 3 in x, the kernels' loops
     over heads and rows must still cover every head and row (5 heads, 35 rows)."""
     monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
     monkeypatch.setattr(kernels, "MAX_GRID_X", 3)
-    launches = []
-    real = kernels.get_function
-
-    def spy(file, name, backend):
-        kernel = real(file, name, backend)
-
-        def launch(grid, block, args, shared_mem=0):
-            launches.append((name, grid))
-            return kernel(grid, block, args, shared_mem=shared_mem)
-
-        return launch
-
-    monkeypatch.setattr(kernels, "get_function", spy)
+    launches = kc.spy_launches(monkeypatch)
     kc.check_all_small(BACKEND, case=((5,), 7, 3))
-    assert {name for name, _ in launches} == {
+    assert {name for name, _, _ in launches} == {
         "scores_v1_naive", "scores_v2_tiled", "scores_v2_tiled_causal",
         "causal_mask_v1", "softmax_v1_shared", "softmax_v2_warp", "weighted_sum_v1",
     }
-    for name, grid in launches:
+    for name, grid, _ in launches:
         if "softmax" in name:
             assert grid == (3, 1, 1), (name, grid)  # 35 rows, 3 blocks
         else:
@@ -195,12 +194,12 @@ def test_fused_is_reachable():
 SANITIZED_FILES = ["scores", "causal_mask", "softmax", "weighted_sum"]
 
 
-@pytest.mark.parametrize("sanitizer", ["address", "thread"])
+@pytest.mark.parametrize("sanitizer, mode", kc.SANITIZER_MODES, ids=kc.SANITIZER_IDS)
 @pytest.mark.parametrize("file", SANITIZED_FILES)
-def test_kernel_file_under_sanitizer(file, sanitizer):
+def test_kernel_file_under_sanitizer(file, sanitizer, mode):
     """scripts/kernel_driver.py in a fresh process whose cudacpu modules are built
-    with the sanitizer (and its runtime preloaded); "thread" runs real threads."""
-    env = sanitizer_env(sanitizer)
+    with the sanitizer (and its runtime preloaded)."""
+    env = sanitizer_env(sanitizer, mode)
     proc = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), file, "--backend", "cpu"],
         env=env,

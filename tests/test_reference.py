@@ -153,6 +153,18 @@ def test_masked_softmax_is_zero_above_diagonal(S):
 
 
 @settings(max_examples=100, deadline=None)
+@given(finite_rows, st.data())
+def test_rows_of_only_minus_inf_give_zeros(S, data):
+    hidden = data.draw(hnp.arrays(bool, S.shape[0]), label="hidden rows")
+    S = S.copy()
+    S[hidden] = -np.inf
+    A = reference.softmax(S)
+    assert not np.isnan(A).any()
+    assert (A[hidden] == 0).all()
+    np.testing.assert_allclose(A[~hidden].sum(axis=-1), 1.0, rtol=1e-5)
+
+
+@settings(max_examples=100, deadline=None)
 @given(st.integers(1, 40), st.floats(1.0, 1e4))
 def test_no_nan_for_large_scores(T, magnitude):
     rng = np.random.default_rng(T)

@@ -402,7 +402,12 @@ def _cases(preset, device, skipped):
                 skipped.append({"method": "numpy_naive", "device": "cpu", "B": B, "T": T,
                                 "why": f"array (B, H, T, T) lebih dari {id_bytes(preset.max_square_bytes)}"})
             if B == 1 and T in preset.emulation_T:
-                keys += ["cpu_chain_v2", "cpu_fused"]
+                if kernels._cpu_available():
+                    keys += ["cpu_chain_v2", "cpu_fused"]
+                else:  # e.g. a GPU machine without a C++ compiler
+                    skipped.extend({"method": key, "device": "cpu", "B": B, "T": T,
+                                    "why": "emulasi CPU butuh g++, yang tidak ada"}
+                                   for key in ("cpu_chain_v2", "cpu_fused"))
             cases.append(("cpu", B, T, keys))
     if gpu:
         keys = ["cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_fused"]

@@ -1,0 +1,63 @@
+"""CI plumbing: `.ci/run` installs what is missing (after `apt-get update`),
+then runs `make test`; under CI=true a missing browser fails instead of skipping."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+import conftest
+from conftest import ROOT
+
+STUB = """#!/bin/sh
+echo "$(basename "$0") $*" >> "{log}"
+"""
+
+
+def test_ci_run_updates_apt_before_installing_the_browser(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.log"
+    for name in ("apt-get", "sudo", "make"):  # recorded, not run
+        stub = bin_dir / name
+        stub.write_text(STUB.format(log=log), encoding="utf-8")
+        stub.chmod(0o755)
+    (bin_dir / "id").write_text("#!/bin/sh\necho 0\n", encoding="utf-8")  # as root: no sudo
+    (bin_dir / "id").chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
+               ATENSI_CHROMIUM=str(tmp_path / "tidak-ada" / "chromium"))
+    proc = subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    calls = log.read_text(encoding="utf-8").splitlines()
+    assert calls[0] == "apt-get update"
+    assert calls[1].startswith("apt-get install -y") and calls[1].split()[-1] == "chromium"
+    assert calls[-1] == "make test"
+    assert not any(call.startswith("sudo") for call in calls)
+
+
+def test_ci_run_installs_nothing_when_everything_is_there(tmp_path):
+    if not os.path.exists(conftest.CHROMIUM):
+        pytest.skip("Chromium tidak terpasang di mesin ini")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.log"
+    for name in ("apt-get", "make"):
+        stub = bin_dir / name
+        stub.write_text(STUB.format(log=log), encoding="utf-8")
+        stub.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    env.pop("ATENSI_CHROMIUM", None)
+    proc = subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text(encoding="utf-8").splitlines() == ["make test"]
+
+
+@pytest.mark.parametrize("ci, outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_missing_browser_fails_under_ci_and_skips_locally(monkeypatch, ci, outcome):
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="chromium"):
+        conftest._browser_missing("Chromium tidak ada di /usr/bin/chromium.")
