@@ -389,7 +389,6 @@ def test_cache_cold_then_warm(tmp_path, monkeypatch):
     warm_mod.get_function("one")((1,), (4,), (x,))
     assert (x == 1).all()
     print(f"\ncompile cold {cold:.2f} s (2 at once), cached {warm * 1000:.1f} ms")
-    assert warm < 0.5
 
 
 def test_launch_timing_256_blocks_of_256_threads(demo_fibers, rng):
@@ -408,7 +407,6 @@ def test_launch_timing_256_blocks_of_256_threads(demo_fibers, rng):
     barriers = time.perf_counter() - start  # 9 __syncthreads per block
     print(f"\n256x256 threads, fibers: no barrier {plain * 1000:.1f} ms, 9 barriers {barriers * 1000:.1f} ms")
     np.testing.assert_allclose(sums, x.sum(axis=1), rtol=1e-5, atol=1e-4)
-    assert plain < 1.0 and barriers < 2.0
 
 
 # ---- source forms the loader must understand -------------------------------------------
