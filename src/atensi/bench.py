@@ -30,6 +30,7 @@ import datetime as _dt
 import json
 import os
 import platform
+import shutil
 import statistics
 import sys
 import time
@@ -677,6 +678,49 @@ def _summary_lines(s):
     return lines
 
 
+def engine_targets(archs=("sm_80", "sm_90"), T=256, d_k=D_K):
+    """Angka target issue 3: kompilasi NVRTC semua kernel, dan rantai kernel satu
+    *head* (T = 256, d_k = 64) lewat emulasi CPU. ``None`` bila alatnya tidak ada."""
+    out = {"compile_seconds": None, "compile_files": 0, "spill_bytes": None, "chain_ms": {}}
+    try:
+        reports = [kernels.compile_report(f, arch=a)
+                   for f in sorted(kernels.kernels_dir().glob("*.cu")) for a in archs]
+        out["compile_seconds"] = sum(r.seconds for r in reports)
+        out["compile_files"] = len(reports) // len(archs)
+        out["spill_bytes"] = sum(r.spill_bytes for r in reports)
+    except RuntimeError as err:  # no NVRTC on this machine
+        out["compile_error"] = str(err)
+    if shutil.which(os.environ.get("ATENSI_CXX", "g++")):
+        Q, K, V = _inputs(1, T)
+        Q, K, V = Q[0, 0], K[0, 0], V[0, 0]
+        for label, kwargs in (("v1", {"version": "v1"}), ("v2", {"version": "v2"}),
+                              ("fused", {"fused": True})):
+            kernels.attention(Q, K, V, backend="cpu", **kwargs)  # compile + warm up
+            times = []
+            for _ in range(3):
+                t0 = time.perf_counter()
+                kernels.attention(Q, K, V, backend="cpu", **kwargs)
+                times.append(1000 * (time.perf_counter() - t0))
+            out["chain_ms"][label] = sorted(times)[1]
+    return out
+
+
+def _engine_lines(e, T=256):
+    lines = []
+    if e["compile_seconds"] is not None:
+        lines.append(
+            f"NVRTC: {e['compile_files']} berkas .cu × sm_80 dan sm_90 dikompilasi dalam "
+            f"{id_float(e['compile_seconds'], 2)} s (target ≤ 5 s); spill total "
+            f"{e['spill_bytes']} bita."
+        )
+    for label, ms in e["chain_ms"].items():
+        lines.append(
+            f"Emulasi CPU, satu head, T = {T}, d_k = {D_K}: attention {label} "
+            f"{id_float(ms, 1)} ms (target ≤ 2 s)."
+        )
+    return lines
+
+
 def _main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m atensi.bench",
@@ -704,6 +748,9 @@ def _main(argv=None):
     print()
     for line in _summary_lines(summary(results)):
         print(line)
+    if args.device != "gpu":
+        for line in _engine_lines(engine_targets()):
+            print(line)
     print(f"Lama pengukuran: {id_float(results['seconds'], 1)} s.")
     if args.json:
         print(f"Hasil disimpan di {save_results(results, args.json)}")
