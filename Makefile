@@ -10,7 +10,12 @@ BUILD_FLAGS := --warningiserror --nitpick --keep-going
 
 .PHONY: book test notebooks clean
 
-book: $(STAMP)
+# The execution cache sees only a chapter's own cells: when the library or a
+# kernel changes, drop it so every chapter runs again against the new code.
+LIB_SOURCES := $(shell find src kernels -name '*.py' -o -name '*.cu' -o -name '*.h' 2>/dev/null)
+LIB_STAMP := _build/.pustaka-terakhir
+
+book: $(STAMP) $(LIB_STAMP)
 	$(VENV)/bin/jupyter-book build . $(BUILD_FLAGS)
 	@echo
 	@echo "Buku siap. Buka berkas ini di peramban:"
@@ -24,6 +29,10 @@ notebooks: $(STAMP)
 
 clean:
 	rm -rf _build _ext/locale/*/LC_MESSAGES/*.mo
+
+$(LIB_STAMP): $(LIB_SOURCES)
+	rm -rf _build/.jupyter_cache _build/.doctrees _build/jupyter_execute
+	mkdir -p _build && touch $@
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
