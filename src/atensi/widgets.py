@@ -16,11 +16,9 @@ Hidup atau statis? Ditentukan secara eksplisit oleh variabel lingkungan
 * ``ATENSI_BOOK=1``: kembaran statis, HTML + JavaScript mandiri dengan semua
   bingkai sudah digambar, bekerja di halaman buku tanpa kernel dan tanpa
   jaringan. Pada mode ini ipywidgets sama sekali tidak dibuat, sehingga
-  halaman tidak berisi keadaan widget beku. Build buku menyetelnya sendiri:
-  modul ini juga ekstensi Sphinx (``atensi.widgets`` di ``extra_extensions``
-  pada ``_config.yml``), dan kernel yang menjalankan bab mewarisi lingkungan
-  proses build. Catatan: hasil dari ``.jupyter_cache`` yang dieksekusi tanpa
-  variabel ini masih berisi widget beku; hapus cache itu sekali.
+  halaman tidak berisi keadaan widget beku. Build buku menyetelnya sendiri
+  lewat ekstensi ``_ext/static_explorers.py``, dan kernel yang menjalankan
+  bab mewarisi lingkungan proses build.
 
 Argumen ``mode="live"`` atau ``mode="static"`` mengalahkan variabel itu.
 Fungsi langsung: ``sharpness_explorer()`` / ``sharpness_static()``, dan
@@ -642,18 +640,6 @@ def explorer(name, mode=None):
         raise ValueError(f"Argumen 'name' harus salah satu dari {NAMES}, tetapi yang diterima {name!r}.")
     live, static = _BUILDERS[name]
     return live() if _resolve(mode) == "live" else static()
-
-
-def setup(app):
-    """Ekstensi Sphinx: ``extra_extensions: [atensi.widgets]`` di ``_config.yml``.
-
-    Menyetel ``ATENSI_BOOK=1`` di proses build sebelum notebook dijalankan;
-    kernel mewarisi lingkungan itu, sehingga setiap build buku (make, tes, CI,
-    tangan) memakai kembaran statis. ``ATENSI_BOOK=0`` yang sudah diset
-    dihormati (untuk memeriksa kebalikannya).
-    """
-    os.environ.setdefault(ENV_VAR, "1")
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
 
 
 def sharpness(mode=None):
