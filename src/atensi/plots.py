@@ -33,7 +33,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from .formatting import id_float
+from .formatting import id_bytes, id_float
 
 # Text sizes chosen so that a 5-inch figure shrunk to a 360 px phone screen
 # stays legible.
@@ -45,6 +45,9 @@ EXPLORER_WIDTH = 4.2  # inches: 546 px at STATIC_DPI, shrunk to ~330 px on a pho
 HIGHLIGHT = "#e6550d"
 MASKED = "#cfcfcf"
 BAR = "#3b75af"
+# Line plots with several series: one colour and marker each, in this order.
+SERIES_COLORS = (HIGHLIGHT, BAR, "#4c9a6a", "#7b4ea3")
+SERIES_MARKERS = ("o", "s", "^", "D")
 
 
 class AtensiFigure(Figure):
@@ -485,48 +488,49 @@ def softmax_temperature(scores, temperatures):
     return fig
 
 
+def _positive_axis(values, name, what):
+    """The x values of a line plot as float64, checked: at least two, all > 0."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2 or (x <= 0).any():
+        raise ValueError(
+            f"Argumen '{name}' harus berisi paling sedikit dua {what} > 0, tetapi yang "
+            f"diterima {values!r}."
+        )
+    return x
+
+
+def _plot_series(ax, x, series, axis_name):
+    """One line per ``{label: y values}``, in SERIES_COLORS / SERIES_MARKERS order."""
+    for n, (label, values) in enumerate(series.items()):
+        y = np.asarray(values, dtype=np.float64)
+        if y.shape != x.shape:
+            raise ValueError(
+                f"Seri '{label}' punya {y.size} nilai, padahal ada {x.size} nilai {axis_name}."
+            )
+        ax.plot(x, y, marker=SERIES_MARKERS[n % len(SERIES_MARKERS)], ms=4, lw=1.6,
+                color=SERIES_COLORS[n % len(SERIES_COLORS)], label=label)
+
+
 def memory_growth(T_values, series, *, title="Memori tambahan satu head (float32)"):
     """Memori (bita) terhadap panjang konteks T, sumbu log-log, satu garis per seri.
 
     ``series``: dict ``{label: bita untuk setiap T}``. Sumbu y memakai satuan
     KiB/MiB/GiB agar mudah dibaca.
     """
-    T = np.asarray(T_values, dtype=np.float64)
-    if T.ndim != 1 or T.size < 2 or (T <= 0).any():
-        raise ValueError(
-            f"Argumen 'T_values' harus berisi paling sedikit dua nilai T > 0, tetapi yang "
-            f"diterima {T_values!r}."
-        )
+    T = _positive_axis(T_values, "T_values", "nilai T")
     if not series:
         raise ValueError("Argumen 'series' kosong. Berikan dict {label: bita per T}.")
-    colors = [HIGHLIGHT, BAR, "#4c9a6a", "#7b4ea3"]
-    markers = ["o", "s", "^", "D"]
     fig = new_figure(5.0, 3.6)
     ax = fig.add_axes([0.16, 0.14, 0.8, 0.74])
-    for n, (label, values) in enumerate(series.items()):
-        y = np.asarray(values, dtype=np.float64)
-        if y.shape != T.shape:
-            raise ValueError(
-                f"Seri '{label}' punya {y.size} nilai, padahal ada {T.size} nilai T."
-            )
-        ax.plot(T, y, marker=markers[n % 4], ms=4, lw=1.6, color=colors[n % 4], label=label)
+    _plot_series(ax, T, series, "T")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
     ax.xaxis.set_major_formatter(_TICKS)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: _bytes_label(y)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: id_bytes(y)))
     ax.legend(fontsize=SMALL, frameon=False, loc="upper left")
     ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
     _style(ax, title=title, xlabel="panjang konteks T (token)", ylabel="memori")
     return fig
-
-
-def _bytes_label(n):
-    units = ["B", "KiB", "MiB", "GiB", "TiB"]
-    unit = 0
-    while n >= 1024 and unit < len(units) - 1:
-        n /= 1024
-        unit += 1
-    return f"{format_number(n, 0 if float(n).is_integer() else 1)} {units[unit]}"
 
 
 # ------------------------------------------------- √d_k and mask (bab 2, 3)
@@ -538,16 +542,9 @@ def metrics_vs_d_k(d_k_values, panels, *, title=None):
     ``panels``: daftar ``(judul, label_y, {label_seri: nilai per d_k})``,
     misalnya peluang terbesar "tanpa pembagian" dan "dibagi √d_k".
     """
-    d = np.asarray(d_k_values, dtype=np.float64)
-    if d.ndim != 1 or d.size < 2 or (d <= 0).any():
-        raise ValueError(
-            f"Argumen 'd_k_values' harus berisi paling sedikit dua d_k > 0, tetapi yang "
-            f"diterima {d_k_values!r}."
-        )
+    d = _positive_axis(d_k_values, "d_k_values", "d_k")
     if not panels:
         raise ValueError("Argumen 'panels' kosong. Berikan [(judul, label_y, {seri: nilai})].")
-    colors = [HIGHLIGHT, BAR, "#4c9a6a", "#7b4ea3"]
-    markers = ["o", "s", "^", "D"]
     # Layout in inches: per panel 0.35 (its title) + 1.45 (axes) + 0.5 (x label).
     head = 0.35 if title else 0.05
     fig_h = head + 2.3 * len(panels)
@@ -555,14 +552,7 @@ def metrics_vs_d_k(d_k_values, panels, *, title=None):
     for n, (panel_title, ylabel, series) in enumerate(panels):
         bottom_in = fig_h - head - 2.3 * (n + 1) + 0.5
         ax = fig.add_axes([0.15, bottom_in / fig_h, 0.8, 1.45 / fig_h])
-        for m, (label, values) in enumerate(series.items()):
-            y = np.asarray(values, dtype=np.float64)
-            if y.shape != d.shape:
-                raise ValueError(
-                    f"Seri '{label}' punya {y.size} nilai, padahal ada {d.size} nilai d_k."
-                )
-            ax.plot(d, y, marker=markers[m % 4], ms=4, lw=1.6, color=colors[m % 4],
-                    label=label)
+        _plot_series(ax, d, series, "d_k")
         ax.set_xscale("log", base=2)
         ax.set_xticks(d)
         ax.xaxis.set_major_formatter(_TICKS)
