@@ -93,12 +93,8 @@ def test_f_every_glued_number_is_computed_in_the_chapter(name):
 @pytest.mark.parametrize("name", sorted(F_CHAPTERS))
 def test_f_chapters_use_library_kernels_and_figures(name):
     code = "\n".join(code_sources(name))
-    assert "from atensi import" in code
-    for fn in LIBRARY_NAMES:
-        assert not re.search(rf"^\s*def {fn}\(", code, re.M), f"{name} mendefinisikan ulang {fn}"
     assert "np.random.default_rng(0)" in code and "np.random.seed" not in code
-    assert "kernels." in code and "resolve_backend(None)" in code
-    assert "selisih terbesar" in code and "loops." in code
+    assert "loops." in code
     assert "plots." in code, f"{name}: tidak ada gambar dari atensi.plots"
     text = chapter_text(name)
     cu_file = F_CHAPTERS[name][2]
@@ -401,8 +397,8 @@ def test_g_every_glued_name_is_computed_in_the_chapter(name):
         assert used, f"{name}: tidak ada angka dari sel yang dijalankan"
 
 
-@pytest.mark.parametrize("name", sorted(G_CHAPTERS))
-def test_g_chapters_import_the_library_and_never_redefine_it(name):
+@pytest.mark.parametrize("name", sorted(set(F_CHAPTERS) | set(G_CHAPTERS) - {"glosarium"}))
+def test_chapters_import_the_library_and_never_redefine_it(name):
     code = "\n".join(code_sources(name))
     assert "from atensi import" in code
     for fn in LIBRARY_NAMES:

@@ -100,13 +100,17 @@ def to_png(fig, dpi=None, palette=None, fast=False):
     return out.getvalue()
 
 
-def _style(ax, title=None, xlabel=None, ylabel=None):
+def _labels(ax, title=None, xlabel=None, ylabel=None):
     if title:
         ax.set_title(title, fontsize=FONT, loc="left", y=1.02)
     if xlabel:
         ax.set_xlabel(xlabel, fontsize=SMALL)
     if ylabel:
         ax.set_ylabel(ylabel, fontsize=SMALL)
+
+
+def _style(ax, title=None, xlabel=None, ylabel=None):
+    _labels(ax, title, xlabel, ylabel)
     ax.tick_params(labelsize=SMALL)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
@@ -161,12 +165,7 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
     _position_ticks(ax, cols, "x")
     _position_ticks(ax, rows, "y")
     ax.tick_params(labelsize=SMALL, length=2)
-    if title:
-        ax.set_title(title, fontsize=FONT, loc="left", y=1.02)
-    if xlabel:
-        ax.set_xlabel(xlabel, fontsize=SMALL)
-    if ylabel:
-        ax.set_ylabel(ylabel, fontsize=SMALL)
+    _labels(ax, title, xlabel, ylabel)
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
         bar.ax.tick_params(labelsize=SMALL - 1)
