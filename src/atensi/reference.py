@@ -134,3 +134,32 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128):
         # l >= exp(0) = 1 for every row that saw a key; guard 0 anyway.
         out[..., q0:q1, :] = o / xp.where(l > 0, l, dtype.type(1))
     return out
+
+
+def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
+    """Gradien satu *head*: dari ``dO = ∂L/∂O`` ke ``(dQ, dK, dV)``.
+
+    Forward dihitung ulang (A disimpan hanya di dalam fungsi ini), lalu aturan
+    rantai dijalankan mundur melewati kelima langkah:
+
+        dV = Aᵀ dO
+        dA = dO Vᵀ
+        dS = A ⊙ (dA − rowsum(dA ⊙ A))      (Jacobian softmax per baris)
+        dQ = dS K · s
+        dK = dSᵀ Q · s                       (s = 1/√d_k, atau 1 tanpa skala)
+
+    Mask tidak punya gradien sendiri: posisi yang ditutup punya A = 0, jadi dS
+    di sana otomatis 0.
+    """
+    xp = _xp(Q, K, V, dO)
+    S = scores(Q, K, scale=scale)
+    if causal:
+        S = causal_mask(S)
+    A = softmax(S)
+    s = S.dtype.type(1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0)
+    dV = xp.matmul(xp.swapaxes(A, -1, -2), dO)
+    dA = xp.matmul(dO, xp.swapaxes(V, -1, -2))
+    dS = A * (dA - xp.sum(dA * A, axis=-1, keepdims=True))
+    dQ = xp.matmul(dS, K) * s
+    dK = xp.matmul(xp.swapaxes(dS, -1, -2), Q) * s
+    return dQ, dK, dV
