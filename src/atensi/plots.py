@@ -594,3 +594,8 @@ def heatmap_pair(left, right, *, titles, title=None, cmap="viridis", vmin=None, 
     if title:
         fig.suptitle(title, fontsize=FONT, x=0.02, ha="left")
     return fig
+
+
+# Gambar contoh berjalan (atensi.example_plots); diimpor paling akhir karena
+# modul itu memakai pembantu dari modul ini.
+from atensi.example_plots import vectors, score_grid, softmax_bars, weighted_sum_rows  # noqa: E402

@@ -77,7 +77,7 @@ def attention(Q, K, V, *, causal=True, scale=True):
     return weighted_sum(softmax(S), V)
 
 
-def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128):
+def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse=False):
     """Attention yang sama, dihitung per ubin tanpa pernah membuat array ``(T, T)``.
 
     Untuk setiap blok ``block`` baris *query*, blok-blok *key*/*value* dibaca
@@ -91,6 +91,10 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128):
     semuanya kembali diukur terhadap m' yang sama. Di akhir, keluaran = o / l.
     Dengan ``causal``, blok *key* yang seluruhnya di atas diagonal dilewati.
     Memori tambahan: O(block² + T · d_k) per *head*, bukan O(T²).
+
+    ``return_lse=True``: kembalikan juga ``L = m + log l`` per baris, bentuk
+    ``(..., T)`` (log-sum-exp skor baris itu), yang cukup untuk menghitung
+    ulang ``A = exp(S − L)`` di *backward* (:func:`attention_backward_blocked`).
     """
     xp = _xp(Q, K, V)
     block = int(block)
@@ -103,6 +107,7 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128):
     factor = dtype.type(1.0 / math.sqrt(d_k) if scale else 1.0)
     K_t = xp.swapaxes(K, -1, -2)
     out = xp.empty(Q.shape[:-1] + (V.shape[-1],), dtype=dtype)
+    lse = xp.empty(Q.shape[:-1], dtype=dtype) if return_lse else None
 
     for q0 in range(0, T, block):
         q1 = min(q0 + block, T)
@@ -133,7 +138,9 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128):
             m = m_new
         # l >= exp(0) = 1 for every row that saw a key; guard 0 anyway.
         out[..., q0:q1, :] = o / xp.where(l > 0, l, dtype.type(1))
-    return out
+        if return_lse:
+            lse[..., q0:q1] = (m + xp.log(l))[..., 0]
+    return (out, lse) if return_lse else out
 
 
 def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
@@ -163,3 +170,98 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
     dQ = xp.matmul(dS, K) * s
     dK = xp.matmul(xp.swapaxes(dS, -1, -2), Q) * s
     return dQ, dK, dV
+
+
+def _check_backward_inputs(Q, K, V, dO, O=None, lse=None):
+    """Bentuk dO (dan O, lse) harus cocok dengan Q, K, V sebelum apa pun dihitung."""
+    out_shape = tuple(Q.shape[:-1]) + (V.shape[-1],)
+    for name, x, want in (("dO", dO, out_shape), ("O", O, out_shape),
+                          ("lse", lse, tuple(Q.shape[:-1]))):
+        if x is not None and tuple(x.shape) != want:
+            raise ValueError(
+                f"Argumen '{name}' harus berbentuk {want} (bentuk keluaran O = A V "
+                f"untuk Q.shape = {tuple(Q.shape)} dan V.shape = {tuple(V.shape)}"
+                + ("; satu nilai per baris Q" if name == "lse" else "")
+                + f"), tetapi yang diterima {tuple(x.shape)}."
+            )
+
+
+def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True, block=128,
+                               O=None, lse=None):
+    """Gradien yang sama dengan :func:`attention_backward`, tanpa array ``(T, T)``.
+
+    Dari *forward* cukup disimpan keluaran ``O`` dan log-sum-exp per baris
+    ``lse`` (``attention_blocked(..., return_lse=True)``; dihitung di sini bila
+    tidak diberikan). Bobot dihitung ulang ubin demi ubin, ``A = exp(S − lse)``,
+    seperti *backward* FlashAttention-2:
+
+        D   = rowsum(dO ⊙ O)               (sama dengan rowsum(dA ⊙ A))
+        dV += Aᵀ dO,   dA = dO Vᵀ,   dS = A ⊙ (dA − D)
+        dQ += dS K · s,   dK += dSᵀ Q · s
+
+    Perulangan luar berjalan atas ubin *key*, perulangan dalam atas ubin
+    *query*; dengan ``causal``, ubin *query* sebelum ubin *key* dilewati
+    (seluruhnya masa depan). Memori tambahan: beberapa ubin ``block²`` dan
+    array ``(..., T, d_k)``, bukan ``T²``.
+    """
+    xp = _xp(Q, K, V, dO)
+    block = int(block)
+    if block < 1:
+        raise ValueError(
+            f"Argumen 'block' harus bilangan bulat >= 1, tetapi yang diterima {block}."
+        )
+    _check_backward_inputs(Q, K, V, dO, O, lse)
+    if O is None or lse is None:
+        O_new, lse_new = attention_blocked(Q, K, V, causal=causal, scale=scale,
+                                           block=block, return_lse=True)
+        O = O_new if O is None else O
+        lse = lse_new if lse is None else lse
+    T, d_k = Q.shape[-2], Q.shape[-1]
+    dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, dO.dtype, xp.float32)
+    s = dtype.type(1.0 / math.sqrt(d_k) if scale else 1.0)
+    D = xp.sum(dO * O, axis=-1, dtype=dtype)  # (..., T)
+    dQ = xp.zeros(Q.shape, dtype=dtype)
+    dK = xp.zeros(K.shape, dtype=dtype)
+    dV = xp.zeros(V.shape, dtype=dtype)
+    for k0 in range(0, K.shape[-2], block):
+        k1 = min(k0 + block, K.shape[-2])
+        K_blk, V_blk = K[..., k0:k1, :], V[..., k0:k1, :]
+        dK_blk, dV_blk = dK[..., k0:k1, :], dV[..., k0:k1, :]  # views: += writes through
+        # Causal: query rows before k0 never see these keys (tiles are aligned).
+        for q0 in range(k0 if causal else 0, T, block):
+            q1 = min(q0 + block, T)
+            Q_blk, dO_blk = Q[..., q0:q1, :], dO[..., q0:q1, :]
+            S = xp.matmul(Q_blk, xp.swapaxes(K_blk, -1, -2)).astype(dtype, copy=False)
+            S *= s
+            if causal and k1 - 1 > q0:
+                future = xp.arange(k0, k1)[None, :] > xp.arange(q0, q1)[:, None]
+                xp.copyto(S, dtype.type(-np.inf), where=future)
+            S -= lse[..., q0:q1, None]
+            A = xp.exp(S, out=S)  # masked: exp(-inf) = 0
+            dV_blk += xp.matmul(xp.swapaxes(A, -1, -2), dO_blk)
+            dS = xp.matmul(dO_blk, xp.swapaxes(V_blk, -1, -2)).astype(dtype, copy=False)
+            dS -= D[..., q0:q1, None]
+            dS *= A
+            dQ[..., q0:q1, :] += xp.matmul(dS, K_blk) * s
+            dK_blk += xp.matmul(xp.swapaxes(dS, -1, -2), Q_blk) * s
+    return dQ, dK, dV
+
+
+def numerical_gradient(f, X, *, h=1e-6):
+    """Gradien ``∂f/∂X`` dengan beda hingga terpusat, satu entri X demi satu.
+
+    ``f`` menerima X dan mengembalikan satu bilangan. Untuk setiap entri:
+    ``(f(X + h·e) − f(X − h·e)) / 2h``; galatnya sebanding dengan h².
+    Pakai float64: di float32 pembulatan menelan selisih sekecil itu.
+    """
+    X = np.asarray(X)
+    grad = np.zeros(X.shape, dtype=np.float64)
+    for idx in np.ndindex(X.shape):
+        keep = X[idx]
+        X[idx] = keep + h
+        f_plus = float(f(X))
+        X[idx] = keep - h
+        f_minus = float(f(X))
+        X[idx] = keep
+        grad[idx] = (f_plus - f_minus) / (2 * h)
+    return grad

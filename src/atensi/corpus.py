@@ -1,0 +1,224 @@
+"""Korpus latihan model kecil: prosa Indonesia buku ini sendiri.
+
+Teks diambil dari ``chapters/*.md``: sel kode, blok kode, rumus, direktif,
+opsi direktif, tabel, dan markup dibuang; yang tersisa adalah kalimat-kalimat
+bab, satu paragraf per baris. Tidak ada yang diunduh.
+
+Bab-bab terus disunting, jadi pelatihan membaca **salinan beku**
+``results/korpus.txt`` yang di-*commit*, bukan bab-bab yang sedang berubah.
+``python -m atensi.corpus`` membuat ulang salinan itu dari bab-bab.
+
+Pembagian latih/validasi tetap: dari setiap bab, 10 % paragraf terakhir
+(minimal satu) masuk validasi, sisanya latih. Di berkas salinan, setiap bab
+diawali baris ``### nama_bab``.
+
+    extract(markdown)           teks .md -> prosa (satu paragraf per baris)
+    build_snapshot(chapters)    semua bab -> isi berkas salinan
+    load(path=None)             salinan -> Corpus(train, val, chars)
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAPTERS = ROOT / "chapters"
+SNAPSHOT = ROOT / "results" / "korpus.txt"
+VAL_FRACTION = 0.1
+MIN_COUNT = 3  # characters seen fewer times than this are dropped from the snapshot
+HEADER = "### "
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,}|:{3,})(.*)$")
+_ROLE = re.compile(r"\{(\w[\w:-]*)\}`([^`]*)`")
+_KEEP_ROLES = {"term", "abbr", "sub", "sup"}
+# Directives whose body is prose worth keeping (the fence lines are dropped).
+_PROSE_DIRECTIVES = {"exercise", "solution", "admonition", "note", "tip", "warning",
+                     "important", "hint", "caution", "attention", "seealso", "glossary"}
+
+
+def _role(match):
+    name, body = match.group(1), match.group(2)
+    if name in _KEEP_ROLES:
+        # {term}`teks <sasaran>` -> teks
+        return re.sub(r"\s*<[^>]*>\s*$", "", body)
+    return ""
+
+
+def _inline(line):
+    """Markup di dalam satu baris prosa -> teks polos."""
+    line = re.sub(r"\$\$.*?\$\$", "", line)
+    line = re.sub(r"(?<!\\)\$[^$]+\$", "", line)  # matematika sebaris
+    line = _ROLE.sub(_role, line)
+    line = re.sub(r"`[^`]*`", "", line)  # kode sebaris
+    line = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", line)  # gambar
+    line = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", line)  # tautan -> teksnya
+    line = re.sub(r"<[^>]+>", "", line)  # HTML
+    line = re.sub(r"(\*\*|\*|__|(?<!\w)_)(\S.*?\S|\S)\1", r"\2", line)  # tebal/miring
+    line = line.replace("\\", "")
+    line = re.sub(r"^\s*#+\s*", "", line)  # judul
+    line = re.sub(r"^\s*([-*+]|\d+[.)])\s+", "", line)  # penanda daftar
+    line = re.sub(r"^\s*>\s?", "", line)  # kutipan
+    line = re.sub(r"\(\s*[,;]?\s*\)", "", line)  # kurung yang isinya terbuang
+    line = re.sub(r"\s+", " ", line)
+    return re.sub(r" ([,.;:?!)])", r"\1", line).strip()
+
+
+def extract(markdown: str) -> list[str]:
+    """Prosa satu bab Markdown/MyST sebagai daftar paragraf (teks polos)."""
+    lines = markdown.splitlines()
+    if lines and lines[0].strip() == "---":  # front matter
+        end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), 0)
+        lines = lines[end + 1:]
+    paragraphs, current = [], []
+    stack = []  # open fences: (marker, keep body as prose?)
+    in_math = in_comment = False
+
+    def flush():
+        text = _inline(" ".join(current))
+        current.clear()
+        if re.search(r"[A-Za-z]{2}", text):
+            paragraphs.append(text)
+
+    for raw in lines:
+        line = raw.rstrip()
+        stripped = line.strip()
+        if in_comment:
+            in_comment = "-->" not in stripped
+            continue
+        if stripped.startswith("<!--"):
+            in_comment = "-->" not in stripped
+            flush()
+            continue
+        fence = _FENCE.match(line)
+        if fence and not in_math:
+            marker, rest = fence.group(1), fence.group(2).strip()
+            if stack and marker[0] == stack[-1][0][0] and len(marker) >= len(stack[-1][0]) \
+                    and rest == "":
+                flush()
+                stack.pop()
+                continue
+            if not stack or stack[-1][1]:
+                flush()
+                name = re.match(r"\{([\w:-]+)\}", rest)
+                stack.append((marker, bool(name) and name.group(1) in _PROSE_DIRECTIVES))
+                continue
+        if stack and not stack[-1][1]:
+            continue  # inside code or a non-prose directive
+        if in_math:
+            in_math = not stripped.startswith("$$") and not stripped.endswith("$$")
+            continue
+        if stripped.startswith("$$"):
+            flush()
+            in_math = not (len(stripped) > 2 and stripped.endswith("$$"))
+            continue
+        if (not stripped or stripped.startswith("|") or stripped.startswith(":")
+                or re.match(r"^\([\w-]+\)=$", stripped) or re.match(r"^[-=*_]{3,}$", stripped)):
+            flush()
+            continue
+        if stripped.startswith("#"):
+            flush()
+            current.append(re.sub(r"^#+\s*", "", stripped))
+            flush()
+            continue
+        if re.match(r"^([-*+]|\d+[.)])\s+", stripped):
+            flush()
+        current.append(re.sub(r"^([-*+]|\d+[.)])\s+", "", stripped))
+    flush()
+    return paragraphs
+
+
+def build_snapshot(chapters=None) -> str:
+    """Isi ``results/korpus.txt`` dari bab-bab (``chapters``: daftar path .md)."""
+    paths = sorted(chapters) if chapters is not None else sorted(CHAPTERS.glob("*.md"))
+    parts = {Path(p).stem: extract(Path(p).read_text(encoding="utf-8")) for p in paths}
+    counts = {}
+    for paragraphs in parts.values():
+        for ch in "".join(paragraphs):
+            counts[ch] = counts.get(ch, 0) + 1
+    rare = {ch for ch, n in counts.items() if n < MIN_COUNT}
+    out = []
+    for name, paragraphs in parts.items():
+        kept = [re.sub(r"\s+", " ", "".join(c for c in p if c not in rare)).strip()
+                for p in paragraphs]
+        kept = [p for p in kept if p]
+        if kept:
+            out.append(HEADER + name)
+            out.extend(kept)
+    return "\n".join(out) + "\n"
+
+
+@dataclass
+class Corpus:
+    """Teks latih dan validasi, dan daftar karakter (kosakata) yang terurut."""
+
+    train: str
+    val: str
+    chars: str
+    path: Path
+
+    def __repr__(self):
+        return (f"<Corpus {self.path.name}: latih {len(self.train)} karakter, "
+                f"validasi {len(self.val)}, kosakata {len(self.chars)}>")
+
+
+def split(snapshot_text: str):
+    """Isi salinan -> (teks latih, teks validasi): 10 % paragraf terakhir tiap bab."""
+    train, val, chapter = [], [], []
+
+    def close():
+        if chapter:
+            n_val = max(1, round(VAL_FRACTION * len(chapter)))
+            train.extend(chapter[:-n_val])
+            val.extend(chapter[-n_val:])
+            chapter.clear()
+
+    for line in snapshot_text.splitlines():
+        if line.startswith(HEADER):
+            close()
+        elif line.strip():
+            chapter.append(line)
+    close()
+    return "\n".join(train) + "\n", "\n".join(val) + "\n"
+
+
+def load(path=None) -> Corpus:
+    """Baca salinan beku (bawaan ``results/korpus.txt``) dan bagi latih/validasi."""
+    path = Path(path) if path is not None else SNAPSHOT
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"Berkas korpus '{path}' tidak ditemukan. Buat dengan: python -m atensi.corpus"
+        )
+    text = path.read_text(encoding="utf-8")
+    train, val = split(text)
+    if len(train) < 1000 or len(val) < 100:
+        raise ValueError(
+            f"Berkas korpus '{path}' terlalu pendek (latih {len(train)}, validasi "
+            f"{len(val)} karakter). Buat ulang dengan: python -m atensi.corpus"
+        )
+    chars = "".join(sorted(set(train) | set(val)))
+    return Corpus(train, val, chars, path)
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m atensi.corpus",
+        description="Buat ulang salinan beku korpus (results/korpus.txt) dari chapters/*.md.")
+    parser.add_argument("--out", default=str(SNAPSHOT), help="berkas tujuan")
+    args = parser.parse_args(argv)
+    text = build_snapshot()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(text, encoding="utf-8")
+    corpus = load(args.out)
+    print(f"Korpus ditulis ke {args.out}: latih {len(corpus.train):,} karakter, "
+          f"validasi {len(corpus.val):,}, kosakata {len(corpus.chars)} karakter."
+          .replace(",", "."))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,433 @@
+"""Gambar untuk contoh berjalan (``atensi.example``): data masuk, Figure keluar.
+
+Gayanya meniru penjelasan *transformer* bergambar yang sudah dikenal: setiap
+vektor digambar sebagai deretan sel berwarna (ungu = *query*, jingga = *key*,
+biru = *value*), label baris dan kolom adalah *token*-nya, dan angka ditulis
+di dalam sel dengan format Indonesia (koma desimal). Semua gambar selebar
+sekitar 5 inci dengan huruf besar dan sedikit unsur, supaya tetap terbaca
+di layar ponsel 360 px.
+
+    vectors(Q, K, V, tokens, axes=None)        vektor q, k, v sebagai sel berwarna
+    score_grid(S, tokens, filled=, masked=)    kisi skor T × T (terisi sebagian,
+                                               masa depan abu-abu "−∞")
+    softmax_bars(A, tokens, row=None)          bobot atensi sebagai batang
+    weighted_sum_rows(A, V, tokens, row=)      baris V yang diskalakan bobotnya,
+                                               ditumpuk, lalu dijumlahkan
+
+Fungsi-fungsi ini untuk contoh kecil (paling banyak 8 *token* dan 8 sumbu);
+untuk ukuran ANDREA pakai ``atensi.plots.heatmap``. Semuanya juga tersedia
+sebagai ``atensi.plots.vectors`` dan seterusnya.
+"""
+
+import math
+
+import numpy as np
+from matplotlib.patches import Rectangle
+
+# Text sizes in points. A 5-inch figure at 100 dpi is shrunk to about 330 px
+# on a 360 px phone, so these read like 8-9 px text there: the minimum.
+CELL_FONT = 12.0
+LABEL_FONT = 11.5
+TITLE_FONT = 12.5
+MAX_TOKENS = 8
+MAX_AXES = 8
+
+# One colour family per role, as in illustrated transformer explainers.
+ROLE_CMAPS = {"query": "Purples", "key": "Oranges", "value": "Blues", "skor": "Greens"}
+WEIGHT_COLOR = "#4c9a6a"
+FUTURE_TEXT = "#666666"
+
+
+# ------------------------------------------------------------------ checks
+
+
+def _matrix(value, name, *, allow_minus_inf=False):
+    """``value`` as a finite 2-D float64 array, or an Indonesian ValueError."""
+    try:
+        M = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"Argumen '{name}' harus matriks angka, tetapi yang diterima "
+            f"{type(value).__name__}. Berikan array NumPy 2 dimensi."
+        ) from None
+    if M.ndim != 2 or M.size == 0:
+        raise ValueError(
+            f"Argumen '{name}' harus matriks 2 dimensi yang tidak kosong, tetapi bentuk "
+            f"yang diterima {M.shape}. Untuk banyak head, ambil satu dulu, misalnya {name}[0]."
+        )
+    bad = np.isnan(M) | (M == np.inf)
+    if not allow_minus_inf:
+        bad |= M == -np.inf
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"Argumen '{name}' berisi {M[i, j]} di [{i}, {j}]. Gambar ini hanya menerima "
+            "angka hingga" + (" (dan -inf untuk masa depan)." if allow_minus_inf else ".")
+        )
+    return M
+
+
+def _tokens(tokens, T, name_of_T):
+    if isinstance(tokens, str) or not hasattr(tokens, "__len__"):
+        raise ValueError(
+            f"Argumen 'tokens' harus daftar kata, misalnya ('Budi', 'bilang'), tetapi yang "
+            f"diterima {tokens!r}."
+        )
+    words = [str(t) for t in tokens]
+    if len(words) != T:
+        raise ValueError(
+            f"Argumen 'tokens' berisi {len(words)} kata, padahal {name_of_T} punya {T} "
+            "baris. Berikan satu kata untuk setiap baris."
+        )
+    if T > MAX_TOKENS:
+        raise ValueError(
+            f"Gambar ini untuk contoh kecil (paling banyak {MAX_TOKENS} token), tetapi ada "
+            f"{T}. Untuk matriks besar pakai atensi.plots.heatmap."
+        )
+    return words
+
+
+def _row_index(row, T, name="row"):
+    if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < T:
+        raise ValueError(
+            f"Argumen '{name}' harus bilangan bulat 0 sampai {T - 1}, tetapi yang diterima "
+            f"{row!r}."
+        )
+    return int(row)
+
+
+def _title(title):
+    if title is not None and not isinstance(title, str):
+        raise ValueError(f"Argumen 'title' harus teks atau None, tetapi yang diterima {title!r}.")
+    return title
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def _short(x):
+    """A number as written in a cell: '2', '0,5', '1,41', '−∞'."""
+    x = float(x)
+    if math.isinf(x):
+        return "−∞" if x < 0 else "∞"
+    if abs(x - round(x)) < 5e-3:
+        return format_number(round(x), 0)
+    if abs(10 * x - round(10 * x)) < 5e-3:
+        return format_number(x, 1)
+    return format_number(x, 2)
+
+
+def _canvas(width, height):
+    """A figure whose single axes uses inches as data units, y pointing down."""
+    fig = new_figure(width, height)
+    ax = fig.add_axes([0, 0, 1, 1])
+    ax.set_xlim(0, width)
+    ax.set_ylim(height, 0)
+    ax.axis("off")
+    return fig, ax
+
+
+def _cell(ax, x, y, w, h, *, color="white", text=None, text_color="black", edge="white",
+          lw=1.5, size=CELL_FONT, weight="normal"):
+    ax.add_patch(Rectangle((x, y), w, h, facecolor=color, edgecolor=edge, lw=lw))
+    if text is not None:
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=size,
+                color=text_color, weight=weight)
+
+
+def _shade(cmap_name, value, top):
+    """Cell colour and text colour: stronger colour for larger |value|."""
+    level = 0.12 + 0.6 * (abs(value) / top if top > 0 else 0.0)
+    colormap = _cmap(cmap_name)
+    return colormap(level), "white" if _is_dark(colormap, level) else "black"
+
+
+# ---------------------------------------------------------------- figures
+
+
+def vectors(Q, K, V, tokens, axes=None):
+    """Vektor *query*, *key*, dan *value* setiap *token* sebagai sel berwarna.
+
+    Tiga panel berdampingan (ungu Q, jingga K, biru V); baris = *token*,
+    kolom = sumbu (``axes``, misalnya ``("orang", "aksi")``). Warna makin
+    pekat bila angkanya makin besar.
+    """
+    Q = _matrix(Q, "Q")
+    K = _matrix(K, "K")
+    V = _matrix(V, "V")
+    if K.shape != Q.shape:
+        raise ValueError(
+            f"Argumen 'K' harus berbentuk sama dengan Q {Q.shape}, tetapi bentuknya {K.shape}."
+        )
+    if V.shape[0] != Q.shape[0]:
+        raise ValueError(
+            f"Argumen 'V' harus punya {Q.shape[0]} baris seperti Q, tetapi punya {V.shape[0]}."
+        )
+    T, d_k = Q.shape
+    words = _tokens(tokens, T, "Q")
+    if max(d_k, V.shape[1]) > MAX_AXES:
+        raise ValueError(
+            f"Gambar ini untuk vektor pendek (paling banyak {MAX_AXES} sumbu), tetapi d_k = "
+            f"{max(d_k, V.shape[1])}. Untuk vektor panjang pakai atensi.plots.heatmap."
+        )
+    if axes is None:
+        names_qk = [str(n) for n in range(d_k)]
+    else:
+        if isinstance(axes, str) or len(axes) != d_k:
+            raise ValueError(
+                f"Argumen 'axes' harus berisi {d_k} nama sumbu (satu per kolom Q), tetapi yang "
+                f"diterima {axes!r}."
+            )
+        names_qk = [str(n) for n in axes]
+    names_v = names_qk if V.shape[1] == d_k else [str(n) for n in range(V.shape[1])]
+
+    label_w = 0.2 + 0.1 * max(len(w) for w in words)
+    gap = 0.22
+    cols = 2 * d_k + V.shape[1]
+    cell_w = min(0.62, (5.0 - label_w - 2 * gap - 0.1) / cols)
+    cell_h = 0.46
+    top = 0.95
+    width = label_w + cols * cell_w + 2 * gap + 0.1
+    fig, ax = _canvas(width, top + T * cell_h + 0.12)
+    x = label_w
+    for role, M, names, symbol in (("query", Q, names_qk, "Q"), ("key", K, names_qk, "K"),
+                                   ("value", V, names_v, "V")):
+        peak = float(np.abs(M).max())
+        ax.text(x + M.shape[1] * cell_w / 2, 0.3, f"{role} {symbol}", ha="center",
+                va="center", fontsize=TITLE_FONT, weight="bold",
+                color=_cmap(ROLE_CMAPS[role])(0.85))
+        for c, name in enumerate(names):
+            ax.text(x + (c + 0.5) * cell_w, top - 0.2, name, ha="center", va="center",
+                    fontsize=LABEL_FONT - 2, color="#444444")
+        for i in range(T):
+            for c in range(M.shape[1]):
+                color, ink = _shade(ROLE_CMAPS[role], M[i, c], peak)
+                _cell(ax, x + c * cell_w, top + i * cell_h, cell_w, cell_h, color=color,
+                      text=_short(M[i, c]), text_color=ink)
+        x += M.shape[1] * cell_w + gap
+    for i, word in enumerate(words):
+        ax.text(label_w - 0.1, top + (i + 0.5) * cell_h, word, ha="right", va="center",
+                fontsize=LABEL_FONT)
+    return fig
+
+
+def score_grid(S, tokens, *, filled=None, masked=False, title=None):
+    """Kisi skor T × T dengan angka di setiap sel; baris = *query*, kolom = *key*.
+
+    ``filled=n`` hanya menampilkan n sel pertama (baris demi baris) dan
+    membingkai sel terakhir yang baru diisi, sehingga beberapa gambar
+    berurutan memperlihatkan kisi yang terisi. ``masked=True`` menutup masa
+    depan (j > i). Sel yang bernilai ``-inf`` selalu abu-abu bertuliskan "−∞".
+    """
+    S = _matrix(S, "S", allow_minus_inf=True)
+    T = S.shape[0]
+    if S.shape[1] != T:
+        raise ValueError(
+            f"Argumen 'S' harus persegi (T, T), tetapi bentuknya {S.shape}."
+        )
+    words = _tokens(tokens, T, "S")
+    if filled is not None and (isinstance(filled, bool) or not isinstance(filled, (int, np.integer))
+                               or not 0 <= filled <= T * T):
+        raise ValueError(
+            f"Argumen 'filled' harus None atau bilangan bulat 0 sampai {T * T} (banyaknya sel "
+            f"yang sudah diisi), tetapi yang diterima {filled!r}."
+        )
+    if not isinstance(masked, (bool, np.bool_)):
+        raise ValueError(f"Argumen 'masked' harus True atau False, tetapi yang diterima {masked!r}.")
+    title = _title(title)
+    hidden = np.isneginf(S)
+    if masked:
+        hidden |= np.triu(np.ones((T, T), dtype=bool), k=1)
+    shown = np.ones(T * T, dtype=bool) if filled is None else np.arange(T * T) < filled
+    shown = shown.reshape(T, T)
+
+    label_w = 0.25 + 0.1 * max(len(w) for w in words)
+    cell = min(0.85, (4.9 - label_w) / T)
+    head = 0.75 if title else 0.45
+    top = head + 0.35
+    width = label_w + T * cell + 0.25
+    fig, ax = _canvas(width, top + T * cell + 0.45)
+    if title:
+        ax.text(0.1, 0.28, title, ha="left", va="center", fontsize=TITLE_FONT)
+    finite = S[~hidden & np.isfinite(S)]
+    peak = float(np.abs(finite).max()) if finite.size else 0.0
+    for i in range(T):
+        for j in range(T):
+            x, y = label_w + j * cell, top + i * cell
+            if not shown[i, j]:
+                _cell(ax, x, y, cell, cell, color="white", edge="#d9d9d9", lw=1.0)
+            elif hidden[i, j]:
+                _cell(ax, x, y, cell, cell, color=MASKED, text="−∞", text_color=FUTURE_TEXT)
+            else:
+                color, ink = _shade(ROLE_CMAPS["skor"], S[i, j], peak)
+                _cell(ax, x, y, cell, cell, color=color, text=_short(S[i, j]), text_color=ink)
+    if filled:
+        i, j = divmod(int(filled) - 1, T)
+        ax.add_patch(Rectangle((label_w + j * cell, top + i * cell), cell, cell, fill=False,
+                               edgecolor=HIGHLIGHT, lw=3))
+    for n, word in enumerate(words):
+        ax.text(label_w - 0.1, top + (n + 0.5) * cell, word, ha="right", va="center",
+                fontsize=LABEL_FONT, color=_cmap("Purples")(0.85))
+        ax.text(label_w + (n + 0.5) * cell, top - 0.12, word, ha="center", va="bottom",
+                fontsize=LABEL_FONT - (1 if len(word) > 6 else 0), color=_cmap("Oranges")(0.8))
+    ax.text(label_w + T * cell / 2, top + T * cell + 0.22, "key (yang dilihat) →",
+            ha="center", va="center", fontsize=LABEL_FONT - 1.5, color="#444444")
+    ax.text(0.1, head + 0.05, "query ↓", ha="left", va="center", fontsize=LABEL_FONT - 1.5,
+            color="#444444")
+    return fig
+
+
+def _weights(A, name="A"):
+    A = _matrix(A, name)
+    T = A.shape[0]
+    if A.shape[1] != T:
+        raise ValueError(f"Argumen '{name}' harus persegi (T, T), tetapi bentuknya {A.shape}.")
+    if (A < -1e-6).any() or (A > 1 + 1e-6).any():
+        raise ValueError(
+            f"Argumen '{name}' harus berisi bobot atensi antara 0 dan 1 (hasil softmax), "
+            f"tetapi nilainya dari {A.min()} sampai {A.max()}. Jalankan softmax dulu."
+        )
+    return A
+
+
+def _bar_panel(ax, p, words, *, query, title):
+    T = len(words)
+    positions = np.arange(T)
+    zero = p == 0
+    ax.bar(positions, p, color=[MASKED if z else WEIGHT_COLOR for z in zero], width=0.7)
+    for j in range(T):
+        ax.text(j, p[j] + 0.04, "0" if zero[j] else format_number(p[j], 2), ha="center",
+                va="bottom", fontsize=LABEL_FONT - 1.5,
+                color=FUTURE_TEXT if zero[j] else "black")
+    ax.set_ylim(0, 1.28)
+    ax.set_xlim(-0.55, T - 0.45)
+    ax.set_yticks([])
+    ax.set_xticks(positions)
+    ax.set_xticklabels(words, fontsize=LABEL_FONT - (1.5 if T > 4 else 0.5),
+                       color=_cmap("Oranges")(0.8))
+    ax.tick_params(length=0)
+    for side in ("top", "right", "left"):
+        ax.spines[side].set_visible(False)
+    ax.set_title(title if title else f"{query} melihat …", fontsize=LABEL_FONT, loc="left",
+                 color=_cmap("Purples")(0.85))
+
+
+def softmax_bars(A, tokens, *, row=None, title=None):
+    """Bobot atensi sebagai batang: satu panel per baris (atau hanya baris ``row``).
+
+    Setiap panel menjawab "*token* ini melihat siapa, seberapa banyak?";
+    batang abu-abu bertuliskan 0 adalah bobot nol (masa depan yang ditutup).
+    """
+    A = _weights(A)
+    T = A.shape[0]
+    words = _tokens(tokens, T, "A")
+    title = _title(title)
+    if row is not None:
+        row = _row_index(row, T)
+        fig = new_figure(5.0, 2.5)
+        ax = fig.add_axes([0.04, 0.16, 0.92, 0.66])
+        _bar_panel(ax, A[row], words, query=words[row], title=title)
+        return fig
+    n_cols = 1 if T == 1 else 2
+    n_rows = math.ceil(T / n_cols)
+    head = 0.45 if title else 0.0
+    panel_h = 1.75
+    height = head + n_rows * panel_h + 0.1
+    fig = new_figure(5.0, height)
+    if title:
+        fig.text(0.02, 1 - 0.25 / height, title, ha="left", va="center", fontsize=TITLE_FONT)
+    for i in range(T):
+        r, c = divmod(i, n_cols)
+        bottom = height - head - (r + 1) * panel_h + 0.35
+        ax = fig.add_axes([0.04 + c * 0.5, bottom / height, 0.44, 1.0 / height])
+        _bar_panel(ax, A[i], words, query=words[i], title=None)
+    return fig
+
+
+def weighted_sum_rows(A, V, tokens, *, row, title=None):
+    """Jumlah tertimbang baris ``row`` digambar sebagai baris-baris V yang diskalakan.
+
+    Setiap baris gambar: bobot ``A[row, j]`` × ``V[j]`` = vektor yang sudah
+    diskalakan; di bawah garis, jumlahnya: keluaran ``O[row]``. Baris dengan
+    bobot nol (masa depan) digambar abu-abu.
+    """
+    A = _weights(A)
+    V = _matrix(V, "V")
+    T = A.shape[0]
+    if V.shape[0] != T:
+        raise ValueError(
+            f"Argumen 'V' harus punya {T} baris (satu per token, seperti A), tetapi punya "
+            f"{V.shape[0]}."
+        )
+    words = _tokens(tokens, T, "A")
+    row = _row_index(row, T)
+    title = _title(title)
+    d = V.shape[1]
+    if d > MAX_AXES:
+        raise ValueError(
+            f"Gambar ini untuk vektor pendek (paling banyak {MAX_AXES} sumbu), tetapi V punya "
+            f"{d}. Untuk vektor panjang pakai atensi.plots.heatmap."
+        )
+    w = A[row]
+    scaled = w[:, None] * V
+    out = scaled.sum(axis=0)
+
+    label_w = 0.25 + 0.1 * max(max(len(x) for x in words), 4)
+    weight_w, sign_w = 0.62, 0.3
+    cell_w = min(0.58, (5.0 - label_w - weight_w - 2 * sign_w - 0.15) / (2 * d))
+    cell_h = 0.44
+    head = 0.55 if title else 0.15
+    top = head + 0.4
+    x_w = label_w
+    x_v = x_w + weight_w + sign_w
+    x_s = x_v + d * cell_w + sign_w
+    width = x_s + d * cell_w + 0.15
+    fig, ax = _canvas(width, top + (T + 1) * cell_h + 0.35)
+    if title:
+        ax.text(0.1, 0.3, title, ha="left", va="center", fontsize=TITLE_FONT)
+    ax.text(x_w + weight_w / 2, top - 0.17, f"A[{row}, j]", ha="center", va="center",
+            fontsize=LABEL_FONT - 2, color="#444444")
+    ax.text(x_v + d * cell_w / 2, top - 0.17, "V[j]", ha="center", va="center",
+            fontsize=LABEL_FONT - 2, color="#444444")
+    ax.text(x_s + d * cell_w / 2, top - 0.17, "bobot × V[j]", ha="center", va="center",
+            fontsize=LABEL_FONT - 2, color="#444444")
+    peak = float(np.abs(V).max())
+    for j in range(T):
+        y = top + j * cell_h
+        off = w[j] == 0
+        ink_label = FUTURE_TEXT if off else "black"
+        ax.text(label_w - 0.1, y + cell_h / 2, words[j], ha="right", va="center",
+                fontsize=LABEL_FONT, color=ink_label)
+        ax.text(x_w + weight_w / 2, y + cell_h / 2, "0" if off else format_number(w[j], 2),
+                ha="center", va="center", fontsize=CELL_FONT, color=ink_label,
+                weight="normal" if off else "bold")
+        ax.text(x_v - sign_w / 2, y + cell_h / 2, "×", ha="center", va="center",
+                fontsize=CELL_FONT, color=ink_label)
+        ax.text(x_s - sign_w / 2, y + cell_h / 2, "=", ha="center", va="center",
+                fontsize=CELL_FONT, color=ink_label)
+        for c in range(d):
+            if off:
+                v_color, v_ink = MASKED, FUTURE_TEXT
+                s_color, s_ink = MASKED, FUTURE_TEXT
+            else:
+                v_color, v_ink = _shade(ROLE_CMAPS["value"], V[j, c], peak)
+                s_color, s_ink = _shade(ROLE_CMAPS["value"], scaled[j, c], peak)
+            _cell(ax, x_v + c * cell_w, y, cell_w, cell_h, color=v_color,
+                  text=_short(V[j, c]), text_color=v_ink, size=CELL_FONT - 1)
+            _cell(ax, x_s + c * cell_w, y, cell_w, cell_h, color=s_color,
+                  text=format_number(scaled[j, c], 2), text_color=s_ink, size=CELL_FONT - 1)
+    y = top + T * cell_h + 0.12
+    ax.plot([x_s - 0.05, x_s + d * cell_w + 0.05], [y - 0.06, y - 0.06], color="black", lw=1.2)
+    ax.text(x_s - 0.12, y + cell_h / 2, f"jumlah = O[{words[row]}]", ha="right",
+            va="center", fontsize=LABEL_FONT, weight="bold", color=HIGHLIGHT)
+    for c in range(d):
+        color, ink = _shade(ROLE_CMAPS["value"], out[c], peak)
+        _cell(ax, x_s + c * cell_w, y, cell_w, cell_h, color=color, edge=HIGHLIGHT, lw=2,
+              text=format_number(out[c], 2), text_color=ink, size=CELL_FONT - 1, weight="bold")
+    return fig
+
+
+# Imported last on purpose: ``atensi.plots`` re-exports the functions above
+# from its own last line, so whichever module is imported first, the other
+# finds the names it needs already defined.
+from .plots import HIGHLIGHT, MASKED, _cmap, _is_dark, format_number, new_figure  # noqa: E402

@@ -1,0 +1,181 @@
+"""Jenis-jenis ("rasa") mask atensi, sebagai array boolean "boleh dilihat".
+
+Setiap pembuat mask mengembalikan ``visible``: array boolean dengan
+``visible[..., i, j] = True`` bila *query* posisi ``i`` boleh melihat *key*
+posisi ``j``. Dengan ``additive=True`` hasilnya mask aditif: 0 di posisi yang
+terlihat dan ``-inf`` di posisi yang ditutup, siap dijumlahkan ke skor.
+
+    causal(T)                 j <= i                      (model decoder-only)
+    padding(lengths, T)       i, j < panjang kalimat b    (satu batch, (B, T, T))
+    sliding_window(T, w)      i - w < j <= i              (jendela geser lebar w)
+    prefix_lm(T, p)           j <= i  atau  j < p         (awalan dua arah, lalu kausal)
+    combine(m1, m2, ...)      boleh dilihat oleh semuanya (AND)
+    apply(S, visible)         S dengan -inf di posisi yang ditutup
+    to_additive(visible)      0 / -inf
+
+Contoh::
+
+    from atensi import masks, reference
+    A = reference.softmax(masks.apply(S, masks.sliding_window(T, 3)))
+
+Baris yang tidak melihat apa pun (misalnya *query* padding) menjadi baris
+``-inf`` seluruhnya; ``reference.softmax`` memberi nol untuk baris itu.
+"""
+
+import numpy as np
+
+__all__ = ["causal", "padding", "sliding_window", "prefix_lm", "combine", "apply",
+           "to_additive"]
+
+
+def _positive_int(value, name, *, minimum=1):
+    """Bilangan bulat Python/NumPy >= ``minimum`` (bukan bool), atau ValueError."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(
+            f"Argumen '{name}' harus bilangan bulat, tetapi yang diterima {value!r} "
+            f"(tipe {type(value).__name__}). Berikan misalnya {name}={max(minimum, 4)}."
+        )
+    if value < minimum:
+        raise ValueError(
+            f"Argumen '{name}' harus bilangan bulat >= {minimum}, tetapi yang diterima "
+            f"{int(value)}."
+        )
+    return int(value)
+
+
+def _flag(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(
+            f"Argumen '{name}' harus True atau False, tetapi yang diterima {value!r}."
+        )
+    return bool(value)
+
+
+def _finish(visible, additive):
+    return to_additive(visible) if _flag(additive, "additive") else visible
+
+
+def causal(T, *, additive=False):
+    """Mask kausal ``(T, T)``: posisi ``i`` melihat ``j <= i`` (diri sendiri dan masa lalu)."""
+    T = _positive_int(T, "T")
+    return _finish(np.tril(np.ones((T, T), dtype=bool)), additive)
+
+
+def padding(lengths, T, *, additive=False):
+    """Mask *padding* untuk satu *batch* ``(B, T, T)``.
+
+    ``lengths[b]`` adalah banyaknya *token* asli kalimat ``b``; posisi
+    ``lengths[b]`` sampai ``T - 1`` adalah *padding* di ujung kanan. *Token*
+    asli tidak melihat *padding*, dan baris *padding* tidak melihat apa pun
+    (``visible`` seluruhnya False: *softmax* kita memberi nol di sana).
+    Gabungkan dengan ``causal(T)`` lewat ``combine`` untuk model *decoder-only*.
+    """
+    T = _positive_int(T, "T")
+    arr = np.asarray(lengths)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"Argumen 'lengths' harus daftar satu dimensi berisi panjang tiap kalimat, "
+            f"tetapi bentuknya {arr.shape}. Contoh: lengths=[4, 2, 3]."
+        )
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(
+            f"Argumen 'lengths' harus berisi bilangan bulat, tetapi tipenya {arr.dtype}. "
+            "Contoh: lengths=[4, 2, 3]."
+        )
+    bad = (arr < 0) | (arr > T)
+    if bad.any():
+        b = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"Argumen 'lengths' harus di antara 0 dan T = {T}, tetapi lengths[{b}] = "
+            f"{int(arr[b])}. Perbesar T atau potong kalimatnya."
+        )
+    real = np.arange(T)[None, :] < arr[:, None]  # (B, T): token asli?
+    return _finish(real[:, :, None] & real[:, None, :], additive)
+
+
+def sliding_window(T, w, *, additive=False):
+    """Jendela geser kausal ``(T, T)``: posisi ``i`` melihat ``j`` dengan ``i - w < j <= i``.
+
+    Setiap baris melihat paling banyak ``w`` posisi: dirinya sendiri dan
+    ``w - 1`` posisi sebelumnya. ``w >= T`` sama dengan mask kausal.
+    """
+    T = _positive_int(T, "T")
+    w = _positive_int(w, "w")
+    i = np.arange(T)[:, None]
+    j = np.arange(T)[None, :]
+    return _finish((j <= i) & (j > i - w), additive)
+
+
+def prefix_lm(T, p, *, additive=False):
+    """Mask *prefix-LM* ``(T, T)``: awalan ``0..p-1`` saling melihat dua arah, sisanya kausal.
+
+    ``visible[i, j] = (j <= i) or (j < p)``. ``p = 0`` dan ``p = 1`` sama
+    dengan mask kausal; ``p = T`` membuka seluruh matriks.
+    """
+    T = _positive_int(T, "T")
+    p = _positive_int(p, "p", minimum=0)
+    if p > T:
+        raise ValueError(
+            f"Argumen 'p' (panjang awalan) paling besar T = {T}, tetapi yang diterima {p}."
+        )
+    i = np.arange(T)[:, None]
+    j = np.arange(T)[None, :]
+    return _finish((j <= i) | (j < p), additive)
+
+
+def _visible(visible, name):
+    arr = np.asarray(visible)
+    if arr.dtype != bool:
+        raise ValueError(
+            f"Argumen '{name}' harus array boolean (True = boleh dilihat), tetapi tipenya "
+            f"{arr.dtype}. Buat dengan masks.causal, masks.padding, masks.sliding_window "
+            "atau masks.prefix_lm."
+        )
+    if arr.ndim < 2:
+        raise ValueError(
+            f"Argumen '{name}' harus berbentuk (..., T, T), tetapi bentuknya {arr.shape}."
+        )
+    return arr
+
+
+def combine(*visibles):
+    """Gabungan beberapa mask: posisi terlihat hanya bila terlihat di **semua** mask."""
+    if not visibles:
+        raise ValueError("combine() butuh paling sedikit satu mask.")
+    arrays = [_visible(v, f"mask ke-{n}") for n, v in enumerate(visibles)]
+    try:
+        return np.logical_and.reduce(np.broadcast_arrays(*arrays))
+    except ValueError:
+        shapes = ", ".join(str(a.shape) for a in arrays)
+        raise ValueError(
+            f"Bentuk mask tidak cocok untuk digabung: {shapes}. Semua harus (..., T, T) "
+            "dengan T yang sama."
+        ) from None
+
+
+def to_additive(visible, dtype=np.float32):
+    """Mask aditif: 0 di posisi terlihat, ``-inf`` di posisi tertutup (``skor + mask``)."""
+    visible = _visible(visible, "visible")
+    return np.where(visible, dtype(0), dtype(-np.inf)).astype(dtype)
+
+
+def apply(S, visible):
+    """Salinan skor ``S`` dengan ``-inf`` di setiap posisi yang tidak terlihat."""
+    visible = _visible(visible, "visible")
+    S = np.asarray(S)
+    if S.ndim < 2 or not np.issubdtype(S.dtype, np.floating):
+        raise ValueError(
+            f"Argumen 'S' harus array skor bertipe float berbentuk (..., T, T), tetapi "
+            f"bentuknya {S.shape} dan tipenya {S.dtype}."
+        )
+    if S.shape[-2:] != visible.shape[-2:]:
+        raise ValueError(
+            f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak cocok: dua sumbu terakhir "
+            "harus sama (T, T). Buat mask dengan T yang sama dengan S."
+        )
+    try:
+        return np.where(visible, S, S.dtype.type(-np.inf))
+    except ValueError:
+        raise ValueError(
+            f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak bisa disiarkan bersama."
+        ) from None

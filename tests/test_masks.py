@@ -1,0 +1,98 @@
+"""atensi.masks: the four kinds of mask, boolean and additive, with clear errors."""
+
+import numpy as np
+import pytest
+
+from atensi import masks, reference
+
+
+def _scores(T, seed=0):
+    return np.random.default_rng(seed).standard_normal((T, T)).astype(np.float32)
+
+
+def test_causal_is_lower_triangle_with_diagonal_and_matches_reference():
+    for T in (1, 2, 5, 17):
+        visible = masks.causal(T)
+        assert visible.dtype == bool and visible.shape == (T, T)
+        assert np.array_equal(visible, np.tril(np.ones((T, T), dtype=bool)))
+        S = _scores(T)
+        assert np.array_equal(masks.apply(S, visible), reference.causal_mask(S))
+        assert np.array_equal(S + masks.causal(T, additive=True), reference.causal_mask(S))
+
+
+def test_additive_is_zero_or_minus_inf():
+    add = masks.sliding_window(6, 2, additive=True)
+    assert add.dtype == np.float32
+    assert set(np.unique(add).tolist()) == {0.0, -np.inf}
+    assert np.array_equal(add == 0, masks.sliding_window(6, 2))
+    assert masks.to_additive(masks.causal(3), dtype=np.float64).dtype == np.float64
+
+
+def test_padding_batch_hides_pad_keys_and_pad_rows_give_zeros():
+    T, lengths = 5, [5, 3, 1]
+    visible = masks.padding(lengths, T)
+    assert visible.shape == (3, T, T)
+    for b, L in enumerate(lengths):
+        expected = np.zeros((T, T), dtype=bool)
+        expected[:L, :L] = True
+        assert np.array_equal(visible[b], expected)
+    S = np.stack([_scores(T, seed) for seed in range(3)])
+    A = reference.softmax(masks.apply(S, masks.combine(visible, masks.causal(T))))
+    assert not np.isnan(A).any()
+    for b, L in enumerate(lengths):
+        assert np.allclose(A[b, :L].sum(axis=-1), 1.0)
+        assert (A[b, L:] == 0).all()        # padding rows: nothing visible, zeros
+        assert (A[b, :, L:] == 0).all()     # nobody looks at padding
+    assert masks.padding(np.array([0, 2], dtype=np.int64), 2)[0].sum() == 0
+
+
+def test_sliding_window_sees_at_most_w_positions():
+    T, w = 9, 3
+    visible = masks.sliding_window(T, w)
+    for i in range(T):
+        assert list(np.flatnonzero(visible[i])) == list(range(max(0, i - w + 1), i + 1))
+    assert np.array_equal(masks.sliding_window(T, T), masks.causal(T))
+    assert np.array_equal(masks.sliding_window(T, 100), masks.causal(T))
+    assert np.array_equal(masks.sliding_window(T, 1), np.eye(T, dtype=bool))
+
+
+def test_prefix_lm_is_bidirectional_in_the_prefix_then_causal():
+    T, p = 7, 3
+    visible = masks.prefix_lm(T, p)
+    assert visible[:p, :p].all()
+    assert not visible[:p, p:].any()
+    assert np.array_equal(visible[p:], masks.causal(T)[p:])
+    assert np.array_equal(masks.prefix_lm(T, 0), masks.causal(T))
+    assert np.array_equal(masks.prefix_lm(T, 1), masks.causal(T))
+    assert masks.prefix_lm(T, T).all()
+
+
+def test_combine_is_logical_and_with_broadcasting():
+    T = 6
+    both = masks.combine(masks.causal(T), masks.prefix_lm(T, 3))
+    assert np.array_equal(both, masks.causal(T))
+    batch = masks.combine(masks.padding([6, 4], T), masks.causal(T))
+    assert batch.shape == (2, T, T)
+    assert np.array_equal(batch[0], masks.causal(T))
+
+
+@pytest.mark.parametrize("call, pattern", [
+    (lambda: masks.causal(0), r"Argumen 'T' harus bilangan bulat >= 1.*0"),
+    (lambda: masks.causal(4.0), r"Argumen 'T' harus bilangan bulat.*4\.0"),
+    (lambda: masks.causal(True), r"Argumen 'T' harus bilangan bulat"),
+    (lambda: masks.causal(4, additive="ya"), r"Argumen 'additive' harus True atau False"),
+    (lambda: masks.sliding_window(4, 0), r"Argumen 'w' harus bilangan bulat >= 1"),
+    (lambda: masks.prefix_lm(4, 5), r"Argumen 'p' .*paling besar T = 4.*5"),
+    (lambda: masks.prefix_lm(4, -1), r"Argumen 'p' harus bilangan bulat >= 0"),
+    (lambda: masks.padding([3, 9], 5), r"Argumen 'lengths' .*lengths\[1\] = 9"),
+    (lambda: masks.padding([[3]], 5), r"Argumen 'lengths' harus daftar satu dimensi"),
+    (lambda: masks.padding([2.5], 5), r"Argumen 'lengths' harus berisi bilangan bulat"),
+    (lambda: masks.apply(np.zeros((4, 4)), np.ones((4, 4))), r"Argumen 'visible' harus array boolean"),
+    (lambda: masks.apply(np.zeros((3, 3)), masks.causal(4)), r"Bentuk 'S' \(3, 3\) dan mask \(4, 4\)"),
+    (lambda: masks.apply(np.zeros((4, 4), dtype=int), masks.causal(4)), r"Argumen 'S' harus .*float"),
+    (lambda: masks.combine(masks.causal(3), masks.causal(4)), r"Bentuk mask tidak cocok"),
+    (lambda: masks.combine(), r"combine\(\) butuh"),
+])
+def test_bad_arguments_get_indonesian_errors(call, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        call()
