@@ -1,10 +1,13 @@
 """What the published site needs beyond the pages: its address, a sitemap,
 robots.txt, social cards, an Indonesian 404 page and screen-reader labels.
 
+- **The sitemap** lists every page of the book. It is written here, from the
+  build environment, because sphinx-sitemap lists only the pages written by
+  the current build: after an incremental ``make book`` it lost the rest.
 - **The site's address** comes from the one repository URL in ``_config.yml``:
   ``https://github.com/OWNER/REPO`` is published by GitHub Pages at
   ``https://OWNER.github.io/REPO/``. Someone who hosts the book elsewhere sets
-  ``site_url`` under ``sphinx: config:`` (or ``ATENSI_SITE_URL``); nothing else
+  ``atensi_site_url`` under ``sphinx: config:`` (or ``ATENSI_SITE_URL``); nothing else
   changes. The sitemap, social cards and the 404 page all follow it.
 - **The social card** is drawn by the build with matplotlib: the book's title
   and the one-line formula as mathtext, 1200 × 630 px.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+from html import escape
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -50,14 +54,14 @@ def github_pages_url(repository_url: str) -> str:
         raise ValueError(
             f"URL repositori {repository_url!r} di _config.yml bukan alamat GitHub "
             "berbentuk https://github.com/PEMILIK/REPO. Perbaiki 'repository: url', "
-            "atau tulis alamat situs sendiri di 'sphinx: config: site_url'."
+            "atau tulis alamat situs sendiri di 'sphinx: config: atensi_site_url'."
         )
     owner, repo = parts[0], parts[1].removesuffix(".git")
     return f"https://{owner.lower()}.github.io/{repo}/"
 
 
 def site_url(config) -> str:
-    override = os.environ.get("ATENSI_SITE_URL") or config.site_url
+    override = os.environ.get("ATENSI_SITE_URL") or config.atensi_site_url
     if override:
         return override.rstrip("/") + "/"
     repository = (config.html_theme_options or {}).get("repository_url", "")
@@ -67,13 +71,11 @@ def site_url(config) -> str:
 def configure(app, config):
     url = site_url(config)
     config.html_baseurl = url
-    # Sitemap: one language, no version: the page links as they are.
-    config.sitemap_url_scheme = "{link}"
     # Open Graph: the site's address, the drawn card, Indonesian locale.
     config.ogp_site_url = url
-    config.ogp_site_name = config.project
+    config.ogp_site_name = config.html_title
     config.ogp_image = url + CARD
-    config.ogp_image_alt = f"{config.project}: rumus atensi satu baris"
+    config.ogp_image_alt = f"{config.html_title}: rumus atensi satu baris"
     config.ogp_social_cards = {"enable": False}
     config.ogp_enable_meta_description = True
     config.ogp_custom_meta_tags = ['<meta property="og:locale" content="id_ID" />']
@@ -109,7 +111,7 @@ def draw_card(path: Path, title: str) -> None:
     )
     fig.text(
         0.06, 0.14,
-        "Satu attention head, langkah demi langkah: NumPy, kernel CUDA, gambar",
+        "Satu attention head: NumPy, kernel CUDA, dan gambar interaktif",
         color="#cfe8f3", fontsize=22, va="center",
     )
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -118,13 +120,26 @@ def draw_card(path: Path, title: str) -> None:
 
 def write_card(app):
     if app.builder.format == "html":
-        draw_card(Path(app.outdir) / CARD, app.config.project)
+        draw_card(Path(app.outdir) / CARD, app.config.html_title)
+
+
+def write_sitemap(outdir: Path, url: str, docnames: list[str]) -> None:
+    entries = "".join(
+        f"  <url><loc>{escape(url + doc)}.html</loc></url>\n" for doc in docnames
+    )
+    (outdir / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{entries}</urlset>\n",
+        encoding="utf-8",
+    )
 
 
 def finish(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
+    write_sitemap(outdir, app.config.html_baseurl, sorted(app.env.found_docs))
     (outdir / "robots.txt").write_text(
         f"User-agent: *\nAllow: /\n\nSitemap: {app.config.html_baseurl}sitemap.xml\n",
         encoding="utf-8",
@@ -147,7 +162,7 @@ def finish(app, exception):
 
 
 def setup(app):
-    app.add_config_value("site_url", "", "html")
+    app.add_config_value("atensi_site_url", "", "html")
     # After Jupyter Book has filled html_theme_options (repository_url).
     app.connect("config-inited", configure, priority=800)
     app.connect("builder-inited", write_card)

@@ -1,33 +1,43 @@
-// softmax.cu — turn each row of scores into attention weights that sum to 1.
+// softmax.cu — ubah setiap baris skor menjadi bobot atensi yang berjumlah 1.
 //
-// Math:    m = max_j S[r][j]                       (row maximum, for stability)
-//          A[r][j] = exp(S[r][j] - m) / sum_k exp(S[r][k] - m)
-//          A row that is entirely -inf (nothing visible) becomes all zeros, never NaN.
-// Shapes:  S, A (rows, n), float32, C-contiguous (row-major): S[r][j] is S[r*n + j].
-//          For weights of shape (H, T, T): rows = H*T, n = T (softmax is per row,
-//          so heads need no special treatment).
+// Rumus (Math):
+//          m = max_j S[r][j]                       (maksimum baris, demi kestabilan)
+//          A[r][j] = exp(S[r][j] - m) / sum_t exp(S[r][t] - m)
+//          Baris yang seluruhnya -inf (tak ada yang boleh dilihat) menjadi nol
+//          semua, tidak pernah NaN.
+// Bentuk (Shapes):
+//          S, A (rows, n), float32, C-contiguous (baris demi baris): S[r][j]
+//          ada di S[r*n + j]. Untuk bobot berbentuk (H, T, T): rows = H*T,
+//          n = T (softmax bekerja per baris, jadi head tidak perlu diurus khusus).
 //
-// Thread mapping: one block per row; the block's threads stride over the row
-//          (j = threadIdx.x, threadIdx.x + blockDim.x, ...), so n may exceed the block.
-//          block = (B, 1, 1), grid = (min(rows, 2^31 - 1), 1, 1); blocks loop over
-//          rows (r += gridDim.x), so any number of rows works.
-//          The host picks B = next power of two >= n, clamped to [32, 256].
-//          softmax_v1_shared needs B a power of two <= 1024; softmax_v2_warp needs
-//          B a multiple of 32 <= 1024.
-//          Three passes over the row: maximum, sum of exponentials (stored in A),
-//          division by the sum. Each thread rereads only the entries it wrote.
+// Pemetaan thread (Thread mapping):
+//          satu block per baris; thread-thread block itu melangkah di
+//          sepanjang baris (j = threadIdx.x, threadIdx.x + blockDim.x, ...),
+//          jadi n boleh lebih besar daripada block.
+//          block = (B, 1, 1), grid = (min(rows, 2^31 - 1), 1, 1); block
+//          berpindah ke baris berikutnya (r += gridDim.x), jadi banyak baris
+//          berapa pun bisa dikerjakan.
+//          Host memilih B = pangkat dua terkecil >= n, dibatasi ke [32, 256].
+//          softmax_v1_shared butuh B pangkat dua <= 1024; softmax_v2_warp butuh
+//          B kelipatan 32 <= 1024.
+//          Tiga kali menyusuri baris: maksimum, jumlah eksponen (disimpan di A),
+//          lalu pembagian dengan jumlah itu. Setiap thread hanya membaca ulang
+//          entri yang ia tulis sendiri.
 //
-// Versions in this file:
-//   softmax_v1_shared  block-wide maximum and sum by a tree reduction in shared
-//                      memory: log2(B) steps, a __syncthreads after each.
-//   softmax_v2_warp    the same three passes; each warp of 32 threads reduces with
-//                      __shfl_xor_sync (registers, no shared memory, no barrier),
-//                      then the B/32 warp results are combined through shared memory.
+// Versi dalam berkas ini (Versions):
+//   softmax_v1_shared  maksimum dan jumlah satu block lewat reduksi pohon di
+//                      shared memory: log2(B) langkah, __syncthreads setelah
+//                      setiap langkah.
+//   softmax_v2_warp    tiga tahap yang sama; setiap warp (32 thread) mereduksi
+//                      dengan __shfl_xor_sync (register, tanpa shared memory,
+//                      tanpa __syncthreads), lalu B/32 hasil warp digabung
+//                      lewat shared memory.
 //
-// Compile (NVRTC, the compiler CuPy uses; atensi.kernels.compile_report runs exactly this):
+// Kompilasi (NVRTC, kompiler yang dipakai CuPy; atensi.kernels.compile_report
+// menjalankan persis ini):
 //   nvrtcCreateProgram(&p, src, "kernels/softmax.cu", 0, NULL, NULL);
 //   nvrtcCompileProgram(p, 3, {"-std=c++17", "-arch=sm_90", "-Xptxas=-v"});
-//   python -m atensi.kernels kernels/softmax.cu     # prints the ptxas report
+//   python -m atensi.kernels kernels/softmax.cu     # mencetak laporan ptxas
 
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
@@ -36,10 +46,10 @@
 #define SOFTMAX_MAX_BLOCK 1024
 #define FULL_WARP 0xffffffffu
 
-// ---- v1: shared-memory tree reductions -------------------------------------
+// ---- v1: reduksi pohon di shared memory ------------------------------------
 
-// Tree reduction of red[0..blockDim.x) into red[0]; blockDim.x a power of two.
-// Called by every thread of the block.
+// Reduksi pohon red[0..blockDim.x) ke red[0]; blockDim.x harus pangkat dua.
+// Dipanggil oleh setiap thread dalam block.
 __device__ __forceinline__ float block_reduce_shared(float* red, float v, bool is_max)
 {
     int tid = threadIdx.x;
@@ -51,7 +61,7 @@ __device__ __forceinline__ float block_reduce_shared(float* red, float v, bool i
         __syncthreads();
     }
     float result = red[0];
-    __syncthreads();  // everyone has read red[0] before red is written again
+    __syncthreads();  // semua sudah membaca red[0] sebelum red ditulis lagi
     return result;
 }
 
@@ -66,7 +76,7 @@ extern "C" __global__ void softmax_v1_shared(const float* S, float* A, int rows,
         for (int j = threadIdx.x; j < n; j += blockDim.x) m = fmaxf(m, s[j]);
         float row_max = block_reduce_shared(red, m, true);
 
-        // Same value in every thread, so the whole block takes this branch.
+        // Nilainya sama di setiap thread, jadi seluruh block masuk cabang ini.
         if (row_max == -INFINITY) {
             for (int j = threadIdx.x; j < n; j += blockDim.x) a[j] = 0.0f;
             continue;
@@ -84,9 +94,10 @@ extern "C" __global__ void softmax_v1_shared(const float* S, float* A, int rows,
     }
 }
 
-// ---- v2: warp shuffles ------------------------------------------------------
+// ---- v2: warp shuffle --------------------------------------------------------
 
-// Butterfly over the 32 lanes: after 5 steps every lane holds the warp's result.
+// Kupu-kupu (butterfly) di 32 lane: setelah 5 langkah setiap lane memegang
+// hasil seluruh warp.
 __device__ __forceinline__ float warp_reduce(float v, bool is_max)
 {
     for (int offset = 16; offset > 0; offset /= 2) {
@@ -96,9 +107,9 @@ __device__ __forceinline__ float warp_reduce(float v, bool is_max)
     return v;
 }
 
-// Each warp reduces in registers, lane 0 posts the warp's result, then every
-// warp reduces the posted results itself (no second broadcast needed).
-// blockDim.x must be a multiple of 32 so every shuffle sees a full warp.
+// Setiap warp mereduksi di register, lane 0 menaruh hasil warp-nya, lalu
+// setiap warp mereduksi sendiri hasil-hasil itu (tidak perlu siaran kedua).
+// blockDim.x harus kelipatan 32 agar setiap shuffle melihat warp yang penuh.
 __device__ __forceinline__ float block_reduce_warp(float* warp_results, float v, bool is_max)
 {
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -108,7 +119,7 @@ __device__ __forceinline__ float block_reduce_warp(float* warp_results, float v,
     __syncthreads();
     float identity = is_max ? -INFINITY : 0.0f;
     v = warp_reduce(lane < n_warps ? warp_results[lane] : identity, is_max);
-    __syncthreads();  // everyone has read warp_results before it is written again
+    __syncthreads();  // semua sudah membaca warp_results sebelum ditulis lagi
     return v;
 }
 

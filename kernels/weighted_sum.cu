@@ -1,36 +1,40 @@
-// weighted_sum.cu — the output of the head: each row of V weighted by A, summed.
+// weighted_sum.cu — keluaran head: setiap baris V diberi bobot dari A, lalu dijumlah.
 //
-// Math:    O[h][i][c] = sum_j A[h][i][j] * V[h][j][c]        (O = A V)
-// Shapes:  A (H, T, T), V (H, T, d_k) -> O (H, T, d_k); float32, C-contiguous
-//          (row-major): A[h][i][j] is A[(h*T + i)*T + j], V[h][j][c] is
-//          V[(h*T + j)*d_k + c]. H = product of the leading axes.
+// Rumus (Math):
+//          O[h][i][c] = sum_j A[h][i][j] * V[h][j][c]        (O = A V)
+// Bentuk (Shapes):
+//          A (H, T, T), V (H, T, d_k) -> O (H, T, d_k); float32, C-contiguous
+//          (baris demi baris): A[h][i][j] ada di A[(h*T + i)*T + j], V[h][j][c]
+//          ada di V[(h*T + j)*d_k + c]. H = hasil kali semua sumbu depan.
 //
-// Thread mapping: one thread per output element (i, c).
-//          block = (32, 8): threadIdx.x -> c (a warp reads 32 neighbouring
-//          values of one V row: coalesced), threadIdx.y -> i
-//          grid  = (ceil(d_k/32), ceil(T/8), min(H, 65535)); z loops over heads
-//          (h += gridDim.z) so any H works. Threads past d_k or T do nothing.
-//          A weight of exactly 0 (a masked key) still costs a multiply: the
-//          kernel does not assume A is causal.
+// Pemetaan thread (Thread mapping): satu thread per elemen keluaran (i, c).
+//          block = (32, 8): threadIdx.x -> c (satu warp membaca 32 nilai
+//          bersebelahan dari satu baris V: coalesced), threadIdx.y -> i
+//          grid  = (ceil(d_k/32), ceil(T/8), min(H, 65535)); sumbu z berputar
+//          atas head (h += gridDim.z), jadi H berapa pun bisa. Thread yang
+//          melewati d_k atau T tidak mengerjakan apa-apa.
+//          Bobot yang tepat 0 (key yang dimask) tetap dikalikan: kernel ini
+//          tidak menganggap A kausal.
 //
-// Versions in this file:
-//   weighted_sum_v1   the only one: T multiply-adds per thread, straight from
-//                     global memory.
+// Versi dalam berkas ini (Versions):
+//   weighted_sum_v1   satu-satunya: T perkalian-tambah per thread, langsung
+//                     dari memori global.
 //
-// Compile (NVRTC, the compiler CuPy uses; atensi.kernels.compile_report runs exactly this):
+// Kompilasi (NVRTC, kompiler yang dipakai CuPy; atensi.kernels.compile_report
+// menjalankan persis ini):
 //   nvrtcCreateProgram(&p, src, "kernels/weighted_sum.cu", 0, NULL, NULL);
 //   nvrtcCompileProgram(p, 3, {"-std=c++17", "-arch=sm_90", "-Xptxas=-v"});
-//   python -m atensi.kernels kernels/weighted_sum.cu     # prints the ptxas report
+//   python -m atensi.kernels kernels/weighted_sum.cu     # mencetak laporan ptxas
 
 extern "C" __global__ void weighted_sum_v1(const float* A, const float* V, float* O,
                                            int H, int T, int d_k)
 {
-    int c = blockIdx.x * blockDim.x + threadIdx.x;
-    int i = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= T || c >= d_k) return;
+    int c = blockIdx.x * blockDim.x + threadIdx.x;  // kolom keluaran
+    int i = blockIdx.y * blockDim.y + threadIdx.y;  // baris keluaran (posisi)
+    if (i >= T || c >= d_k) return;  // thread di luar matriks: tidak ada kerja
     for (int h = blockIdx.z; h < H; h += gridDim.z) {
-        const float* a = A + ((size_t)h * T + i) * T;
-        const float* v = V + (size_t)h * T * d_k + c;
+        const float* a = A + ((size_t)h * T + i) * T;     // baris i dari A head h
+        const float* v = V + (size_t)h * T * d_k + c;     // kolom c dari V head h
         float acc = 0.0f;
         for (int j = 0; j < T; ++j) acc += a[j] * v[(size_t)j * d_k];
         O[((size_t)h * T + i) * d_k + c] = acc;

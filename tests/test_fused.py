@@ -65,7 +65,7 @@ def test_python_constants_match_the_source():
         parts = kernels.FUSED_THREADS // rows
         assert re.search(rf'extern "C" __global__ void __launch_bounds__\(FUSED_THREADS, 3\)\s+{name}\(', text)
         assert f"attention_fused_body<{width}, {parts}>" in text
-        assert re.search(rf"{name}\s+d_k <= {width},\s+P = {parts}, R = {rows} rows", text)
+        assert re.search(rf"{name}\s+d_k <= {width},\s+P = {parts}, R = {rows} baris", text)
 
 
 def test_header_states_recurrence_mapping_and_limit():
@@ -240,7 +240,7 @@ def test_thread_sanitizer_sees_a_missing_barrier():
     from being overwritten while other rows still read it, ThreadSanitizer
     reports a data race (real threads, mode="threads")."""
     source = SOURCE.read_text()
-    barrier = "__syncthreads();  // the previous tile has been read by everyone"
+    barrier = "__syncthreads();  // ubin sebelumnya sudah selesai dibaca semua thread"
     assert source.count(barrier) == 1
     Q, K, V = kc.qkv((), 70, 16, "race")
     O = np.zeros_like(Q)

@@ -83,7 +83,8 @@ def test_sharpness_readouts_are_the_drawn_row():
 
 def test_mask_explorer_shows_what_row_i_sees():
     ex = widgets.mask_explorer(T=8, masked=True, scaled=True, row=3)
-    assert set(ex.controls) == {"T", "masked", "scaled", "row"}
+    assert set(ex.controls) == {"kind", "T", "masked", "scaled", "row"}
+    assert ex.controls["kind"].value == "kausal"
     assert (ex.controls["T"].min, ex.controls["T"].max) == (4, 32)
     png, values, readout = drive(ex, "row", 5)
     assert values["seen"] == [0, 1, 2, 3, 4, 5]
@@ -121,6 +122,30 @@ def test_mask_state_weights_are_zero_in_the_future():
         widgets.mask_state(33, True, True, 0)
     with pytest.raises(ValueError, match="Argumen 'row'.*8"):
         widgets.mask_state(8, True, True, 8)
+
+
+def test_mask_kinds_padding_window_prefix():
+    from atensi import masks
+
+    ex = widgets.mask_explorer(T=8, row=7)
+    png, values, readout = drive(ex, "kind", "padding")
+    assert values["kind"] == "padding" and values["L"] == 6
+    assert values["seen"] == [] and "tidak melihat apa pun" in readout
+    assert values["row_sums"][6:].max() == 0 and values["row_sums"][:6].min() > 0.999
+    png2, values, readout = drive(ex, "kind", "jendela")
+    assert png2 != png and values["seen"] == [5, 6, 7] and "w = 3" in readout
+    _, values, readout = drive(ex, "kind", "prefix")
+    assert values["p"] == 4 and values["seen"] == list(range(8))
+    _, values, readout = drive(ex, "row", 1)
+    assert values["seen"] == [0, 1, 2, 3] and "awalan" in readout
+    for kind in widgets.MASK_KINDS:
+        S, A, _ = widgets.mask_state(12, True, True, 0, kind=kind)
+        visible = widgets.mask_visible(kind, 12)
+        assert np.array_equal(np.isfinite(S), visible)
+        assert (A[~visible] == 0).all() and not np.isnan(A).any()
+    assert np.array_equal(widgets.mask_visible("kausal", 5), masks.causal(5))
+    with pytest.raises(ValueError, match="Argumen 'kind'.*'segitiga'"):
+        widgets.mask_state(8, True, True, 0, kind="segitiga")
 
 
 # ------------------------------------------------------------------ live 3
@@ -235,7 +260,8 @@ def payload(html):
 
 @pytest.mark.parametrize("name, frames, images", [
     ("ketajaman", 26, 26),
-    ("mask", 4 * sum(widgets.MASK_STATIC_T), 4 * len(widgets.MASK_STATIC_T)),
+    ("mask", 4 * sum(widgets.MASK_STATIC_T) + 3 * 4 * sum(widgets.MASK_STATIC_T_KINDS),
+     4 * len(widgets.MASK_STATIC_T) + 3 * 2 * len(widgets.MASK_STATIC_T_KINDS)),
     ("baris", 8 * len(widgets.TEMPERATURES), 8 * len(widgets.TEMPERATURES)),
 ])
 def test_static_twin_is_self_contained_and_small(statics, name, frames, images):
@@ -271,7 +297,13 @@ def test_static_twin_text_matches_the_live_readout(statics):
         for key, value in (("T", T), ("masked", bool(masked)), ("scaled", bool(scaled)),
                            ("row", row)):
             drive(ex, key, value)
-        key = (widgets.MASK_STATIC_T.index(T), masked, scaled, row)
+        key = (0, widgets.MASK_STATIC_T.index(T), masked, scaled, row)
+        assert statics["mask"].frames[key][1] in ex.readout.value
+    for kind, T, row in [("padding", 8, 7), ("jendela", 16, 9), ("prefix", 8, 1)]:
+        for key, value in (("kind", kind), ("T", T), ("masked", True), ("scaled", True),
+                           ("row", row)):
+            drive(ex, key, value)
+        key = (widgets.MASK_KINDS.index(kind), widgets.MASK_STATIC_T.index(T), 1, 1, row)
         assert statics["mask"].frames[key][1] in ex.readout.value
     ex = widgets.row_explorer()
     last = len(widgets.TEMPERATURES) - 1
@@ -284,9 +316,9 @@ def test_static_twin_text_matches_the_live_readout(statics):
 def test_static_mask_rows_exist_only_inside_the_matrix(statics):
     frames = statics["mask"].frames
     for t_index, T in enumerate(widgets.MASK_STATIC_T):
-        rows = sorted(k[3] for k in frames if k[:3] == (t_index, 1, 1))
+        rows = sorted(k[4] for k in frames if k[:4] == (0, t_index, 1, 1))
         assert rows == list(range(T))
-        boxes = [frames[t_index, 1, 1, i][2] for i in range(T)]
+        boxes = [frames[0, t_index, 1, 1, i][2] for i in range(T)]
         tops = [b[0][1] for b in boxes]
         assert tops == sorted(tops) and len(boxes[0]) == 2  # outline on both heatmaps
 

@@ -61,8 +61,9 @@ def _matrix(value, name, *, allow_minus_inf=False):
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise ValueError(
-            f"Argumen '{name}' berisi {M[i, j]} di [{i}, {j}]. Gambar ini hanya menerima "
-            "angka hingga" + (" (dan -inf untuk masa depan)." if allow_minus_inf else ".")
+            f"Argumen '{name}' harus berisi angka hingga"
+            + (" (atau -inf untuk masa depan)" if allow_minus_inf else "")
+            + f", tetapi ada {M[i, j]} di [{i}, {j}]. Periksa perhitungan sebelumnya."
         )
     return M
 
@@ -76,8 +77,8 @@ def _tokens(tokens, T, name_of_T):
     words = [str(t) for t in tokens]
     if len(words) != T:
         raise ValueError(
-            f"Argumen 'tokens' berisi {len(words)} kata, padahal {name_of_T} punya {T} "
-            "baris. Berikan satu kata untuk setiap baris."
+            f"Argumen 'tokens' harus berisi satu kata untuk setiap baris {name_of_T} ({T} "
+            f"kata), tetapi berisi {len(words)}."
         )
     if T > MAX_TOKENS:
         raise ValueError(

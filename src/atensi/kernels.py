@@ -218,16 +218,6 @@ def resolve_backend(backend) -> str:
     return backend
 
 
-def _check_version(version, versions: dict, name="version") -> str:
-    if version not in versions:
-        allowed = ", ".join(repr(v) for v in versions)
-        raise ValueError(
-            f"Argumen '{name}' harus salah satu dari {allowed}, tetapi yang diterima "
-            f"{version!r}."
-        )
-    return versions[version]
-
-
 _modules: dict = {}
 
 
@@ -388,151 +378,26 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
 # ---------------------------------------------------------------------------
 
 
-def _kind(x) -> str:
-    """'numpy', 'cupy' or '' for anything else."""
-    if isinstance(x, np.ndarray):
-        return "numpy"
-    if type(x).__module__.split(".")[0] == "cupy" and hasattr(x, "__cuda_array_interface__"):
-        return "cupy"
-    return ""
-
-
-def _xp_name(x) -> str:
-    return "cupy" if _kind(x) == "cupy" else "np"
-
-
-def _check_array(x, name: str, *, min_ndim: int = 2, layout: str = "(..., T, d_k)"):
-    """Array NumPy/CuPy float32, C-contiguous, rank >= min_ndim, tidak kosong."""
-    kind = _kind(x)
-    if not kind:
-        raise TypeError(
-            f"Argumen '{name}' harus array NumPy atau CuPy, tetapi yang diterima "
-            f"{type(x).__name__}. Ubah dulu dengan np.asarray({name}, dtype=np.float32)."
-        )
-    xp = _xp_name(x)
-    if x.dtype != np.float32:
-        raise TypeError(
-            f"Argumen '{name}' harus bertipe float32, tetapi yang diterima {x.dtype}. "
-            f"Ubah dulu dengan {name}.astype({xp}.float32)."
-        )
-    if x.ndim < min_ndim:
-        raise ValueError(
-            f"Argumen '{name}' harus berdimensi minimal {min_ndim} dengan bentuk {layout}, "
-            f"tetapi yang diterima berdimensi {x.ndim} dengan bentuk {tuple(x.shape)}. "
-            f"Untuk satu baris, tambahkan sumbu: {name}[None, :]."
-        )
-    if x.size == 0:
-        raise ValueError(
-            f"Argumen '{name}' kosong (bentuk {tuple(x.shape)}): setiap sumbu harus "
-            "berukuran minimal 1."
-        )
-    if not x.flags.c_contiguous:
-        raise ValueError(
-            f"Argumen '{name}' harus C-contiguous (tersimpan baris demi baris), tetapi "
-            f"yang diterima sebuah view dengan strides {tuple(x.strides)}, misalnya hasil "
-            f"transpose atau slicing. Kernel membaca memori mentah dan akan mendapat angka "
-            f"yang salah. Buat salinan dengan {xp}.ascontiguousarray({name})."
-        )
-    return x
-
-
-def _check_same_kind(**arrays) -> str:
-    """All NumPy or all CuPy; returns that kind."""
-    kinds = {name: _kind(a) for name, a in arrays.items()}
-    if len(set(kinds.values())) > 1:
-        detail = ", ".join(
-            f"'{n}' array {'CuPy' if k == 'cupy' else 'NumPy'}" for n, k in kinds.items()
-        )
-        raise TypeError(
-            f"Semua masukan harus array NumPy atau semuanya array CuPy, tetapi yang "
-            f"diterima: {detail}. Samakan dulu dengan cupy.asarray(...) atau .get()."
-        )
-    return next(iter(kinds.values()))
-
-
-def _check_finite(x, name: str, *, allow_neg_inf: bool = False):
-    """Tolak NaN dan inf (``allow_neg_inf``: -inf boleh, misalnya hasil mask)."""
-    xp = np if _kind(x) == "numpy" else __import__("cupy")
-    bad = xp.isnan(x) | (x == np.inf) if allow_neg_inf else ~xp.isfinite(x)
-    count = int(bad.sum())
-    if count:
-        first = tuple(int(i) for i in xp.argwhere(bad)[0].tolist())
-        value = float(x[first])
-        what = "NaN atau +inf" if allow_neg_inf else "NaN atau inf"
-        raise ValueError(
-            f"Argumen '{name}' berisi {count} nilai {what} (yang pertama {value} di "
-            f"indeks {first}). Kernel akan menyebarkannya menjadi NaN; periksa dulu "
-            f"data masukan, misalnya dengan np.isfinite({name}).all()."
-        )
-    return x
-
-
-def _check_int32(value: int, what: str):
-    if value > _INT32_MAX:
-        raise ValueError(
-            f"{what} = {value} melebihi batas int32 ({_INT32_MAX}) yang dipakai kernel. "
-            "Bagi pekerjaannya menjadi beberapa panggilan yang lebih kecil."
-        )
+# The checks live in atensi.validation (shared with atensi.reference); the old
+# names stay importable from here for bench and the tests.
+from atensi import validation as _v  # noqa: E402
+from atensi.validation import (  # noqa: E402,F401
+    check_array as _check_array,
+    check_finite as _check_finite,
+    check_int32 as _check_int32,
+    check_qkv as _check_qkv,
+    check_same_kind as _check_same_kind,
+    check_square as _check_square,
+    check_d_k_limit as _check_d_k_limit,
+    check_version as _check_version,
+    kind as _kind,
+    leading as _leading,
+    xp_name as _xp_name,
+)
 
 
 def _check_T_limit(T: int, step: str):
-    limit = MAX_T[step]
-    if T > limit:
-        raise ValueError(
-            f"T = {T} melebihi batas kernel {step} ({limit}: grid.y paling banyak 65535 "
-            "block). Bagi barisannya menjadi potongan yang lebih kecil."
-        )
-
-
-def _check_d_k_limit(d_k: int, limit, kernel: str):
-    """Untuk kernel yang menyimpan satu baris d_k di register/shared memory."""
-    if limit is not None and d_k > limit:
-        raise ValueError(
-            f"Dimensi terakhir 'Q', 'K', 'V' (d_k = {d_k}) melebihi batas kernel {kernel}: "
-            f"paling besar {limit}. Pakai fused=False (rantai kernel biasa) atau kecilkan d_k."
-        )
-
-
-def _leading(shape) -> int:
-    return math.prod(shape[:-2])
-
-
-def _check_qkv(Q, K, V=None, *, max_d_k=None, kernel="attention"):
-    """Periksa Q, K (dan V) bersama; hasilnya (H, T, d_k) dengan H = hasil kali sumbu depan."""
-    names = {"Q": Q, "K": K} if V is None else {"Q": Q, "K": K, "V": V}
-    for name, x in names.items():
-        _check_array(x, name)
-    _check_same_kind(**names)
-    if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(
-            f"Dimensi terakhir (d_k) 'Q' dan 'K' harus sama, tetapi yang diterima "
-            f"Q.shape = {tuple(Q.shape)} dan K.shape = {tuple(K.shape)}. Dot product "
-            "Q[i]·K[j] butuh vektor yang sama panjang."
-        )
-    if Q.shape[-2] != K.shape[-2]:
-        raise ValueError(
-            f"'Q' dan 'K' harus punya T (sumbu kedua dari belakang) yang sama, tetapi yang "
-            f"diterima Q.shape = {tuple(Q.shape)} dan K.shape = {tuple(K.shape)}. Kernel "
-            "ini menghitung matriks skor persegi (T, T)."
-        )
-    for name, x in names.items():
-        if x.shape[:-2] != Q.shape[:-2]:
-            raise ValueError(
-                f"Sumbu depan (head/batch) '{name}' harus sama dengan milik 'Q', tetapi yang "
-                f"diterima {name}.shape = {tuple(x.shape)} dan Q.shape = {tuple(Q.shape)}. "
-                "Kernel tidak melakukan broadcasting; samakan bentuknya lebih dulu."
-            )
-    if V is not None and V.shape[-2] != K.shape[-2]:
-        raise ValueError(
-            f"'V' harus punya T yang sama dengan 'K' (satu baris value per key), tetapi "
-            f"yang diterima V.shape = {tuple(V.shape)} dan K.shape = {tuple(K.shape)}."
-        )
-    H, T, d_k = _leading(Q.shape), Q.shape[-2], Q.shape[-1]
-    _check_d_k_limit(d_k, max_d_k, kernel)
-    _check_int32(H * T, "Jumlah baris H·T")
-    for name, x in names.items():
-        _check_finite(x, name)
-    return H, T, d_k
+    _v.check_T_limit(T, step, MAX_T[step])
 
 
 def _to_backend(x, backend: str):
@@ -619,19 +484,6 @@ def _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, *, backend):
     return Od
 
 
-def _check_square(S, name: str):
-    """(..., T, T) array: returns (H, T)."""
-    _check_array(S, name, layout="(..., T, T)")
-    if S.shape[-1] != S.shape[-2]:
-        raise ValueError(
-            f"Argumen '{name}' harus persegi pada dua sumbu terakhir (..., T, T), tetapi "
-            f"yang diterima bentuk {tuple(S.shape)}."
-        )
-    H, T = _leading(S.shape), S.shape[-1]
-    _check_int32(H * T, "Jumlah baris H·T")
-    return H, T
-
-
 # ---------------------------------------------------------------------------
 # Public functions (same names as atensi.reference)
 # ---------------------------------------------------------------------------
@@ -645,9 +497,15 @@ def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
     dihitung), v1 menjalankan kernel mask sesudahnya.
     """
     backend = resolve_backend(backend)
+    scale = _v.check_flag(scale, "scale")
+    causal = _v.check_flag(causal, "causal")
     _check_version(version, SCORES_VERSIONS)
     H, T, d_k = _check_qkv(Q, K)
     _check_T_limit(T, "scores")
+    _v.check_output_bytes(4.0 * H * T * T, f"Matriks skor {H} × {T} × {T} (float32)",
+                          "Pakai attention(..., fused=True), yang tidak pernah membuat "
+                          "matriks (T, T), atau kecilkan T.", _kind(Q))
+    _v.check_cpu_work(float(H) * T * T * d_k, "scores", backend)
     Qd, Kd = _to_backend(Q, backend), _to_backend(K, backend)
     Sd = _empty(Q.shape[:-1] + (T,), backend)
     _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
@@ -658,12 +516,16 @@ def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
 def causal_mask(S, *, backend=None):
     """Array baru: salinan ``S`` dengan -inf di setiap j > i. ``S`` tidak diubah.
 
-    Nilai di j <= i disalin apa adanya (bit demi bit), jadi isinya tidak
-    diperiksa; NaN baru ditolak oleh :func:`softmax`.
+    Nilai di j <= i disalin apa adanya (bit demi bit). NaN dan +inf ditolak
+    lebih dulu; -inf boleh (sudah ditutup mask).
     """
     backend = resolve_backend(backend)
     H, T = _check_square(S, "S")
     _check_T_limit(T, "causal_mask")
+    _check_finite(S, "S", allow_neg_inf=True)
+    _v.check_output_bytes(float(S.nbytes), f"Salinan S {tuple(S.shape)}",
+                          "Kecilkan T, atau pakai scores(..., causal=True).", _kind(S))
+    _v.check_cpu_work(float(H) * T * T, "causal_mask", backend)
     Sd = _to_backend(S, backend)
     Od = _empty(S.shape, backend)
     _launch_causal_mask(Sd, Od, H, T, backend=backend)
@@ -679,7 +541,8 @@ def softmax(S, axis=-1, *, version="v2", backend=None):
     backend = resolve_backend(backend)
     _check_version(version, SOFTMAX_VERSIONS)
     _check_array(S, "S", min_ndim=1, layout="(..., n)")
-    if not isinstance(axis, (int, np.integer)) or axis not in (-1, S.ndim - 1):
+    if (isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer))
+            or axis not in (-1, S.ndim - 1)):
         raise ValueError(
             f"Kernel softmax hanya mendukung axis=-1 (sumbu terakhir, satu baris per block), "
             f"tetapi yang diterima axis={axis!r} untuk S berdimensi {S.ndim}. Pindahkan dulu "
@@ -687,7 +550,11 @@ def softmax(S, axis=-1, *, version="v2", backend=None):
         )
     n = S.shape[-1]
     rows = S.size // n
+    _check_int32(n, "Panjang baris softmax n")
     _check_int32(rows, "Jumlah baris")
+    _v.check_output_bytes(float(S.nbytes), f"Keluaran softmax {tuple(S.shape)}",
+                          "Kecilkan T, atau pakai attention(..., fused=True).", _kind(S))
+    _v.check_cpu_work(float(S.size), "softmax", backend)
     _check_finite(S, "S", allow_neg_inf=True)
     Sd = _to_backend(S, backend)
     Ad = _empty(S.shape, backend)
@@ -709,6 +576,7 @@ def weighted_sum(A, V, *, backend=None):
         )
     d_k = V.shape[-1]
     _check_T_limit(T, "weighted_sum")
+    _v.check_cpu_work(float(H) * T * T * d_k, "weighted_sum", backend)
     _check_finite(A, "A")
     _check_finite(V, "V")
     Ad, Vd = _to_backend(A, backend), _to_backend(V, backend)
@@ -725,14 +593,25 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, ba
     dengan *online softmax*, tanpa matriks (T, T).
     """
     backend = resolve_backend(backend)
+    causal = _v.check_flag(causal, "causal")
+    scale = _v.check_flag(scale, "scale")
+    fused = _v.check_flag(fused, "fused")
     _check_version(version, SCORES_VERSIONS)
-    H, T, d_k = _check_qkv(Q, K, V)
-    Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
+    H, T, d_k = _check_qkv(Q, K, V, max_d_k=FUSED_MAX_D_K if fused else None,
+                           kernel="attention_fused")
+    work = float(H) * T * T * d_k * (1 if causal else 2)
     if fused:
+        _v.check_cpu_work(work / 8, "attention(..., fused=True)", backend)
+        Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
         Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend)
         return _like_input(Od, Q)
     _check_T_limit(T, "scores")
     _check_T_limit(T, "weighted_sum")
+    _v.check_output_bytes(8.0 * H * T * T, f"Skor dan bobot {H} × {T} × {T} (float32, dua array)",
+                          "Pakai attention(..., fused=True), yang tidak pernah membuat "
+                          "matriks (T, T), atau kecilkan T.", _kind(Q))
+    _v.check_cpu_work(work, "attention", backend)
+    Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
     Sd = _empty(Q.shape[:-1] + (T,), backend)
     _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
                    backend=backend)
@@ -776,23 +655,73 @@ def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend):
 # ---------------------------------------------------------------------------
 
 
+def _cli_file_problem(file: str):
+    """One Indonesian line when ``file`` cannot be compiled, else None.
+
+    Relative paths are read from the current folder, never silently from
+    somewhere else; when the name exists in kernels/, the line says so.
+    """
+    path = Path(file)
+    if not path.exists():
+        hint = ""
+        other = kernels_dir().parent / path
+        if not path.is_absolute() and other.is_file():
+            hint = f" Maksud Anda {other}? Jalankan dari akar repo atau tulis path lengkapnya."
+        return f"Berkas '{file}' tidak ada (dicari dari folder {Path.cwd()}).{hint}"
+    if path.is_dir():
+        return f"'{file}' adalah folder, bukan berkas .cu. Sebutkan berkasnya, misalnya {file}/scores.cu."
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        return (f"Berkas '{file}' bukan teks UTF-8 (byte tak sah di posisi {err.start}). "
+                "Simpan ulang sebagai UTF-8.")
+    except OSError as err:
+        return f"Berkas '{file}' tidak bisa dibaca: {err.strerror}."
+    return None
+
+
 def _main(argv=None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message):  # one Indonesian line instead of argparse's usage text
+            print(f"python -m atensi.kernels: argumen tidak sah ({message}). "
+                  "Pemakaian: python -m atensi.kernels [--arch sm_XX] [berkas.cu ...]",
+                  file=sys.stderr)
+            raise SystemExit(2)
+
+    parser = _Parser(
         prog="python -m atensi.kernels",
         description="Kompilasi kernel dengan NVRTC dan tampilkan laporan ptxas.",
     )
     parser.add_argument("files", nargs="*", help="berkas .cu (bawaan: semua di kernels/)")
     parser.add_argument("--arch", default="sm_90", help="arsitektur, misalnya sm_80 (bawaan sm_90)")
     args = parser.parse_args(argv)
-    files = args.files or sorted(str(p) for p in kernels_dir().glob("*.cu"))
+    if not re.fullmatch(r"sm_\d+a?", args.arch):
+        print(f"Argumen '--arch' harus berbentuk 'sm_XX' (misalnya sm_90), tetapi yang "
+              f"diterima {args.arch!r}.", file=sys.stderr)
+        return 2
+    try:
+        files = args.files or sorted(str(p) for p in kernels_dir().glob("*.cu"))
+    except FileNotFoundError as err:
+        print(str(err).splitlines()[0], file=sys.stderr)
+        return 1
     status = 0
     for file in files:
+        problem = _cli_file_problem(file)
+        if problem:
+            print(problem, file=sys.stderr)
+            status = 1
+            continue
         try:
-            report = compile_report(file, arch=args.arch)
+            report = compile_report(Path(file).resolve(), arch=args.arch)
         except CompileError as err:
             print(err, file=sys.stderr)
+            status = 1
+            continue
+        except Exception as err:  # NVRTC missing and the like: one line, no traceback
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            print(f"Kompilasi {file} gagal: {first}", file=sys.stderr)
             status = 1
             continue
         print(report)
@@ -802,3 +731,5 @@ def _main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(_main())
+
+from atensi.kernels_backward import attention_backward  # noqa: E402,F401

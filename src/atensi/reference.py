@@ -15,6 +15,11 @@ import math
 
 import numpy as np
 
+from atensi import validation as _val
+
+_BIG_HINT = ("Pakai attention_blocked(Q, K, V), yang tidak pernah membuat matriks (T, T), "
+             "atau kecilkan T.")
+
 
 def _xp(*arrays):
     """The array module (numpy or cupy) that owns the inputs."""
@@ -32,6 +37,13 @@ def _xp(*arrays):
 
 def scores(Q, K, *, scale=True):
     """Matriks skor ``Q Kᵀ``, dibagi √d_k bila ``scale``. Bentuk ``(..., T, T)``."""
+    Q, K, _ = _val.reference_qkv(Q, K)
+    scale = _val.check_flag(scale, "scale")
+    _val.check_score_bytes(Q, K, 1, "Matriks skor S", _BIG_HINT)
+    return _scores(Q, K, scale)
+
+
+def _scores(Q, K, scale):
     xp = _xp(Q, K)
     S = xp.matmul(Q, xp.swapaxes(K, -1, -2))
     if scale:
@@ -42,6 +54,10 @@ def scores(Q, K, *, scale=True):
 
 def causal_mask(S):
     """Salinan ``S`` dengan ``-inf`` di atas diagonal (posisi j > i = masa depan)."""
+    return _causal_mask(_val.reference_square(S, "S"))
+
+
+def _causal_mask(S):
     xp = _xp(S)
     T_q, T_k = S.shape[-2], S.shape[-1]
     future = xp.triu(xp.ones((T_q, T_k), dtype=bool), k=1)
@@ -54,6 +70,11 @@ def softmax(S, axis=-1):
     Baris yang seluruhnya ``-inf`` (tidak boleh melihat apa pun) menghasilkan
     nol, bukan NaN.
     """
+    S = _val.reference_square(S, "S", min_ndim=1, layout="(..., n)")
+    return _softmax(S, _val.check_axis(axis, S.ndim))
+
+
+def _softmax(S, axis=-1):
     xp = _xp(S)
     row_max = xp.max(S, axis=axis, keepdims=True)
     # An all -inf row has max -inf; -inf - (-inf) would be NaN, so shift by 0.
@@ -65,16 +86,36 @@ def softmax(S, axis=-1):
 
 def weighted_sum(A, V):
     """Keluaran ``A V``: baris i adalah campuran baris-baris V dengan bobot A[i]."""
+    A = _val.as_float_array(A, "A", layout="(..., T, T)")
+    V = _val.as_float_array(V, "V", layout="(..., T, d_v)")
+    _val.check_same_kind(A=A, V=V)
+    if A.shape[-1] != V.shape[-2]:
+        raise ValueError(
+            f"Sumbu terakhir 'A' (satu bobot per key) harus sama dengan T milik 'V' (satu "
+            f"baris value per key), tetapi yang diterima A.shape = {tuple(A.shape)} dan "
+            f"V.shape = {tuple(V.shape)}."
+        )
+    _val.check_leading({"A": A, "V": V}, broadcast=True)
+    _val.check_finite(A, "A")
+    _val.check_finite(V, "V")
+    return _weighted_sum(A, V)
+
+
+def _weighted_sum(A, V):
     xp = _xp(A, V)
     return xp.matmul(A, V)
 
 
 def attention(Q, K, V, *, causal=True, scale=True):
     """Satu attention head utuh: ``softmax(mask(Q Kᵀ / √d_k)) V``."""
-    S = scores(Q, K, scale=scale)
+    Q, K, V = _val.reference_qkv(Q, K, V)
+    causal = _val.check_flag(causal, "causal")
+    scale = _val.check_flag(scale, "scale")
+    _val.check_score_bytes(Q, K, 3, "Skor, mask dan bobot (tiga array (T, T))", _BIG_HINT)
+    S = _scores(Q, K, scale)
     if causal:
-        S = causal_mask(S)
-    return weighted_sum(softmax(S), V)
+        S = _causal_mask(S)
+    return _weighted_sum(_softmax(S), V)
 
 
 def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse=False):
@@ -96,12 +137,12 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
     ``(..., T)`` (log-sum-exp skor baris itu), yang cukup untuk menghitung
     ulang ``A = exp(S − L)`` di *backward* (:func:`attention_backward_blocked`).
     """
+    Q, K, V = _val.reference_qkv(Q, K, V)
+    causal = _val.check_flag(causal, "causal")
+    scale = _val.check_flag(scale, "scale")
+    return_lse = _val.check_flag(return_lse, "return_lse")
+    block = _val.check_block(block)
     xp = _xp(Q, K, V)
-    block = int(block)
-    if block < 1:
-        raise ValueError(
-            f"Argumen 'block' harus bilangan bulat >= 1, tetapi yang diterima {block}."
-        )
     T, d_k = Q.shape[-2], Q.shape[-1]
     dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, xp.float32)
     factor = dtype.type(1.0 / math.sqrt(d_k) if scale else 1.0)
@@ -126,10 +167,12 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
                 future = xp.arange(k0, k1)[None, :] > xp.arange(q0, q1)[:, None]
                 xp.copyto(S, dtype.type(-np.inf), where=future)
             m_new = xp.maximum(m, S.max(axis=-1, keepdims=True))
-            # Key tiles start at k0 <= q0 <= i, so every row sees key k0: m_new is
-            # finite and exp never meets -inf - (-inf) (alpha = 0 on the first tile).
-            alpha = xp.exp(m - m_new)
-            S -= m_new
+            # Every row sees key k0 <= i, so m_new is finite for valid input. A row
+            # whose scores are all -inf keeps m_new = -inf: shift it by 0 instead,
+            # so exp never meets -inf - (-inf) and the row ends as zeros, not NaN.
+            shift = xp.where(xp.isneginf(m_new), dtype.type(0), m_new)
+            alpha = xp.exp(m - shift)
+            S -= shift
             P = xp.exp(S, out=S)
             l *= alpha
             l += P.sum(axis=-1, keepdims=True)

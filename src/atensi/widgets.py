@@ -4,7 +4,7 @@ Pemakaian di bab (satu sel, satu panggilan)::
 
     from atensi import widgets
     widgets.sharpness()   # 1. Ketajaman softmax vs d_k   (bab skala_akar_dk)
-    widgets.mask()        # 2. Penjelajah mask             (bab mask_kausal)
+    widgets.mask()        # 2. Penjelajah mask (4 jenis)   (bab mask_kausal)
     widgets.row()         # 3. Baris demi baris            (bab softmax / jumlah_v)
     # atau: widgets.explorer("ketajaman" | "mask" | "baris")
 
@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import measures, plots
+from . import masks, measures, plots
 from .reference import causal_mask, scores, softmax, weighted_sum
 
 ENV_VAR = "ATENSI_BOOK"
@@ -146,30 +146,89 @@ def _mask_qk(seed=MASK_SEED):
     return Q, K
 
 
-def mask_state(T, masked, scaled, row, seed=MASK_SEED):
-    """Skor, bobot dan bacaan penjelajah mask untuk T posisi (4..32) dan baris ``row``."""
+# Kinds ("rasa") of mask the explorer offers. Each one is a decoder mask: padding
+# and the prefix are combined with causality, the window is causal by itself.
+MASK_KINDS = ("kausal", "padding", "jendela", "prefix")
+MASK_KIND_LABELS = {"kausal": "kausal", "padding": "kausal + padding",
+                    "jendela": "jendela geser", "prefix": "prefix-LM"}
+MASK_WINDOW = 3  # sliding window width w
+
+
+def _mask_params(kind, T):
+    """Parameter jenis mask untuk T posisi: panjang asli L, lebar jendela w, awalan p."""
+    return {"padding": {"L": T - max(1, T // 4)}, "jendela": {"w": MASK_WINDOW},
+            "prefix": {"p": T // 2}}.get(kind, {})
+
+
+def mask_visible(kind, T):
+    """Mask boolean ``(T, T)`` (True = boleh dilihat) untuk jenis ``kind`` di penjelajah."""
+    if kind not in MASK_KINDS:
+        raise ValueError(f"Argumen 'kind' harus salah satu dari {MASK_KINDS}, "
+                         f"tetapi yang diterima {kind!r}.")
+    par = _mask_params(kind, T)
+    if kind == "padding":
+        return masks.combine(masks.causal(T), masks.padding([par["L"]], T)[0])
+    if kind == "jendela":
+        return masks.sliding_window(T, par["w"])
+    if kind == "prefix":
+        return masks.prefix_lm(T, par["p"])
+    return masks.causal(T)
+
+
+def mask_state(T, masked, scaled, row, seed=MASK_SEED, kind="kausal"):
+    """Skor, bobot dan bacaan penjelajah mask untuk T posisi (4..32), baris ``row``, jenis ``kind``."""
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or not 4 <= T <= MASK_T_MAX:
         raise ValueError(f"Argumen 'T' harus bilangan bulat 4..{MASK_T_MAX}, tetapi yang diterima {T!r}.")
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < T:
         raise ValueError(f"Argumen 'row' harus bilangan bulat 0..{T - 1}, tetapi yang diterima {row!r}.")
+    visible = mask_visible(kind, T)
     Q, K = _mask_qk(seed)
     S = scores(Q[:T], K[:T], scale=scaled).astype(np.float64)
     if masked:
-        S = causal_mask(S)
+        S = causal_mask(S) if kind == "kausal" else masks.apply(S, visible)
     A = softmax(S)
     seen = np.flatnonzero(np.isfinite(S[row]))
     values = {
         "T": int(T), "masked": bool(masked), "scaled": bool(scaled), "row": int(row),
+        "kind": kind, **_mask_params(kind, T),
         "seen": [int(j) for j in seen], "row_sums": A.sum(axis=-1),
         "p_max": float(A[row].max()), "entropy": float(measures.entropy(A[row])),
     }
     return S, A, values
 
 
+def _span(js):
+    """[3, 4, 5] -> '3–5'; [2] -> '2'."""
+    return f"{js[0]}–{js[-1]}" if len(js) > 1 else f"{js[0]}"
+
+
+def _mask_sees(v):
+    """Kalimat 'baris i melihat ...' untuk jenis mask selain kausal."""
+    T, i, seen, kind = v["T"], v["row"], v["seen"], v["kind"]
+    if kind == "padding":
+        L = v["L"]
+        if i >= L:
+            return (f"adalah <i>padding</i> (posisi {_span(list(range(L, T)))}): tidak melihat "
+                    "apa pun, jadi seluruh bobotnya 0, bukan NaN")
+        return (f"melihat posisi {_span(seen)} ({len(seen)} dari {T}); posisi "
+                f"{_span(list(range(L, T)))} adalah <i>padding</i> dan tertutup")
+    if kind == "jendela":
+        return (f"melihat posisi {_span(seen)} ({len(seen)} dari {T}): jendela "
+                f"w = {v['w']} berisi dirinya dan paling banyak {v['w'] - 1} posisi sebelumnya")
+    p = v["p"]
+    if i < p:
+        return (f"ada di awalan (posisi 0–{p - 1}) dan melihat seluruh awalan dua arah, "
+                f"termasuk posisi awalan sesudah dirinya ({len(seen)} dari {T})")
+    return f"ada sesudah awalan dan melihat posisi {_span(seen)} ({len(seen)} dari {T}), kausal"
+
+
 def _mask_text(v, A):
     f = plots.format_number
     T, i, seen = v["T"], v["row"], v["seen"]
-    if v["masked"]:
+    kind = v.get("kind", "kausal")
+    if v["masked"] and kind != "kausal":
+        sees, future = _mask_sees(v), ""
+    elif v["masked"]:
         future = (f"; posisi {i + 1}–{T - 1} adalah masa depan dan tertutup (−∞ → bobot 0)"
                   if i < T - 1 else "; tidak ada posisi masa depan untuk baris terakhir")
         sees = f"melihat posisi 0–{i} ({len(seen)} dari {T})" if i else "hanya melihat dirinya sendiri (posisi 0)"
@@ -178,18 +237,22 @@ def _mask_text(v, A):
         sees = f"melihat semua {T} posisi"
     top = sorted(seen, key=lambda j: -A[i, j])[:3]
     best = ", ".join(f"j={j}: {f(A[i, j], 2)}" for j in top)
+    weights = (f"Bobot terbesar: {best}. Peluang terbesar {f(v['p_max'], 3)}, "
+               f"entropi {f(v['entropy'], 3)} nat." if seen else "Tidak ada bobot: baris ini kosong.")
     sums = v["row_sums"]
-    return (f"<p><b>Baris i = {i}</b> {sees}{future}.</p>"
-            f"<p>Bobot terbesar: {best}. Peluang terbesar {f(v['p_max'], 3)}, "
-            f"entropi {f(v['entropy'], 3)} nat.</p>"
+    always = (" (1 untuk baris yang melihat sesuatu, 0 untuk baris <i>padding</i>)"
+              if sums.min() < 0.5 else " (selalu 1)")
+    title = f"Mask {MASK_KIND_LABELS[kind]}. " if v["masked"] else "Tanpa mask. "
+    return (f"<p>{title}<b>Baris i = {i}</b> {sees}{future}.</p>"
+            f"<p>{weights}</p>"
             f"<p>Jumlah tiap baris bobot: {f(sums.min(), 3)} sampai {f(sums.max(), 3)}"
-            " (selalu 1).</p><p class='atensi-note'>Abu-abu: skor −∞ (masa depan). Merah/biru: "
+            f"{always}.</p><p class='atensi-note'>Abu-abu: skor −∞ (tertutup). Merah/biru: "
             "skor positif/negatif. Bobot: putih = 0, biru tua = 1. Σ: jumlah tiap baris bobot. "
             "Bingkai oranye: baris i.</p>")
 
 
-def _mask_render(T, masked, scaled, row, outline=True):
-    S, A, values = mask_state(T, masked, scaled, row)
+def _mask_render(T, masked, scaled, row, outline=True, kind="kausal"):
+    S, A, values = mask_state(T, masked, scaled, row, kind=kind)
     fig = plots.mask_figure(S, A, masked=masked, scaled=scaled, row=row if outline else None)
     return fig, values, _mask_text(values, A)
 
@@ -331,13 +394,15 @@ def sharpness_explorer(d_k=64, scale=False):
                        lambda d_k, scale: _sharpness_render(d_k, scale))
 
 
-def mask_explorer(T=8, masked=True, scaled=True, row=3):
-    """Penjelajah hidup 2, mask kausal (ipywidgets)."""
+def mask_explorer(T=8, masked=True, scaled=True, row=3, kind="kausal"):
+    """Penjelajah hidup 2, mask (kausal, padding, jendela geser, prefix-LM; ipywidgets)."""
     import ipywidgets as W
 
     controls = {
+        "kind": W.Dropdown(options=[(MASK_KIND_LABELS[k], k) for k in MASK_KINDS], value=kind,
+                           description="jenis mask"),
         "T": W.IntSlider(value=T, min=4, max=MASK_T_MAX, description="T"),
-        "masked": W.Checkbox(value=masked, description="mask kausal", indent=False),
+        "masked": W.Checkbox(value=masked, description="pakai mask", indent=False),
         "scaled": W.Checkbox(value=scaled, description="bagi dengan √d_k", indent=False),
         "row": W.IntSlider(value=row, min=0, max=T - 1, description="baris i"),
     }
@@ -347,7 +412,8 @@ def mask_explorer(T=8, masked=True, scaled=True, row=3):
 
     controls["T"].observe(clamp, names="value")
     return _build_live("mask", "Penjelajah mask", controls,
-                       lambda T, masked, scaled, row: _mask_render(T, masked, scaled, min(row, T - 1)))
+                       lambda kind, T, masked, scaled, row: _mask_render(
+                           T, masked, scaled, min(row, T - 1), kind=kind))
 
 
 def row_explorer(row=4, temperature=1.0):
@@ -572,35 +638,43 @@ def sharpness_static(d_k=64, scale=False):
 
 
 MASK_STATIC_T = (4, 6, 8, 12, 16, 24, 32)
+# The other kinds get two lengths only: enough to see the pattern, and the twin
+# stays small (each (kind, T) adds 4 pictures and 4·T readouts).
+MASK_STATIC_T_KINDS = (8, 16)
 
 
-def mask_static(T=8, masked=True, scaled=True, row=3):
-    """Kembaran statis penjelajah 2: T ∈ {4, 6, 8, 12, 16, 24, 32}, mask, penskalaan, baris i."""
+def mask_static(T=8, masked=True, scaled=True, row=3, kind="kausal"):
+    """Kembaran statis penjelajah 2: jenis mask, T, mask, penskalaan, baris i.
+
+    Mask kausal: T ∈ {4, 6, 8, 12, 16, 24, 32}; jenis lain: T ∈ {8, 16}.
+    """
     controls = [
+        Control("kind", "jenis mask", "range", MASK_KINDS,
+                tuple(MASK_KIND_LABELS[k] for k in MASK_KINDS), MASK_KINDS.index(kind)),
         Control("T", "T", "range", MASK_STATIC_T, tuple(f"T = {t}" for t in MASK_STATIC_T),
                 MASK_STATIC_T.index(T)),
-        _checkbox("masked", "mask kausal", masked),
+        _checkbox("masked", "pakai mask", masked),
         _checkbox("scaled", "bagi dengan √d_k", scaled),
         Control("row", "baris i", "range", tuple(range(MASK_T_MAX)),
                 tuple(f"i = {i}" for i in range(MASK_T_MAX)), row),
     ]
-    # The picture depends on (T, mask, scaling); row i is an outline drawn over it.
+    # The picture depends on (kind, T, mask, scaling); row i is an outline drawn over it.
     pictures = {}
 
-    def render(t, m, s, i):
-        if i >= t:
+    def render(k, t, m, s, i):
+        if i >= t or (k != "kausal" and t not in MASK_STATIC_T_KINDS):
             return None
-        if (t, m, s) not in pictures:
-            fig, _v, _t = _mask_render(t, m, s, 0, outline=False)
+        if (k, t, m, s) not in pictures:
+            fig, _v, _t = _mask_render(t, m, s, 0, outline=False, kind=k)
             png = _static_png(fig)
-            pictures[(t, m, s)] = (png, [plots.row_outline_fractions(fig, r, t) for r in range(t)])
-        png, boxes = pictures[(t, m, s)]
-        _S, A, values = mask_state(t, m, s, i)
+            pictures[(k, t, m, s)] = (png, [plots.row_outline_fractions(fig, r, t) for r in range(t)])
+        png, boxes = pictures[(k, t, m, s)]
+        _S, A, values = mask_state(t, m, s, i, kind=k)
         return png, _mask_text(values, A), boxes[i]
 
     frames, images = _frames("mask", controls, render)
     return StaticExplorer("mask", "Penjelajah mask", controls, frames, images,
-                          alt="Heatmap skor dan bobot atensi dengan mask kausal")
+                          alt="Heatmap skor dan bobot atensi dengan mask terpilih")
 
 
 def row_static(row=4, temperature=1.0):

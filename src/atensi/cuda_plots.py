@@ -1,0 +1,247 @@
+"""Gambar untuk bab "CUDA dalam 10 Menit" dan kernel skor berubin.
+
+Fungsi murni: angka masuk, ``matplotlib.figure.Figure`` keluar (tanpa
+``pyplot``). Keduanya menggambar matriks skor $T \\times T$ dengan baris
+$i$ (*query*) ke bawah dan kolom $j$ (*key*) ke kanan, seperti di NumPy.
+
+    thread_grid(T, block=16, thread=(i, j))
+        matriks T × T ditutupi *grid* berisi *block* 16 × 16; satu *thread*
+        disorot beserta rumus indeksnya, dan *thread* di luar matriks
+        (T bukan kelipatan 16) berwarna abu-abu.
+    tiling(T, d_k, tile=16, block=(bx, by), step=s)
+        kernel skor berubin: ubin keluaran satu *block* di S, dan ubin Q dan
+        K yang dimuat *block* itu ke *shared memory* pada langkah ke-s.
+
+Ukuran huruf dan lebar gambar sama dengan ``atensi.example_plots``: gambar
+selebar sekitar 5 inci tetap terbaca di layar ponsel 360 px.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from .plots import HIGHLIGHT, MASKED, new_figure
+
+TEXT_FONT = 11.0
+LABEL_FONT = 10.0
+SMALL_FONT = 8.5
+MATRIX_FILL = "#dbe8f5"     # sel matriks yang dikerjakan
+BLOCK_FILL = "#fdd0a2"      # block yang disorot
+LOAD_FILL = "#6baed6"       # ubin yang sedang dimuat ke shared memory
+STRIP_FILL = "#c6dbef"      # ubin lain yang dimuat block ini di langkah lain
+EDGE = "#08306b"
+MAX_BLOCK_LABELS = 6        # label (bx, by) hanya bila grid sekecil ini
+
+
+def _positive_int(value, name, *, hint=""):
+    """``value`` sebagai int > 0, atau ValueError/TypeError berbahasa Indonesia."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"Argumen '{name}' harus bilangan bulat, tetapi yang diterima "
+            f"{value!r} ({type(value).__name__}).{hint}"
+        )
+    if value < 1:
+        raise ValueError(
+            f"Argumen '{name}' harus minimal 1, tetapi yang diterima {value}.{hint}"
+        )
+    return int(value)
+
+
+def _pair(value, name, limits, parts):
+    """Dua bilangan bulat (a, b) dengan 0 <= a < limits[0] dan 0 <= b < limits[1]."""
+    what = f"({parts[0]}, {parts[1]})"
+    if (
+        not isinstance(value, (tuple, list))
+        or len(value) != 2
+        or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
+    ):
+        raise TypeError(
+            f"Argumen '{name}' harus pasangan dua bilangan bulat {what}, tetapi yang "
+            f"diterima {value!r}."
+        )
+    a, b = (int(v) for v in value)
+    if not (0 <= a < limits[0] and 0 <= b < limits[1]):
+        raise ValueError(
+            f"Argumen '{name}' = {value!r} di luar jangkauan: {what} harus memenuhi "
+            f"0 ≤ {parts[0]} < {limits[0]} dan 0 ≤ {parts[1]} < {limits[1]}."
+        )
+    return a, b
+
+
+def _rect(ax, x, y, w, h, **kw):
+    ax.add_patch(Rectangle((x, y), w, h, **kw))
+
+
+def _matrix_axes(fig, rect, x_range, y_range):
+    ax = fig.add_axes(rect)
+    ax.set_xlim(*x_range)
+    ax.set_ylim(y_range[1], y_range[0])  # baris 0 di atas, seperti NumPy
+    ax.set_aspect("equal")
+    return ax
+
+
+def thread_grid(T=40, block=16, *, thread=(21, 37), title=None):
+    """Matriks skor T × T ditutupi *grid* *block* ``block`` × ``block``.
+
+    ``thread=(i, j)``: *thread* yang disorot (baris i, kolom j); boleh juga
+    di luar matriks (i atau j ≥ T) asal masih di dalam *grid*, untuk
+    menunjukkan *thread* yang tidak mengerjakan apa-apa. Di bawah gambar
+    tertulis rumus indeksnya dengan angka *thread* itu.
+    """
+    T = _positive_int(T, "T", hint=" T adalah panjang teks (jumlah posisi).")
+    block = _positive_int(block, "block", hint=" Contoh: block=16 untuk block 16 × 16.")
+    if block > 32:
+        raise ValueError(
+            f"Argumen 'block' = {block} terlalu besar: block {block} × {block} berisi "
+            f"{block * block} thread, padahal satu block paling banyak 1024 thread. "
+            "Nilai block harus ≤ 32."
+        )
+    n_blocks = math.ceil(T / block)
+    cover = n_blocks * block
+    i, j = _pair(thread, "thread", (cover, cover), ("i", "j"))
+    by, ty = divmod(i, block)
+    bx, tx = divmod(j, block)
+
+    fig = new_figure(5.0, 5.7)
+    ax = _matrix_axes(fig, [0.13, 0.245, 0.74, 0.63], (0, cover), (0, cover))
+
+    # Isi matriks, dan daerah grid di luar matriks (thread menganggur).
+    _rect(ax, 0, 0, T, T, facecolor=MATRIX_FILL, edgecolor="none")
+    if cover > T:
+        for x, y, w, h in ((T, 0, cover - T, cover), (0, T, T, cover - T)):
+            _rect(ax, x, y, w, h, facecolor=MASKED, edgecolor="none")
+    # Block yang disorot, dengan garis tiap thread di dalamnya.
+    _rect(ax, bx * block, by * block, block, block, facecolor=BLOCK_FILL, edgecolor="none")
+    for t in range(1, block):
+        ax.plot([bx * block + t] * 2, [by * block, (by + 1) * block], color="white", lw=0.4)
+        ax.plot([bx * block, (bx + 1) * block], [by * block + t] * 2, color="white", lw=0.4)
+    # Thread yang disorot.
+    _rect(ax, j, i, 1, 1, facecolor=HIGHLIGHT, edgecolor="black", lw=1.2)
+    ax.annotate(f"thread ({i}, {j})", xy=(j + 0.5, i + 0.5),
+                xytext=(0.5 * block, i + 0.5) if j >= block else (cover - 0.5 * block, i + 0.5),
+                ha="center", va="center", fontsize=LABEL_FONT, color="black",
+                bbox={"boxstyle": "round,pad=0.2", "fc": "white", "ec": HIGHLIGHT},
+                arrowprops={"arrowstyle": "->", "color": "black", "lw": 1.2})
+    # Batas block dan batas matriks.
+    for b in range(n_blocks + 1):
+        ax.plot([b * block] * 2, [0, cover], color=EDGE, lw=1.2)
+        ax.plot([0, cover], [b * block] * 2, color=EDGE, lw=1.2)
+    if cover > T:
+        ax.plot([T, T, 0], [0, T, T], color="black", lw=1.6, ls="--")
+    if n_blocks <= MAX_BLOCK_LABELS:
+        for yb in range(n_blocks):
+            for xb in range(n_blocks):
+                if (xb, yb) == (bx, by) or yb == by:
+                    continue  # the row of the highlighted thread holds its label
+                ax.text((xb + 0.5) * block, (yb + 0.3) * block, f"block\n({xb}, {yb})",
+                        ha="center", va="center", fontsize=SMALL_FONT, color=EDGE)
+
+    ticks = sorted({b * block for b in range(n_blocks + 1)} | {T})
+    ax.set_xticks(ticks)
+    ax.set_yticks(ticks)
+    ax.tick_params(labelsize=SMALL_FONT, length=2, top=True, labeltop=True,
+                   bottom=False, labelbottom=False)
+    ax.set_xlabel("kolom j (key)", fontsize=LABEL_FONT)
+    ax.xaxis.set_label_position("top")
+    ax.set_ylabel("baris i (query)", fontsize=LABEL_FONT)
+    for side in ax.spines.values():
+        side.set_visible(False)
+
+    if title is None:
+        title = (f"T = {T}: grid {n_blocks} × {n_blocks} block, "
+                 f"tiap block {block} × {block} thread")
+    fig.text(0.02, 0.985, title, fontsize=TEXT_FONT, va="top")
+    inside = i < T and j < T
+    lines = [
+        f"blockIdx = ({bx}, {by}),  threadIdx = ({tx}, {ty}),  blockDim = ({block}, {block})",
+        f"j = blockIdx.x · blockDim.x + threadIdx.x = {bx} · {block} + {tx} = {j}",
+        f"i = blockIdx.y · blockDim.y + threadIdx.y = {by} · {block} + {ty} = {i}",
+        (f"{i} < {T} dan {j} < {T}: thread ini menghitung S[{i}, {j}]" if inside else
+         f"i atau j ≥ T = {T}: thread ini di luar matriks, tidak menulis"),
+    ]
+    if cover > T:
+        lines.append("abu-abu: di luar matriks, thread di sana menganggur")
+    fig.text(0.02, 0.2, "\n".join(lines), fontsize=LABEL_FONT, va="top", linespacing=1.55)
+    return fig
+
+
+def tiling(T=64, d_k=64, tile=16, *, block=(2, 1), step=0, title=None):
+    """Kernel skor berubin: apa yang dimuat satu *block* ke *shared memory*.
+
+    S (T × T) di kanan bawah, Q (T × d_k) di kirinya (barisnya sejajar baris
+    S), dan Kᵀ (d_k × T) di atasnya (kolomnya sejajar kolom S). *Block*
+    ``block=(bx, by)`` menghitung ubin S baris ``by·tile …`` dan kolom
+    ``bx·tile …``. Ia berjalan di sepanjang d_k per ubin: pada langkah
+    ``step`` ia memuat ubin Q kolom ``step·tile …`` (ke ``Qs``) dan ubin K
+    yang sama (ke ``Ks``), yang digambar biru tua; ubin langkah lain biru muda.
+    """
+    T = _positive_int(T, "T", hint=" T adalah panjang teks (jumlah posisi).")
+    d_k = _positive_int(d_k, "d_k", hint=" d_k adalah panjang vektor query/key.")
+    tile = _positive_int(tile, "tile", hint=" Kernel skor memakai tile=16.")
+    n_tiles = math.ceil(T / tile)
+    n_steps = math.ceil(d_k / tile)
+    bx, by = _pair(block, "block", (n_tiles, n_tiles), ("bx", "by"))
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+        raise TypeError(f"Argumen 'step' harus bilangan bulat, tetapi yang diterima {step!r}.")
+    if not 0 <= step < n_steps:
+        raise ValueError(
+            f"Argumen 'step' = {step} di luar jangkauan: dengan d_k = {d_k} dan tile = {tile} "
+            f"ada {n_steps} langkah, jadi step harus 0 sampai {n_steps - 1}."
+        )
+    i0, j0, c0 = by * tile, bx * tile, step * tile
+    rows = min(tile, T - i0)
+    cols = min(tile, T - j0)
+    width = min(tile, d_k - c0)
+    gap = max(2, round(0.06 * (T + d_k)))
+    left, top = -(d_k + gap), -(d_k + gap)
+
+    fig = new_figure(5.0, 5.9)
+    ax = _matrix_axes(fig, [0.03, 0.12, 0.94, 0.78], (left - 1, T + 1), (top - 1, T + 1))
+    ax.axis("off")
+
+    # Tiga matriks.
+    _rect(ax, 0, 0, T, T, facecolor=MATRIX_FILL, edgecolor=EDGE, lw=1)
+    _rect(ax, left, 0, d_k, T, facecolor="white", edgecolor=EDGE, lw=1)
+    _rect(ax, 0, top, T, d_k, facecolor="white", edgecolor=EDGE, lw=1)
+    # Ubin-ubin yang dilewati block ini di sepanjang d_k, dan langkah sekarang.
+    for s in range(n_steps):
+        cs, ws = s * tile, min(tile, d_k - s * tile)
+        now = s == step
+        fill = LOAD_FILL if now else STRIP_FILL
+        _rect(ax, left + cs, i0, ws, rows, facecolor=fill, edgecolor=EDGE, lw=0.6)
+        _rect(ax, j0, top + cs, cols, ws, facecolor=fill, edgecolor=EDGE, lw=0.6)
+        if ws >= 6 and rows >= 6:
+            ax.text(left + cs + ws / 2, i0 + rows / 2, str(s + 1), ha="center",
+                    va="center", fontsize=SMALL_FONT, color="white" if now else EDGE)
+            ax.text(j0 + cols / 2, top + cs + ws / 2, str(s + 1), ha="center",
+                    va="center", fontsize=SMALL_FONT, color="white" if now else EDGE)
+    _rect(ax, j0, i0, cols, rows, facecolor=HIGHLIGHT, edgecolor="black", lw=1)
+    # Garis bantu: baris ubin Q sejajar ubin S, kolom ubin K sejajar ubin S.
+    for y in (i0, i0 + rows):
+        ax.plot([left + d_k, j0], [y, y], color=HIGHLIGHT, lw=0.8, ls=":")
+    for x in (j0, j0 + cols):
+        ax.plot([x, x], [top + d_k, i0], color=HIGHLIGHT, lw=0.8, ls=":")
+
+    ax.text(left + d_k / 2, -0.5, f"Q ({T} × {d_k})", ha="center", va="bottom",
+            fontsize=LABEL_FONT)
+    ax.text(T / 2, top - 0.5, f"Kᵀ ({d_k} × {T})", ha="center", va="bottom",
+            fontsize=LABEL_FONT)
+    ax.text(T / 2, T - 0.04 * T, f"S ({T} × {T})", ha="center", va="bottom",
+            fontsize=LABEL_FONT)
+    ax.text(left + d_k / 2, top + d_k / 2,
+            f"block ({bx}, {by})\nlangkah {step + 1}\ndari {n_steps}",
+            ha="center", va="center", fontsize=LABEL_FONT, color=EDGE)
+
+    if title is None:
+        title = f"Kernel skor berubin: ubin {tile} × {tile}, T = {T}, d_k = {d_k}"
+    fig.text(0.02, 0.975, title, fontsize=TEXT_FONT, va="top")
+    legend = (
+        f"jingga: ubin S baris {i0}–{i0 + rows - 1}, kolom {j0}–{j0 + cols - 1}\n"
+        f"biru tua: dimuat ke Qs dan Ks, kolom d_k {c0}–{c0 + width - 1}\n"
+        f"biru muda: ubin langkah lain (total {n_steps} langkah)"
+    )
+    fig.text(0.02, 0.105, legend, fontsize=SMALL_FONT + 0.5, va="top", linespacing=1.5)
+    return fig

@@ -1,0 +1,605 @@
+"""GPT kecil tingkat karakter, dirakit dari langkah-langkah buku ini.
+
+Satu tugas: modelnya. Korpus ada di ``atensi.corpus``, perulangan pelatihan
+di ``atensi.train``.
+
+Susunannya (pre-layer-norm, seperti GPT-2)::
+
+    x = wte[token] + wpe[posisi]                      (B, T, d_model)
+    untuk setiap layer:
+        h = LN1(x)
+        Q, K, V = h W_Q, h W_K, h W_V  -> dipecah ke n_head head (B, H, T, d_k)
+        O = reference.attention(Q, K, V, causal=True, scale=config.scale)
+        x = x + gabung(O) W_O + b_O                   (gabung: (B, T, H·d_k))
+        x = x + GELU(LN2(x) W_1 + b_1) W_2 + b_2      (MLP)
+    logits = LNf(x) W_out + b_out                     (B, T, vocab)
+
+Gradien attention dihitung oleh ``reference.attention_backward``; sisanya
+(layer norm, MLP, embedding) diturunkan tangan di modul ini dan diperiksa
+dengan beda hingga (``tests/test_model.py``). Semua operasi memakai modul
+array milik bobotnya (``_xp``), jadi model yang dipindah ke CuPy
+(``model.to("cupy")``) berjalan di GPU dengan kode yang sama.
+
+    model = TinyGPT(Config(vocab=len(chars)), chars)
+    loss, grads = model.loss_and_grads(x, y)
+    Adam(model.params, lr=3e-3).step(grads)
+    model.generate("Atensi ", 60, kv_cache=True, seed=0)
+    model.save("bobot.npz", curve={...});  TinyGPT.load("bobot.npz")
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+import zlib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import reference
+from .reference import _xp
+
+FORMAT = 1  # version of the .npz layout written by save()
+_GELU_C = math.sqrt(2.0 / math.pi)
+
+
+def _positive_int(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(
+            f"Argumen '{name}' harus bilangan bulat >= 1, tetapi yang diterima {value!r}."
+        )
+
+
+@dataclass(frozen=True)
+class Config:
+    """Ukuran model. ``d_k = d_model / n_head``; ``scale``: bagi skor dengan √d_k."""
+
+    vocab: int
+    T: int = 128  # panjang konteks terpanjang
+    d_model: int = 64
+    n_head: int = 4
+    n_layer: int = 2
+    d_mlp: int = 256
+    scale: bool = True
+    seed: int = 0
+
+    def __post_init__(self):
+        for name in ("vocab", "T", "d_model", "n_head", "n_layer", "d_mlp"):
+            _positive_int(getattr(self, name), name)
+        if self.d_model % self.n_head:
+            raise ValueError(
+                f"'d_model' ({self.d_model}) harus habis dibagi 'n_head' ({self.n_head}): "
+                "setiap head mendapat d_k = d_model / n_head kolom."
+            )
+        if not isinstance(self.scale, bool):
+            raise ValueError(
+                f"Argumen 'scale' harus True atau False, tetapi yang diterima {self.scale!r}."
+            )
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.n_head
+
+
+def param_shapes(config: Config) -> dict:
+    """Nama -> bentuk setiap parameter, dalam urutan tetap."""
+    D, F = config.d_model, config.d_mlp
+    shapes = {"wte": (config.vocab, D), "wpe": (config.T, D)}
+    for n in range(config.n_layer):
+        shapes.update({
+            f"l{n}.ln1.g": (D,), f"l{n}.ln1.b": (D,),
+            f"l{n}.Wq": (D, D), f"l{n}.Wk": (D, D), f"l{n}.Wv": (D, D),
+            f"l{n}.Wo": (D, D), f"l{n}.bo": (D,),
+            f"l{n}.ln2.g": (D,), f"l{n}.ln2.b": (D,),
+            f"l{n}.W1": (D, F), f"l{n}.b1": (F,), f"l{n}.W2": (F, D), f"l{n}.b2": (D,),
+        })
+    shapes.update({"lnf.g": (D,), "lnf.b": (D,), "Wout": (D, config.vocab),
+                   "bout": (config.vocab,)})
+    return shapes
+
+
+def init_params(config: Config, dtype=np.float32) -> dict:
+    """Bobot awal dari ``config.seed``.
+
+    Matriks: N(0, 1/fan_in), sehingga bila masukan sebuah proyeksi punya
+    komponen bervariansi 1 (keluaran layer norm), keluarannya juga. Maka
+    komponen Q dan K bervariansi sekitar 1 dan skor mentah QKᵀ menyebar
+    dengan simpangan baku sekitar √d_k: keadaan yang dibahas bab √d_k.
+    Proyeksi yang menulis ke aliran residual (W_O, W_2) dikecilkan
+    1/√(2·n_layer), readout 0,1×. Bias 0, gain layer norm 1.
+    """
+    rng = np.random.default_rng(config.seed)
+    residual = 1.0 / math.sqrt(2 * config.n_layer)
+    params = {}
+    for name, shape in param_shapes(config).items():
+        leaf = name.split(".")[-1]
+        if leaf == "g":
+            value = np.ones(shape)
+        elif len(shape) == 1:
+            value = np.zeros(shape)
+        elif name in ("wte", "wpe"):
+            value = rng.standard_normal(shape)
+        else:
+            value = rng.standard_normal(shape) / math.sqrt(shape[0])
+            if leaf in ("Wo", "W2"):
+                value *= residual
+            elif leaf == "Wout":
+                value *= 0.1
+        params[name] = value.astype(dtype)
+    return params
+
+
+# ----------------------------------------------------------------- pieces
+
+
+def _layer_norm(x, g, b, eps=1e-5):
+    mu = x.mean(axis=-1, keepdims=True)
+    xc = x - mu
+    rstd = 1.0 / (x.dtype.type(eps) + (xc * xc).mean(axis=-1, keepdims=True)) ** 0.5
+    xhat = xc * rstd
+    return xhat * g + b, (xhat, rstd)
+
+
+def _layer_norm_backward(dy, g, cache):
+    xhat, rstd = cache
+    axes = tuple(range(dy.ndim - 1))
+    dg = (dy * xhat).sum(axis=axes)
+    db = dy.sum(axis=axes)
+    dxhat = dy * g
+    dx = rstd * (dxhat - dxhat.mean(axis=-1, keepdims=True)
+                 - xhat * (dxhat * xhat).mean(axis=-1, keepdims=True))
+    return dx, dg, db
+
+
+def _gelu(x):
+    t = _xp(x).tanh(x.dtype.type(_GELU_C) * (x + x.dtype.type(0.044715) * x ** 3))
+    return x.dtype.type(0.5) * x * (1 + t), t
+
+
+def _gelu_backward(dy, x, t):
+    f = x.dtype.type
+    du = f(_GELU_C) * (1 + f(3 * 0.044715) * x * x)
+    return dy * (f(0.5) * (1 + t) + f(0.5) * x * (1 - t * t) * du)
+
+
+def _split_heads(x, n_head):
+    B, T, D = x.shape
+    return x.reshape(B, T, n_head, D // n_head).transpose(0, 2, 1, 3)
+
+
+def _merge_heads(x):
+    B, H, T, d = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, T, H * d)
+
+
+def _reference_attention(Q, K, V, *, causal, scale):
+    return reference.attention(Q, K, V, causal=causal, scale=scale)
+
+
+def _reference_attention_backward(Q, K, V, dO, *, causal, scale):
+    return reference.attention_backward(Q, K, V, dO, causal=causal, scale=scale)
+
+
+def cross_entropy(logits, targets):
+    """Rata-rata -log p(target) dalam nat, dan gradiennya terhadap ``logits``."""
+    xp = _xp(logits)
+    V = logits.shape[-1]
+    flat = logits.reshape(-1, V)
+    t = targets.reshape(-1)
+    shifted = flat - flat.max(axis=-1, keepdims=True)
+    E = xp.exp(shifted)
+    total = E.sum(axis=-1, keepdims=True)
+    rows = xp.arange(flat.shape[0])
+    loss = float((xp.log(total[:, 0]) - shifted[rows, t]).mean())
+    d = E / total
+    d[rows, t] -= 1
+    d *= d.dtype.type(1.0 / flat.shape[0])
+    return loss, d.reshape(logits.shape)
+
+
+# ----------------------------------------------------------------- model
+
+
+class TinyGPT:
+    """GPT tingkat karakter. ``chars``: kosakata (satu karakter per token)."""
+
+    def __init__(self, config: Config, chars: str, params: dict | None = None):
+        if not isinstance(config, Config):
+            raise ValueError(f"Argumen 'config' harus atensi.model.Config, bukan {type(config).__name__}.")
+        if len(chars) != config.vocab or len(set(chars)) != len(chars):
+            raise ValueError(
+                f"Argumen 'chars' harus berisi {config.vocab} karakter berbeda (config.vocab), "
+                f"tetapi panjangnya {len(chars)} dengan {len(set(chars))} karakter berbeda."
+            )
+        self.config, self.chars = config, str(chars)
+        self._index = {c: n for n, c in enumerate(self.chars)}
+        self.params = init_params(config) if params is None else params
+
+    # -- bookkeeping ------------------------------------------------------
+    @property
+    def n_params(self) -> int:
+        return int(sum(int(np.prod(p.shape)) for p in self.params.values()))
+
+    def to(self, module="numpy"):
+        """Pindahkan bobot ke ``"numpy"`` (CPU) atau ``"cupy"`` (GPU). Mengembalikan model."""
+        if module == "cupy":
+            import cupy
+
+            self.params = {k: cupy.asarray(v) for k, v in self.params.items()}
+        elif module == "numpy":
+            self.params = {k: (v.get() if hasattr(v, "get") else np.asarray(v))
+                           for k, v in self.params.items()}
+        else:
+            raise ValueError(f"Argumen 'module' harus 'numpy' atau 'cupy', bukan {module!r}.")
+        return self
+
+    @property
+    def xp(self):
+        return _xp(self.params["wte"])
+
+    def encode(self, text: str) -> np.ndarray:
+        unknown = sorted({c for c in text if c not in self._index})
+        if unknown:
+            raise ValueError(
+                f"Teks berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
+                "Model hanya mengenal karakter korpusnya (lihat model.chars); ganti atau hapus "
+                "karakter itu."
+            )
+        return np.array([self._index[c] for c in text], dtype=np.int64)
+
+    def decode(self, ids) -> str:
+        ids = ids.get() if hasattr(ids, "get") else ids
+        return "".join(self.chars[int(i)] for i in np.asarray(ids).ravel())
+
+    def _check_ids(self, idx, name="idx"):
+        idx = np.asarray(idx.get() if hasattr(idx, "get") else idx)
+        if idx.ndim != 2 or idx.dtype.kind not in "iu":
+            raise ValueError(
+                f"Argumen '{name}' harus array bilangan bulat berbentuk (B, T), tetapi yang "
+                f"diterima bentuk {idx.shape} dtype {idx.dtype}."
+            )
+        if idx.shape[1] > self.config.T or idx.shape[1] < 1:
+            raise ValueError(
+                f"Panjang urutan '{name}' harus 1..{self.config.T} (config.T), tetapi "
+                f"{idx.shape[1]}. Potong teksnya."
+            )
+        if idx.size and (idx.min() < 0 or idx.max() >= self.config.vocab):
+            raise ValueError(
+                f"Token di '{name}' harus 0..{self.config.vocab - 1}, tetapi ada "
+                f"{int(idx.min())}..{int(idx.max())}."
+            )
+        return self.xp.asarray(idx)
+
+    # -- forward ----------------------------------------------------------
+    def _forward(self, idx, *, attention=None, keep=False, maps=False):
+        """Forward penuh dengan mask kausal. Mengembalikan (logits, cache)."""
+        p, c, xp = self.params, self.config, self.xp
+        attention = attention or _reference_attention
+        B, T = idx.shape
+        x = p["wte"][idx] + p["wpe"][:T]
+        cache = {"idx": idx, "layers": [], "maps": []}
+        for n in range(c.n_layer):
+            h, ln1 = _layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
+            Q, K, V = (xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.W{w}"], c.n_head))
+                       for w in "qkv")
+            O = attention(Q, K, V, causal=True, scale=c.scale)
+            Om = _merge_heads(O)
+            x = x + Om @ p[f"l{n}.Wo"] + p[f"l{n}.bo"]
+            h2, ln2 = _layer_norm(x, p[f"l{n}.ln2.g"], p[f"l{n}.ln2.b"])
+            u = h2 @ p[f"l{n}.W1"] + p[f"l{n}.b1"]
+            a, t = _gelu(u)
+            x = x + a @ p[f"l{n}.W2"] + p[f"l{n}.b2"]
+            if keep:
+                cache["layers"].append((h, ln1, Q, K, V, Om, h2, ln2, u, a, t))
+            if maps:
+                S = reference.causal_mask(reference.scores(Q, K, scale=c.scale))
+                cache["maps"].append(reference.softmax(S))
+        hf, lnf = _layer_norm(x, p["lnf.g"], p["lnf.b"])
+        logits = hf @ p["Wout"] + p["bout"]
+        if keep:
+            cache["final"] = (hf, lnf)
+        return logits, cache
+
+    def logits(self, idx, *, attention=None):
+        """Logit ``(B, T, vocab)`` untuk token ``idx`` ``(B, T)``."""
+        return self._forward(self._check_ids(idx), attention=attention)[0]
+
+    def loss(self, idx, targets) -> float:
+        """Cross-entropy rata-rata (nat) untuk menebak ``targets`` dari ``idx``."""
+        logits = self.logits(idx)
+        return cross_entropy(logits, self._check_ids(targets, "targets"))[0]
+
+    def attention_maps(self, text_or_ids):
+        """Bobot atensi A setiap layer dan head: ``(n_layer, n_head, T, T)`` untuk satu teks."""
+        ids = self.encode(text_or_ids) if isinstance(text_or_ids, str) else text_or_ids
+        idx = self._check_ids(np.asarray(ids).reshape(1, -1), "text_or_ids")
+        _, cache = self._forward(idx, maps=True)
+        return self.xp.stack([A[0] for A in cache["maps"]])
+
+    def attention_entropy(self, idx):
+        """Entropi rata-rata baris atensi (nat) per layer, untuk batch ``idx``."""
+        _, cache = self._forward(self._check_ids(idx), maps=True)
+        xp = self.xp
+        out = []
+        for A in cache["maps"]:
+            safe = xp.where(A > 0, A, 1)
+            out.append(float(-(A * xp.log(safe)).sum(axis=-1).mean()))
+        return out
+
+    # -- backward ---------------------------------------------------------
+    def loss_and_grads(self, idx, targets, *, attention=None, attention_backward=None):
+        """Loss dan gradien setiap parameter (dict dengan kunci yang sama dengan ``params``).
+
+        ``attention`` / ``attention_backward``: fungsi pengganti dengan tanda tangan
+        ``reference.attention(Q, K, V, *, causal, scale)`` dan
+        ``reference.attention_backward(Q, K, V, dO, *, causal, scale)``, misalnya
+        versi ``atensi.kernels``.
+        """
+        p, c, xp = self.params, self.config, self.xp
+        idx = self._check_ids(idx)
+        targets = self._check_ids(targets, "targets")
+        if targets.shape != idx.shape:
+            raise ValueError(
+                f"'targets' harus berbentuk sama dengan 'idx' {tuple(idx.shape)}, "
+                f"tetapi {tuple(targets.shape)}."
+            )
+        backward = attention_backward or _reference_attention_backward
+        logits, cache = self._forward(idx, attention=attention, keep=True)
+        loss, dlogits = cross_entropy(logits, targets)
+        g = {}
+        B, T = idx.shape
+        D = c.d_model
+        hf, lnf = cache["final"]
+        g["Wout"] = hf.reshape(-1, D).T @ dlogits.reshape(-1, c.vocab)
+        g["bout"] = dlogits.sum(axis=(0, 1))
+        dx, g["lnf.g"], g["lnf.b"] = _layer_norm_backward(dlogits @ p["Wout"].T, p["lnf.g"], lnf)
+        for n in reversed(range(c.n_layer)):
+            h, ln1, Q, K, V, Om, h2, ln2, u, a, t = cache["layers"][n]
+            # MLP
+            g[f"l{n}.W2"] = a.reshape(-1, c.d_mlp).T @ dx.reshape(-1, D)
+            g[f"l{n}.b2"] = dx.sum(axis=(0, 1))
+            du = _gelu_backward(dx @ p[f"l{n}.W2"].T, u, t)
+            g[f"l{n}.W1"] = h2.reshape(-1, D).T @ du.reshape(-1, c.d_mlp)
+            g[f"l{n}.b1"] = du.sum(axis=(0, 1))
+            dh2, g[f"l{n}.ln2.g"], g[f"l{n}.ln2.b"] = _layer_norm_backward(
+                du @ p[f"l{n}.W1"].T, p[f"l{n}.ln2.g"], ln2)
+            dx = dx + dh2
+            # attention: W_O, then the heads, then W_Q, W_K, W_V
+            g[f"l{n}.Wo"] = Om.reshape(-1, D).T @ dx.reshape(-1, D)
+            g[f"l{n}.bo"] = dx.sum(axis=(0, 1))
+            dO = xp.ascontiguousarray(_split_heads(dx @ p[f"l{n}.Wo"].T, c.n_head))
+            dQ, dK, dV = backward(Q, K, V, dO, causal=True, scale=c.scale)
+            hflat = h.reshape(-1, D)
+            dh = 0
+            for w, dW in zip("qkv", (dQ, dK, dV)):
+                dW = _merge_heads(dW)
+                g[f"l{n}.W{w}"] = hflat.T @ dW.reshape(-1, D)
+                dh = dh + dW @ p[f"l{n}.W{w}"].T
+            dh1, g[f"l{n}.ln1.g"], g[f"l{n}.ln1.b"] = _layer_norm_backward(
+                dh, p[f"l{n}.ln1.g"], ln1)
+            dx = dx + dh1
+        g["wpe"] = xp.zeros_like(p["wpe"])
+        g["wpe"][:T] = dx.sum(axis=0)
+        onehot = xp.zeros((B * T, c.vocab), dtype=dx.dtype)
+        onehot[xp.arange(B * T), idx.reshape(-1)] = 1
+        g["wte"] = onehot.T @ dx.reshape(-1, D)
+        return loss, {k: g[k] for k in p}
+
+    # -- generation -------------------------------------------------------
+    def _step_cached(self, token, pos, kv):
+        """Satu token baru di posisi ``pos``; ``kv`` berisi K, V semua posisi sebelumnya.
+
+        Query baru dibandingkan dengan *semua* key di cache tanpa mask: posisi
+        masa depan belum dihitung, jadi tidak mungkin terlihat. Cache adalah
+        mask kausal dilihat dari sisi inferensi.
+        """
+        p, c, xp = self.params, self.config, self.xp
+        x = p["wte"][token] + p["wpe"][pos]  # (D,)
+        x = x[None, None, :]  # (1, 1, D)
+        for n in range(c.n_layer):
+            h, _ = _layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
+            q, k, v = (_split_heads(h @ p[f"l{n}.W{w}"], c.n_head) for w in "qkv")
+            K_all = xp.concatenate([kv[n][0], k], axis=2) if kv[n] else k
+            V_all = xp.concatenate([kv[n][1], v], axis=2) if kv[n] else v
+            kv[n] = (K_all, V_all)
+            O = reference.attention(q, K_all, V_all, causal=False, scale=c.scale)
+            x = x + _merge_heads(O) @ p[f"l{n}.Wo"] + p[f"l{n}.bo"]
+            h2, _ = _layer_norm(x, p[f"l{n}.ln2.g"], p[f"l{n}.ln2.b"])
+            a, _ = _gelu(h2 @ p[f"l{n}.W1"] + p[f"l{n}.b1"])
+            x = x + a @ p[f"l{n}.W2"] + p[f"l{n}.b2"]
+        hf, _ = _layer_norm(x, p["lnf.g"], p["lnf.b"])
+        return (hf @ p["Wout"] + p["bout"])[0, 0]
+
+    def generate(self, prompt: str, n: int, *, kv_cache=True, temperature=1.0, seed=0,
+                 return_logits=False):
+        """Lanjutkan ``prompt`` dengan ``n`` karakter baru.
+
+        ``kv_cache=True``: K dan V setiap posisi disimpan dan setiap langkah
+        hanya menghitung satu posisi baru. ``False``: setiap langkah menjalankan
+        forward penuh (dengan mask) atas seluruh teks sejauh ini dan mengambil
+        logit posisi terakhir. ``temperature=0``: selalu token paling mungkin.
+        ``return_logits=True`` juga mengembalikan logit setiap langkah ``(n, vocab)``.
+        """
+        if not isinstance(prompt, str) or not prompt:
+            raise ValueError(f"Argumen 'prompt' harus teks yang tidak kosong, bukan {prompt!r}.")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"Argumen 'n' harus bilangan bulat >= 0, bukan {n!r}.")
+        if len(prompt) + n > self.config.T:
+            raise ValueError(
+                f"Prompt ({len(prompt)} karakter) + n ({n}) melebihi konteks model "
+                f"T = {self.config.T}. Perpendek prompt atau kurangi n."
+            )
+        if not isinstance(kv_cache, bool):
+            raise ValueError(f"Argumen 'kv_cache' harus True atau False, bukan {kv_cache!r}.")
+        if not (isinstance(temperature, (int, float)) and temperature >= 0):
+            raise ValueError(f"Argumen 'temperature' harus bilangan >= 0, bukan {temperature!r}.")
+        rng = np.random.default_rng(seed)
+        xp = self.xp
+        ids = list(self.encode(prompt))
+        kv = [None] * self.config.n_layer
+        if kv_cache:
+            for pos, token in enumerate(ids):
+                last = self._step_cached(token, pos, kv)
+        steps = []
+        for step in range(n):
+            if kv_cache:
+                logits = last
+            else:
+                idx = xp.asarray(np.array(ids, dtype=np.int64)[None, :])
+                logits = self._forward(idx)[0][0, -1]
+            logits = np.asarray(logits.get() if hasattr(logits, "get") else logits,
+                                dtype=np.float64)
+            steps.append(logits)
+            if temperature == 0:
+                token = int(np.argmax(logits))
+            else:
+                z = logits / temperature
+                prob = np.exp(z - z.max())
+                cdf = np.cumsum(prob)
+                token = int(min(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"),
+                                len(cdf) - 1))
+            ids.append(token)
+            if kv_cache and step < n - 1:
+                last = self._step_cached(token, len(ids) - 1, kv)
+        text = self.decode(ids[len(prompt):])
+        return (text, np.array(steps).reshape(n, self.config.vocab)) if return_logits else text
+
+    def kv_cache_bytes(self, T=None, batch=1, bytes_per_value=4):
+        """Ukuran cache K dan V untuk ``T`` posisi: 2 · n_layer · T · d_model · byte."""
+        T = self.config.T if T is None else T
+        return kv_cache_bytes(self.config.n_layer, T, self.config.d_model, batch, bytes_per_value)
+
+    # -- files ------------------------------------------------------------
+    def save(self, path, *, curve: dict | None = None, info: dict | None = None):
+        """Tulis ``.npz``: bobot (float32), config, kosakata, kurva latihan, info (JSON)."""
+        data = {f"param/{k}": np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.float32)
+                for k, v in self.params.items()}
+        for k, v in (curve or {}).items():
+            data[f"curve/{k}"] = np.asarray(v)
+        data["format"] = np.array(FORMAT)
+        data["config"] = np.array(json.dumps(asdict(self.config)))
+        data["chars"] = np.array(self.chars)
+        data["info"] = np.array(json.dumps(info or {}, ensure_ascii=False))
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "wb") as f:
+            np.savez_compressed(f, **data)
+        return path
+
+    @classmethod
+    def load(cls, path):
+        """Baca berkas dari ``save``. Mengembalikan model; ``model.curve``, ``model.info``."""
+        path = Path(path)
+        remake = "Buat ulang dengan: python -m atensi.train"
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"Berkas bobot '{path}' tidak ditemukan. {remake} (menulis "
+                "results/model_kecil.npz), atau ambil berkas itu dari repositori buku."
+            )
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                data = {k: f[k] for k in f.files}
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error, KeyError) as err:
+            raise ValueError(
+                f"Berkas bobot '{path}' rusak atau terpotong ({type(err).__name__}: {err}). "
+                f"Hapus berkas itu, lalu {remake[0].lower() + remake[1:]}."
+            ) from err
+        for key in ("format", "config", "chars"):
+            if key not in data:
+                raise ValueError(
+                    f"Berkas '{path}' bukan berkas bobot atensi.model (kunci '{key}' tidak ada). "
+                    f"Periksa nama berkasnya. {remake}."
+                )
+        if int(data["format"]) != FORMAT:
+            raise ValueError(
+                f"Berkas bobot '{path}' berformat {int(data['format'])}, sedangkan pustaka ini "
+                f"membaca format {FORMAT}. {remake}."
+            )
+        try:
+            config = Config(**json.loads(str(data["config"])))
+        except (TypeError, ValueError) as err:
+            raise ValueError(
+                f"Config di berkas bobot '{path}' tidak cocok dengan atensi.model.Config ({err}). "
+                f"{remake}."
+            ) from err
+        chars = str(data["chars"])
+        expected = param_shapes(config)
+        params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
+        missing = sorted(set(expected) - set(params))
+        extra = sorted(set(params) - set(expected))
+        wrong = sorted(k for k in set(expected) & set(params)
+                       if tuple(params[k].shape) != expected[k])
+        if missing or extra or wrong or len(chars) != config.vocab:
+            detail = "; ".join(s for s in (
+                f"tidak ada {', '.join(missing[:4])}" if missing else "",
+                f"berlebih {', '.join(extra[:4])}" if extra else "",
+                ", ".join(f"{k} berbentuk {tuple(params[k].shape)}, seharusnya {expected[k]}"
+                          for k in wrong[:3]),
+                f"kosakata {len(chars)} karakter, config.vocab {config.vocab}"
+                if len(chars) != config.vocab else "",
+            ) if s)
+            raise ValueError(f"Bobot di berkas '{path}' tidak cocok dengan config-nya: {detail}. "
+                             f"{remake}.")
+        model = cls(config, chars, {k: params[k].astype(np.float32) for k in expected})
+        model.curve = {k[len("curve/"):]: v for k, v in data.items() if k.startswith("curve/")}
+        model.info = json.loads(str(data["info"])) if "info" in data else {}
+        model.path = path
+        return model
+
+
+def kv_cache_bytes(n_layer, T, d_model, batch=1, bytes_per_value=4):
+    """Byte cache K dan V: ``2 · n_layer · batch · T · d_model · bytes_per_value``.
+
+    (``d_model = n_head · d_k``: semua head setiap layer.)
+    """
+    for name, value in (("n_layer", n_layer), ("T", T), ("d_model", d_model), ("batch", batch),
+                        ("bytes_per_value", bytes_per_value)):
+        _positive_int(value, name)
+    return 2 * n_layer * batch * T * d_model * bytes_per_value
+
+
+def count_params(config: Config) -> dict:
+    """Jumlah parameter per bagian: embedding, attention, MLP, layer norm, readout."""
+    parts = {"embedding": 0, "attention": 0, "mlp": 0, "layer_norm": 0, "readout": 0}
+    for name, shape in param_shapes(config).items():
+        size = int(np.prod(shape))
+        leaf = name.split(".")
+        if name in ("wte", "wpe"):
+            parts["embedding"] += size
+        elif name in ("Wout", "bout"):
+            parts["readout"] += size
+        elif "ln" in name:
+            parts["layer_norm"] += size
+        elif leaf[-1] in ("Wq", "Wk", "Wv", "Wo", "bo"):
+            parts["attention"] += size
+        else:
+            parts["mlp"] += size
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+class Adam:
+    """Adam (Kingma & Ba, 2015) untuk dict parameter; memperbarui array di tempat."""
+
+    def __init__(self, params: dict, lr=3e-3, betas=(0.9, 0.99), eps=1e-8):
+        self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
+        xp = _xp(*params.values())
+        self.m = {k: xp.zeros_like(v) for k, v in params.items()}
+        self.v = {k: xp.zeros_like(v) for k, v in params.items()}
+        self.t = 0
+
+    def step(self, grads: dict, lr=None):
+        lr = self.lr if lr is None else lr
+        b1, b2 = self.betas
+        self.t += 1
+        c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t
+        for k, p in self.params.items():
+            g = grads[k]
+            m, v = self.m[k], self.v[k]
+            m *= p.dtype.type(b1)
+            m += p.dtype.type(1 - b1) * g
+            v *= p.dtype.type(b2)
+            v += p.dtype.type(1 - b2) * g * g
+            p -= p.dtype.type(lr / c1) * m / ((v / p.dtype.type(c2)) ** 0.5 + p.dtype.type(self.eps))

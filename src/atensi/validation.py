@@ -1,0 +1,527 @@
+"""Satu lapisan validasi untuk :mod:`atensi.reference` dan :mod:`atensi.kernels`.
+
+Setiap argumen yang salah ditolak *sebelum* pekerjaan apa pun dimulai, dengan
+pesan berbahasa Indonesia yang menyebut nama argumennya, apa yang salah, dan
+apa yang harus dilakukan. Kedua modul memakai fungsi yang sama, jadi argumen
+yang sama mendapat pesan yang sama, jalur mana pun yang dipakai pembaca.
+
+Yang diperiksa:
+
+- array NumPy/CuPy (``reference`` juga menerima list angka dan mengubahnya);
+  *masked array* (``np.ma``) ditolak, karena masknya akan diabaikan;
+- tipe float: ``reference`` menerima float16, float32, float64; kernel hanya
+  float32 (dan C-contiguous);
+- rank minimal 2 (softmax: minimal 1), tidak kosong, bentuk yang cocok
+  (T, d_k, sumbu depan);
+- nilai hingga: NaN dan inf ditolak, kecuali -inf di skor (artinya: ditutup
+  mask);
+- skor yang akan melampaui batas float (misalnya Q = K = 1e19): ditolak
+  dengan batas murah dari norma terbesar, ``max‖q‖ · max‖k‖``;
+- ``scale``, ``causal``, ``fused`` harus bool sungguhan; ``block`` bilangan
+  bulat 1…65536; ``version`` string yang dikenal;
+- ukuran keluaran diperkirakan sebelum memori dipesan; pekerjaan emulasi CPU
+  yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from atensi.formatting import id_bytes, id_int, id_sci
+
+REFERENCE_DTYPES = (np.float16, np.float32, np.float64)
+KERNEL_DTYPES = (np.float32,)
+INT32_MAX = 2**31 - 1
+MAX_BLOCK = 65536
+# Multiply-adds the CPU emulation accepts in one call (scores of ANDREA's
+# 12 heads at T = 1024 are 8·10⁸); the chain runs about 10⁸ per second.
+CPU_BUDGET = 1e10
+
+
+def _dtype_names(dtypes) -> str:
+    return ", ".join(np.dtype(d).name for d in dtypes)
+
+
+# ---------------------------------------------------------------------------
+# Kinds of arrays
+# ---------------------------------------------------------------------------
+
+
+def kind(x) -> str:
+    """'numpy', 'cupy' or '' for anything else."""
+    if isinstance(x, np.ndarray):
+        return "numpy"
+    if type(x).__module__.split(".")[0] == "cupy" and hasattr(x, "__cuda_array_interface__"):
+        return "cupy"
+    return ""
+
+
+def xp_name(x) -> str:
+    return "cupy" if kind(x) == "cupy" else "np"
+
+
+def xp_of(x):
+    if kind(x) == "cupy":
+        import cupy
+
+        return cupy
+    return np
+
+
+def leading(shape) -> int:
+    return math.prod(shape[:-2])
+
+
+def _refuse_masked(x, name: str) -> None:
+    if isinstance(x, np.ma.MaskedArray):
+        fill = "-np.inf" if name in ("S", "A") else "0.0"
+        raise TypeError(
+            f"Argumen '{name}' adalah masked array (np.ma): masknya akan diabaikan dan "
+            f"nilai di bawah mask ikut dihitung. Isi dulu bagian yang ditutup, misalnya "
+            f"{name}.filled({fill}) (untuk skor: S.filled(-np.inf), artinya 'ditutup mask')."
+        )
+
+
+def _type_error(x, name: str, dtypes) -> TypeError:
+    dt = np.dtype(dtypes[0]).name
+    return TypeError(
+        f"Argumen '{name}' harus array NumPy atau CuPy bertipe float, tetapi yang "
+        f"diterima {type(x).__name__}. Ubah dulu dengan np.asarray({name}, dtype=np.{dt})."
+    )
+
+
+def _check_dtype(x, name: str, dtypes) -> None:
+    if not any(x.dtype == d for d in dtypes):
+        xp = xp_name(x)
+        allowed = _dtype_names(dtypes)
+        target = "float32" if len(dtypes) == 1 else "float64"
+        what = "bertipe float32" if len(dtypes) == 1 else f"bertipe float ({allowed})"
+        raise TypeError(
+            f"Argumen '{name}' harus {what}, tetapi yang diterima {x.dtype}. "
+            f"Ubah dulu dengan {name}.astype({xp}.{target})."
+        )
+
+
+def _check_shape(x, name: str, min_ndim: int, layout: str) -> None:
+    if x.ndim < min_ndim:
+        hint = f"{name}[None, :]" if x.ndim == 1 else f"{name}.reshape(1, -1)"
+        raise ValueError(
+            f"Argumen '{name}' harus berdimensi minimal {min_ndim} dengan bentuk {layout}, "
+            f"tetapi yang diterima berdimensi {x.ndim} dengan bentuk {tuple(x.shape)}. "
+            f"Untuk satu baris, tambahkan sumbu: {hint}."
+        )
+    if x.size == 0:
+        raise ValueError(
+            f"Argumen '{name}' kosong (bentuk {tuple(x.shape)}): setiap sumbu harus "
+            "berukuran minimal 1."
+        )
+
+
+def as_float_array(x, name: str, *, min_ndim: int = 2, layout: str = "(..., T, d_k)",
+                   dtypes=REFERENCE_DTYPES):
+    """For :mod:`atensi.reference`: NumPy/CuPy array (a list of numbers is converted)."""
+    _refuse_masked(x, name)
+    if not kind(x):
+        if isinstance(x, (list, tuple)):
+            try:
+                x = np.asarray(x)
+            except (ValueError, TypeError):
+                raise TypeError(
+                    f"Argumen '{name}' berupa {type(x).__name__} yang tidak bisa diubah menjadi "
+                    f"array persegi panjang (panjang barisnya berbeda-beda?). Berikan array "
+                    f"NumPy, misalnya np.asarray({name}, dtype=np.float64)."
+                ) from None
+            if x.dtype.kind in "iub":
+                x = x.astype(np.float64)  # a list of whole numbers still means numbers
+        else:
+            raise _type_error(x, name, dtypes)
+    elif kind(x) == "numpy" and type(x) is not np.ndarray:
+        x = np.asarray(x)  # np.matrix and friends: plain array semantics
+    _check_dtype(x, name, dtypes)
+    _check_shape(x, name, min_ndim, layout)
+    return x
+
+
+def check_array(x, name: str, *, min_ndim: int = 2, layout: str = "(..., T, d_k)"):
+    """For kernels: NumPy/CuPy float32, C-contiguous, rank >= min_ndim, not empty."""
+    _refuse_masked(x, name)
+    if not kind(x):
+        raise TypeError(
+            f"Argumen '{name}' harus array NumPy atau CuPy, tetapi yang diterima "
+            f"{type(x).__name__}. Ubah dulu dengan np.asarray({name}, dtype=np.float32)."
+        )
+    _check_dtype(x, name, KERNEL_DTYPES)
+    _check_shape(x, name, min_ndim, layout)
+    if not x.flags.c_contiguous:
+        xp = xp_name(x)
+        raise ValueError(
+            f"Argumen '{name}' harus C-contiguous (tersimpan baris demi baris), tetapi "
+            f"yang diterima sebuah view dengan strides {tuple(x.strides)}, misalnya hasil "
+            f"transpose atau slicing. Kernel membaca memori mentah dan akan mendapat angka "
+            f"yang salah. Buat salinan dengan {xp}.ascontiguousarray({name})."
+        )
+    return x
+
+
+def check_same_kind(**arrays) -> str:
+    """All NumPy or all CuPy; returns that kind."""
+    kinds = {name: kind(a) for name, a in arrays.items()}
+    if len(set(kinds.values())) > 1:
+        detail = ", ".join(
+            f"'{n}' array {'CuPy' if k == 'cupy' else 'NumPy'}" for n, k in kinds.items()
+        )
+        raise TypeError(
+            f"Semua masukan harus array NumPy atau semuanya array CuPy, tetapi yang "
+            f"diterima: {detail}. Samakan dulu dengan cupy.asarray(...) atau .get()."
+        )
+    return next(iter(kinds.values()))
+
+
+# ---------------------------------------------------------------------------
+# Values
+# ---------------------------------------------------------------------------
+
+
+def check_finite(x, name: str, *, allow_neg_inf: bool = False):
+    """Tolak NaN dan inf (``allow_neg_inf``: -inf boleh, artinya 'ditutup mask')."""
+    xp = xp_of(x)
+    bad = xp.isnan(x) | (x == np.inf) if allow_neg_inf else ~xp.isfinite(x)
+    count = int(bad.sum())
+    if count:
+        first = tuple(int(i) for i in xp.argwhere(bad)[0].tolist())
+        value = float(x[first])
+        what = "NaN atau +inf" if allow_neg_inf else "NaN atau inf"
+        raise ValueError(
+            f"Argumen '{name}' berisi {count} nilai {what} (yang pertama {value} di "
+            f"indeks {first}). Hasilnya akan menjadi NaN; periksa dulu "
+            f"data masukan, misalnya dengan np.isfinite({name}).all()."
+        )
+    return x
+
+
+def _max_row_norm(x) -> float:
+    """max over rows of ‖x[..., i, :]‖, in float64 (cheap: one pass over x)."""
+    xp = xp_of(x)
+    biggest = float(xp.abs(x).max())
+    if biggest == 0.0:
+        return 0.0
+    y = x.astype(xp.float64) / biggest  # no overflow while squaring
+    return float(xp.sqrt((y * y).sum(axis=-1)).max()) * biggest
+
+
+def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
+    """Refuse Q, K whose dot products could overflow ``dtype`` (they give inf, then NaN).
+
+    By Cauchy–Schwarz every partial sum of ``q · k`` is at most ‖q‖·‖k‖, so
+    ``max‖q‖ · max‖k‖ <= max(dtype) / 2`` means no score (scaled or not)
+    overflows. A first, cheaper bound uses the largest entries.
+    """
+    limit = float(np.finfo(dtype).max) / 2
+    xp = xp_of(Q)
+    d = Q.shape[-1]
+    rough = float(xp.abs(Q).max()) * float(xp.abs(K).max()) * d
+    if rough <= limit:
+        return
+    bound = _max_row_norm(Q) * _max_row_norm(K)
+    if bound <= limit:
+        return
+    a, b = names
+    factor = 10 ** math.ceil(math.log10(math.sqrt(bound / limit)) + 1) if math.isfinite(bound) else None
+    how = (f"Perkecil keduanya, misalnya {a} / {factor:.0e} dan {b} / {factor:.0e}"
+           if factor else f"Perkecil nilai {a} dan {b}")
+    raise ValueError(
+        f"Argumen '{a}' dan '{b}' terlalu besar: skor {a}·{b}ᵀ akan melampaui batas "
+        f"{np.dtype(dtype).name} ({id_sci(limit * 2)}), karena ‖{a}[i]‖ terbesar × ‖{b}[j]‖ "
+        f"terbesar ≈ {id_sci(bound)}. Skor itu menjadi inf lalu NaN. {how}, atau "
+        f"normalisasi barisnya lebih dulu."
+    )
+
+
+# ---------------------------------------------------------------------------
+# Scalars
+# ---------------------------------------------------------------------------
+
+
+def check_flag(value, name: str) -> bool:
+    """``scale``, ``causal``, ``fused``: True or False, nothing else."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(
+            f"Argumen '{name}' harus bool (True atau False), tetapi yang diterima "
+            f"{value!r} ({type(value).__name__}). Tulis {name}=True atau {name}=False."
+        )
+    return bool(value)
+
+
+def check_int(value, name: str, *, low: int = 1, high: int | None = None) -> int:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(
+            f"Argumen '{name}' harus bilangan bulat (int), tetapi yang diterima {value!r} "
+            f"({type(value).__name__}). Tulis misalnya {name}=64."
+        )
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        rng = f"{low} sampai {id_int(high)}" if high is not None else f">= {low}"
+        raise ValueError(
+            f"Argumen '{name}' harus bilangan bulat {rng}, tetapi yang diterima {value}."
+        )
+    return value
+
+
+def check_block(block) -> int:
+    return check_int(block, "block", low=1, high=MAX_BLOCK)
+
+
+def check_version(version, versions: dict, name: str = "version") -> str:
+    """Name of the kernel for a known version string."""
+    if not isinstance(version, str) or version not in versions:
+        allowed = ", ".join(repr(v) for v in versions)
+        raise ValueError(
+            f"Argumen '{name}' harus salah satu dari {allowed}, tetapi yang diterima "
+            f"{version!r}."
+        )
+    return versions[version]
+
+
+def check_axis(axis, ndim: int, name: str = "axis") -> int:
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(
+            f"Argumen '{name}' harus bilangan bulat, tetapi yang diterima {axis!r}. "
+            f"Pakai misalnya {name}=-1 (sumbu terakhir)."
+        )
+    if not -ndim <= axis < ndim:
+        raise ValueError(
+            f"Argumen '{name}' = {axis} di luar sumbu array berdimensi {ndim}: yang sah "
+            f"{-ndim} sampai {ndim - 1}. Pakai {name}=-1 untuk sumbu terakhir."
+        )
+    return int(axis)
+
+
+def check_int32(value: int, what: str) -> None:
+    if value > INT32_MAX:
+        raise ValueError(
+            f"{what} = {value} melebihi batas int32 ({INT32_MAX}) yang dipakai kernel. "
+            "Bagi pekerjaannya menjadi beberapa panggilan yang lebih kecil."
+        )
+
+
+def check_T_limit(T: int, step: str, limit: int) -> None:
+    if T > limit:
+        raise ValueError(
+            f"T = {T} melebihi batas kernel {step} ({limit}: grid.y paling banyak 65535 "
+            "block). Bagi barisannya menjadi potongan yang lebih kecil."
+        )
+
+
+def check_d_k_limit(d_k: int, limit, kernel: str) -> None:
+    """Untuk kernel yang menyimpan satu baris d_k di register/shared memory."""
+    if limit is not None and d_k > limit:
+        raise ValueError(
+            f"Dimensi terakhir 'Q', 'K', 'V' (d_k = {d_k}) melebihi batas kernel {kernel}: "
+            f"paling besar {limit}. Pakai fused=False (rantai kernel biasa) atau kecilkan d_k."
+        )
+
+
+# ---------------------------------------------------------------------------
+# Shapes together
+# ---------------------------------------------------------------------------
+
+
+def _shape_error(message: str) -> ValueError:
+    return ValueError(message)
+
+
+def check_qk_shapes(Q, K, *, square: bool) -> None:
+    """Same d_k; same leading axes; same T when ``square`` (the kernels)."""
+    if Q.shape[-1] != K.shape[-1]:
+        raise _shape_error(
+            f"Dimensi terakhir (d_k) 'Q' dan 'K' harus sama, tetapi yang diterima "
+            f"Q.shape = {tuple(Q.shape)} dan K.shape = {tuple(K.shape)}. Dot product "
+            "Q[i]·K[j] butuh vektor yang sama panjang."
+        )
+    if square and Q.shape[-2] != K.shape[-2]:
+        raise _shape_error(
+            f"'Q' dan 'K' harus punya T (sumbu kedua dari belakang) yang sama, tetapi yang "
+            f"diterima Q.shape = {tuple(Q.shape)} dan K.shape = {tuple(K.shape)}. Kernel "
+            "ini menghitung matriks skor persegi (T, T)."
+        )
+
+
+def check_leading(names: dict, *, broadcast: bool) -> None:
+    """Leading (head/batch) axes equal to Q's (or, in reference, broadcastable)."""
+    first_name, first = next(iter(names.items()))
+    if broadcast:
+        try:
+            np.broadcast_shapes(*(x.shape[:-2] for x in names.values()))
+            return
+        except ValueError:
+            pass
+    for name, x in names.items():
+        if x.shape[:-2] != first.shape[:-2]:
+            raise _shape_error(
+                f"Sumbu depan (head/batch) '{name}' harus sama dengan milik '{first_name}', "
+                f"tetapi yang diterima {name}.shape = {tuple(x.shape)} dan "
+                f"{first_name}.shape = {tuple(first.shape)}. "
+                + ("Kernel tidak melakukan broadcasting; samakan bentuknya lebih dulu."
+                   if not broadcast else
+                   "Keduanya tidak bisa di-broadcast; samakan bentuknya lebih dulu.")
+            )
+
+
+def check_v(V, K, Q=None) -> None:
+    """V: one value row per key, and (for attention) d_v = d_k."""
+    if V.shape[-2] != K.shape[-2]:
+        raise _shape_error(
+            f"'V' harus punya T yang sama dengan 'K' (satu baris value per key), tetapi "
+            f"yang diterima V.shape = {tuple(V.shape)} dan K.shape = {tuple(K.shape)}."
+        )
+    if Q is not None and V.shape[-1] != Q.shape[-1]:
+        raise _shape_error(
+            f"Dimensi terakhir 'V' (d_v = {V.shape[-1]}) harus sama dengan d_k 'Q' dan 'K' "
+            f"(= {Q.shape[-1]}), seperti di ANDREA; yang diterima V.shape = {tuple(V.shape)} "
+            f"dan Q.shape = {tuple(Q.shape)}. Untuk d_v lain, hitung langkah demi langkah: "
+            "weighted_sum(softmax(causal_mask(scores(Q, K))), V)."
+        )
+
+
+_NO_V = object()
+
+
+def check_qkv(Q, K, V=_NO_V, *, max_d_k=None, kernel="attention"):
+    """Kernels: Q, K (and V) together; returns (H, T, d_k), H = product of leading axes.
+
+    ``V=None`` is checked (and refused) like any other V; leave V out for scores.
+    """
+    if V is _NO_V:
+        V = None
+        names = {"Q": Q, "K": K}
+    else:
+        names = {"Q": Q, "K": K, "V": V}
+    for name, x in names.items():
+        check_array(x, name)
+    check_same_kind(**names)
+    check_qk_shapes(Q, K, square=True)
+    check_leading(names, broadcast=False)
+    if "V" in names:
+        check_v(V, K, Q)
+    H, T, d_k = leading(Q.shape), Q.shape[-2], Q.shape[-1]
+    check_d_k_limit(d_k, max_d_k, kernel)
+    check_int32(H * T, "Jumlah baris H·T")
+    for name, x in names.items():
+        check_finite(x, name)
+    check_score_overflow(Q, K)
+    return H, T, d_k
+
+
+def check_square(S, name: str):
+    """Kernels: (..., T, T) array; returns (H, T)."""
+    check_array(S, name, layout="(..., T, T)")
+    if S.shape[-1] != S.shape[-2]:
+        raise ValueError(
+            f"Argumen '{name}' harus persegi pada dua sumbu terakhir (..., T, T), tetapi "
+            f"yang diterima bentuk {tuple(S.shape)}."
+        )
+    H, T = leading(S.shape), S.shape[-1]
+    check_int32(H * T, "Jumlah baris H·T")
+    return H, T
+
+
+def reference_qkv(Q, K, V=None):
+    """Reference: Q, K (and V) as float arrays with matching d_k, T_k and leading axes."""
+    Q = as_float_array(Q, "Q")
+    K = as_float_array(K, "K")
+    names = {"Q": Q, "K": K}
+    if V is not None:
+        V = as_float_array(V, "V", layout="(..., T, d_v)")
+        names["V"] = V
+    check_same_kind(**names)
+    check_qk_shapes(Q, K, square=False)
+    check_leading(names, broadcast=True)
+    if V is not None:
+        check_v(V, K, Q)
+    for name, x in names.items():
+        check_finite(x, name)
+    dtype = np.result_type(Q.dtype, K.dtype)
+    check_score_overflow(Q, K, dtype)
+    return Q, K, V
+
+
+# ---------------------------------------------------------------------------
+# Sizes and work
+# ---------------------------------------------------------------------------
+
+
+def available_memory(kind_: str = "numpy") -> float:
+    """Bytes that may still be allocated (inf when unknown)."""
+    if kind_ == "cupy":
+        try:
+            import cupy
+
+            return float(cupy.cuda.runtime.memGetInfo()[0])
+        except Exception:
+            return math.inf
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return math.inf
+
+
+def check_output_bytes(nbytes: float, what: str, hint: str, kind_: str = "numpy") -> None:
+    """Refuse before allocating when the arrays cannot fit in memory."""
+    free = available_memory(kind_)
+    if nbytes > free:
+        raise MemoryError(
+            f"{what} butuh sekitar {id_bytes(nbytes)} memori, padahal yang tersedia "
+            f"sekitar {id_bytes(free)}. {hint}"
+        )
+
+
+def cpu_budget() -> float:
+    env = os.environ.get("ATENSI_CPU_BUDGET")
+    if env:
+        try:
+            return float(env)
+        except ValueError:
+            pass
+    return CPU_BUDGET
+
+
+def check_cpu_work(work: float, what: str, backend: str) -> None:
+    """The CPU emulation runs ~10⁸ multiply-adds per second: refuse hours of work."""
+    if backend != "cpu":
+        return
+    budget = cpu_budget()
+    if work > budget:
+        raise ValueError(
+            f"{what} terlalu besar untuk emulasi CPU: sekitar {id_sci(work)} operasi, "
+            f"batasnya {id_sci(budget)} (beberapa menit di laptop). Jalankan di GPU "
+            f"(backend='cupy') atau kecilkan T atau jumlah head; batasnya bisa diubah "
+            "dengan variabel lingkungan ATENSI_CPU_BUDGET."
+        )
+
+
+def check_score_bytes(Q, K, copies: int, what: str, hint: str) -> None:
+    """Reference: ``copies`` arrays of shape (..., T_q, T_k) must fit in memory."""
+    lead = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
+    itemsize = np.result_type(Q.dtype, K.dtype).itemsize
+    nbytes = float(math.prod(lead)) * Q.shape[-2] * K.shape[-2] * itemsize * copies
+    check_output_bytes(nbytes, what, hint, kind(Q))
+
+
+def reference_square(S, name: str, *, min_ndim: int = 2, layout: str = "(..., T, T)",
+                     allow_neg_inf: bool = True):
+    """Reference: a score/weight array; -inf allowed when it means masked."""
+    S = as_float_array(S, name, min_ndim=min_ndim, layout=layout)
+    check_output_bytes(float(S.nbytes), f"Salinan '{name}' {tuple(S.shape)}",
+                       "Kecilkan T, atau pakai attention_blocked.", kind(S))
+    check_finite(S, name, allow_neg_inf=allow_neg_inf)
+    return S

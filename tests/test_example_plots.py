@@ -1,0 +1,135 @@
+"""atensi.example_plots: the running example's figures (vectors, score grid,
+softmax bars, weighted sum), their labels, grey future cells and refusals."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from matplotlib import _pylab_helpers
+from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from atensi import example, example_plots, plots
+from atensi.reference import causal_mask, scores, softmax
+
+TOKENS = example.TOKENS
+
+
+@pytest.fixture(autouse=True)
+def no_pyplot_figures():
+    yield
+    assert _pylab_helpers.Gcf.get_num_fig_managers() == 0
+
+
+def texts(fig):
+    plots.to_png(fig)
+    return [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text()]
+
+
+def grey_cells(fig):
+    grey = to_rgba(plots.MASKED)
+    return [p for p in fig.findobj(Rectangle) if p.get_facecolor() == grey]
+
+
+@pytest.fixture
+def example_matrices():
+    S = scores(example.Q, example.K)
+    A = softmax(causal_mask(S))
+    return S, A
+
+
+def test_plots_re_exports_the_example_figures():
+    for name in ("vectors", "score_grid", "softmax_bars", "weighted_sum_rows"):
+        assert getattr(plots, name) is getattr(example_plots, name)
+
+
+@pytest.mark.parametrize("first", ["atensi.plots", "atensi.example_plots"])
+def test_either_module_can_be_imported_first(first):
+    code = f"import {first}; from atensi.plots import vectors; print(vectors.__module__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "atensi.example_plots"
+
+
+def test_vectors_labels_tokens_axes_and_numbers():
+    fig = example_plots.vectors(example.Q, example.K, example.V, TOKENS, example.AXES)
+    assert isinstance(fig, Figure) and fig._repr_png_().startswith(b"\x89PNG")
+    found = texts(fig)
+    for word in TOKENS + example.AXES:
+        assert word in found
+    assert "query Q" in found and "key K" in found and "value V" in found
+    assert "0,5" in found and "0.5" not in found  # Indonesian decimal comma
+    assert fig.get_figwidth() <= 5.2
+
+
+def test_score_grid_masked_cells_are_grey_minus_infinity(example_matrices):
+    S, _ = example_matrices
+    fig = example_plots.score_grid(causal_mask(S), TOKENS, masked=True, title="Skor")
+    found = texts(fig)
+    assert all(found.count(word) == 2 for word in TOKENS)  # row and column labels
+    T = len(TOKENS)
+    assert len(grey_cells(fig)) == T * (T - 1) // 2
+    assert found.count("−∞") == T * (T - 1) // 2
+    # masked=True greys the future even when S itself has no -inf.
+    assert len(grey_cells(example_plots.score_grid(S, TOKENS, masked=True))) == 6
+    assert grey_cells(example_plots.score_grid(S, TOKENS)) == []
+
+
+def test_score_grid_fills_row_by_row(example_matrices):
+    S, _ = example_matrices
+    for n in (0, 1, 6, 16):
+        found = texts(example_plots.score_grid(S, TOKENS, filled=n))
+        shown = [t for t in found if t[0].isdigit() or t[0] == "−"]
+        assert len(shown) == n
+    second_row = plots.format_number(S[1, 0])  # the 5th cell, row-major
+    assert second_row not in texts(example_plots.score_grid(S, TOKENS, filled=4))
+    assert second_row in texts(example_plots.score_grid(S, TOKENS, filled=5))
+
+
+def test_softmax_bars_all_rows_and_one_row(example_matrices):
+    _, A = example_matrices
+    found = texts(example_plots.softmax_bars(A, TOKENS, title="Bobot"))
+    for word in TOKENS:
+        assert found.count(word) >= 4  # every panel names the keys
+    assert plots.format_number(A[2, 0]) in found
+    one = example_plots.softmax_bars(A, TOKENS, row=2)
+    assert isinstance(one, Figure) and f"{TOKENS[2]} melihat …" in texts(one)
+
+
+def test_weighted_sum_rows_shows_the_output(example_matrices):
+    _, A = example_matrices
+    fig = example_plots.weighted_sum_rows(A, example.V, TOKENS, row=2)
+    found = texts(fig)
+    out = A[2] @ example.V
+    for value in out:
+        assert plots.format_number(value) in found
+    assert f"jumlah = O[{TOKENS[2]}]" in found
+    assert len(grey_cells(fig)) == 2 * example.V.shape[1]  # the future row, V and scaled
+
+
+@pytest.mark.parametrize(
+    "call, words",
+    [
+        (lambda S, A: example_plots.vectors(example.Q, example.K[:3], example.V, TOKENS), "'K'"),
+        (lambda S, A: example_plots.vectors(example.Q, example.K, example.V, TOKENS[:3]),
+         "'tokens'"),
+        (lambda S, A: example_plots.vectors(example.Q, example.K, example.V, TOKENS,
+                                            axes=("orang",)), "'axes'"),
+        (lambda S, A: example_plots.score_grid(S[:, :3], TOKENS), "persegi"),
+        (lambda S, A: example_plots.score_grid(S, TOKENS, filled=17), "'filled'"),
+        (lambda S, A: example_plots.score_grid(S, TOKENS, masked=1), "'masked'"),
+        (lambda S, A: example_plots.score_grid(S * np.nan, TOKENS), "'S'"),
+        (lambda S, A: example_plots.softmax_bars(S, TOKENS), "softmax"),
+        (lambda S, A: example_plots.softmax_bars(A, TOKENS, row=4), "'row'"),
+        (lambda S, A: example_plots.weighted_sum_rows(A, example.V[:2], TOKENS, row=0), "'V'"),
+        (lambda S, A: example_plots.weighted_sum_rows(A, example.V, "Budi", row=0), "'tokens'"),
+        (lambda S, A: example_plots.score_grid(np.zeros((9, 9)), [str(n) for n in range(9)]),
+         "heatmap"),
+    ],
+)
+def test_bad_input_is_refused_in_indonesian(example_matrices, call, words):
+    S, A = example_matrices
+    with pytest.raises(ValueError, match="harus|paling banyak") as error:
+        call(S, A)
+    assert words in str(error.value)

@@ -1,0 +1,251 @@
+"""The published site: the Pages workflow, the site's address, sitemap,
+robots.txt, social cards, the 404 page, Indonesian screen-reader labels,
+internal links and anchors, and search that understands Indonesian affixes."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from conftest import ROOT, toc_pages
+
+sys.path.insert(0, str(ROOT / "_ext"))
+import site_meta  # noqa: E402
+
+WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+REPO_URL = CONFIG["repository"]["url"]
+SITE = site_meta.github_pages_url(REPO_URL)
+
+
+# --- The workflow ---------------------------------------------------------------
+
+
+def test_workflow_passes_actionlint():
+    exe = Path(sys.executable).parent / "actionlint"
+    if not exe.exists():
+        pytest.fail("actionlint tidak terpasang: pip install -r requirements-dev.txt")
+    proc = subprocess.run([str(exe), str(WORKFLOW)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _readme_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```bash\n(.*?)```", readme, re.S).group(1)
+    return [line.strip() for line in block.splitlines() if line.strip()]
+
+
+def _workflow_runs(job: str) -> list[str]:
+    jobs = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    lines = []
+    for step in jobs[job]["steps"]:
+        lines += [line.strip() for line in step.get("run", "").splitlines()]
+    return lines
+
+
+def test_workflow_tests_and_publishes_with_the_readme_commands():
+    book, test = _readme_commands()[:2]
+    assert (book, test) == ("make book", "make test")
+    assert test in _workflow_runs("test")
+    publish = _workflow_runs("publish")
+    assert book in publish and "make pdf" in publish and "make zip" in publish
+    steps = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]["publish"]["steps"]
+    uses = [step.get("uses", "") for step in steps]
+    for action in ("actions/configure-pages", "actions/upload-pages-artifact",
+                   "actions/deploy-pages", "actions/upload-artifact", "actions/cache"):
+        assert any(u.startswith(action + "@") for u in uses), action
+
+
+def test_ci_script_runs_the_readme_test_command():
+    assert "make test" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+# --- The site's address -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "repo, site",
+    [
+        ("https://github.com/atensi-id/atensi", "https://atensi-id.github.io/atensi/"),
+        ("https://github.com/Budi/buku-atensi.git", "https://budi.github.io/buku-atensi/"),
+        ("https://github.com/Budi/buku/", "https://budi.github.io/buku/"),
+    ],
+)
+def test_pages_url_follows_the_repository(repo, site):
+    assert site_meta.github_pages_url(repo) == site
+
+
+@pytest.mark.parametrize("repo", ["", "http://github.com/a/b", "https://gitlab.com/a/b",
+                                  "https://github.com/hanya-pemilik"])
+def test_a_repository_url_that_is_not_github_is_refused_in_indonesian(repo):
+    with pytest.raises(ValueError, match="bukan alamat GitHub"):
+        site_meta.github_pages_url(repo)
+
+
+# --- The built site -----------------------------------------------------------------
+
+book = pytest.mark.book
+
+
+def _soup(path: Path) -> BeautifulSoup:
+    return BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+
+
+@book
+def test_sitemap_and_robots_use_the_site_address(built_book):
+    sitemap = (built_book / "sitemap.xml").read_text(encoding="utf-8")
+    locations = re.findall(r"<loc>([^<]+)</loc>", sitemap)
+    assert sorted(locations) == sorted(SITE + page + ".html" for page in toc_pages())
+    robots = (built_book / "robots.txt").read_text(encoding="utf-8")
+    assert f"Sitemap: {SITE}sitemap.xml" in robots
+
+
+@book
+@pytest.mark.parametrize("page", toc_pages())
+def test_social_card_meta_is_indonesian(built_book, page):
+    soup = _soup(built_book / f"{page}.html")
+    meta = {m.get("property"): m.get("content") for m in soup.find_all("meta") if m.get("property")}
+    assert meta["og:url"] == SITE + page + ".html"
+    assert meta["og:image"] == SITE + site_meta.CARD
+    assert meta["og:locale"] == "id_ID"
+    assert meta["og:title"] and meta["og:description"]
+    words = set(re.findall(r"[a-z]+", meta["og:description"].lower()))
+    assert words & {"yang", "dan", "di", "ini", "untuk", "dengan", "setiap"}, meta["og:description"]
+
+
+@book
+def test_social_card_image_is_drawn_by_the_build(built_book):
+    card = built_book / site_meta.CARD
+    assert card.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    from matplotlib.image import imread
+
+    assert imread(card).shape[:2] == (630, 1200)
+
+
+@book
+def test_404_page_is_indonesian_and_links_to_the_contents(built_book):
+    soup = _soup(built_book / "404.html")
+    text = " ".join(soup.get_text(" ").split())
+    assert site_meta.NOT_FOUND_TITLE in text
+    prefix = urlparse(SITE).path
+    links = [a["href"] for a in soup.find_all("a", href=True)]
+    assert f"{prefix}chapters/pendahuluan.html" in links
+    # Absolute paths under the site's folder: it works at any depth.
+    assets = [t.get("src") or t.get("href") for t in soup.find_all(["script", "link"])]
+    local = [a for a in assets if a and not a.startswith(("http", "data:", "#"))]
+    assert local and all(a.startswith(prefix) for a in local), local
+
+
+ENGLISH_LABELS = ['aria-label="Main"', 'aria-label="Page"', "Toggle hidden content",
+                  "Link to this term", 'alt="Colab logo"', 'alt="Binder logo"']
+
+
+@book
+def test_no_english_screen_reader_labels(built_book):
+    found = []
+    for path in built_book.rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.name}: {label}" for label in ENGLISH_LABELS if label in text]
+    assert found == []
+
+
+# --- Internal links -----------------------------------------------------------------
+
+EXTERNAL = ("http://", "https://", "mailto:", "data:", "javascript:")
+
+
+def _targets(built_book: Path):
+    """(page, href) for every link, image and script of every page but 404.html."""
+    for path in sorted(built_book.rglob("*.html")):
+        rel = path.relative_to(built_book).as_posix()
+        if rel.startswith("_static/") or rel == "404.html":
+            continue
+        soup = _soup(path)
+        for tag in soup.find_all(["a", "link", "img", "script", "source", "iframe"]):
+            for attr in ("href", "src"):
+                value = tag.get(attr)
+                if value:
+                    yield path, value
+
+
+@book
+def test_every_internal_link_and_anchor_resolves(built_book):
+    broken, external = [], set()
+    ids: dict[Path, set[str]] = {}
+    for page, href in _targets(built_book):
+        if href.startswith(EXTERNAL):
+            external.add(href)
+            continue
+        url = urlparse(href)
+        target = (page.parent / unquote(url.path)).resolve() if url.path else page
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.exists():
+            broken.append(f"{page.relative_to(built_book)} → {href}")
+            continue
+        if url.fragment and target.suffix == ".html":
+            if target not in ids:
+                soup = _soup(target)
+                ids[target] = {t["id"] for t in soup.find_all(id=True)} | {
+                    t["name"] for t in soup.find_all("a", attrs={"name": True})
+                }
+            if unquote(url.fragment) not in ids[target]:
+                broken.append(f"{page.relative_to(built_book)} → {href} (jangkar tidak ada)")
+    print(f"\n{len(external)} tautan eksternal (didaftar, tidak dibuka):")
+    for href in sorted(external):
+        print("  ", href)
+    assert broken == []
+
+
+# --- Search -------------------------------------------------------------------------
+
+
+def _sastrawi():
+    from Sastrawi.Stemmer.StemmerFactory import StemmerFactory
+
+    return StemmerFactory().create_stemmer()
+
+
+def _book_words(built_book: Path) -> list[str]:
+    words = set()
+    for page in toc_pages():
+        soup = _soup(built_book / f"{page}.html")
+        main = soup.select_one("main") or soup
+        words |= set(re.findall(r"[a-z]+", main.get_text(" ").lower()))
+    return sorted(w for w in words if len(w) > 2)
+
+
+@book
+@pytest.mark.browser
+def test_search_stemmer_agrees_with_sastrawi_on_the_books_vocabulary(built_book, open_page):
+    words = _book_words(built_book)
+    stem = _sastrawi().stem
+    expected = {w: stem(w) or w for w in words}
+    opened = open_page("search.html")
+    opened.page.wait_for_function("typeof Search !== 'undefined' && Search._index !== null",
+                                  timeout=10_000)
+    got = opened.page.evaluate("(ws) => { const s = new Stemmer(); "
+                               "return Object.fromEntries(ws.map(w => [w, s.stemWord(w)])); }", words)
+    differ = {w: (expected[w], got[w]) for w in words if expected[w] != got[w]}
+    print(f"\n{len(words)} kata dari buku, {len(differ)} berbeda")
+    assert differ == {}
+
+
+@book
+@pytest.mark.browser
+@pytest.mark.parametrize("query, root", [("menghitung", "hitung"), ("perkalian", "kali")])
+def test_search_finds_pages_through_affixes(open_page, query, root):
+    opened = open_page(f"search.html?q={query}")
+    page = opened.page
+    page.wait_for_function("typeof Search !== 'undefined' && Search._index !== null", timeout=10_000)
+    assert page.evaluate(f"new Stemmer().stemWord('{query}')") == root
+    page.wait_for_selector("#search-results li", timeout=10_000)
+    assert page.locator("#search-results li").count() > 0
