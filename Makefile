@@ -8,7 +8,7 @@ STAMP := $(VENV)/.terpasang
 DEV_STAMP := $(VENV)/.terpasang-dev
 BUILD_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: book test notebooks clean
+.PHONY: book test notebooks clean pdf zip lab
 
 # The execution cache sees only a chapter's own cells: when the library or a
 # kernel changes, drop it so every chapter runs again against the new code.
@@ -23,6 +23,26 @@ book: $(STAMP) $(LIB_STAMP)
 
 test: $(DEV_STAMP)
 	$(VENV)/bin/pytest
+
+# The whole book as one PDF, printed by Chromium (needs requirements-dev.txt).
+pdf: $(DEV_STAMP) $(LIB_STAMP)
+	$(VENV)/bin/jupyter-book build . --builder singlehtml $(BUILD_FLAGS)
+	$(PY) scripts/make_pdf.py
+
+# The built site as one zip, for reading offline: _build/html/unduh/.
+zip: $(STAMP)
+	@test -f _build/html/index.html || { echo "Bangun bukunya dulu: make book"; exit 1; }
+	$(PY) scripts/make_zip.py
+
+# The chapters live, with sliders, in JupyterLab on this computer.
+LAB_STAMP := $(VENV)/.terpasang-lab
+lab: $(LAB_STAMP)
+	$(PY) scripts/lab.py
+
+$(LAB_STAMP): requirements-lab.txt $(STAMP)
+	$(PY) -m pip install -r requirements-lab.txt
+	$(PY) -m ipykernel install --sys-prefix --name atensi --display-name "Python (atensi)"
+	touch $@
 
 notebooks: $(STAMP)
 	$(PY) scripts/sync_notebooks.py
@@ -42,6 +62,6 @@ $(STAMP): requirements.txt pyproject.toml | $(PY)
 	$(PY) -m pip install -r requirements.txt
 	touch $@
 
-$(DEV_STAMP): requirements-dev.txt $(STAMP)
+$(DEV_STAMP): requirements-dev.txt requirements-lab.txt $(STAMP)
 	$(PY) -m pip install -r requirements-dev.txt
 	touch $@

@@ -143,7 +143,8 @@ __device__ __forceinline__ void attention_fused_body(
                 // ---- akhir potongan 4 ----
 
                 // ---- potongan 5: tambahkan key j ke l dan o ----
-                const float p = expf(s - m);
+                // s = m = -inf (every score so far -inf): weight 0, not exp(NaN).
+                const float p = s == -INFINITY ? 0.0f : expf(s - m);
                 l += p;
                 const float* vj = (const float*)__builtin_assume_aligned(Vs + jj * RS + s0, 16);
 #pragma unroll

@@ -223,7 +223,11 @@ def check_backward(case, backend, *, causal=True, scale=True, with_lse=False, to
     assert len(grads) == 3
     for g in grads:
         assert type(g) is type(args[0]) and g.dtype == np.float32
-    return max(_assert_grad(g, w) for g, w in zip(grads, want))
+    # exp(S − lse) without scaling: scores reach ~40 at d_k = 64, where one
+    # float32 step is 4e-6, and the exponential turns that into a relative
+    # error of A (softmax divides it away; the saved lse does not).
+    tol = KERNEL_TOLERANCE if scale or lse is None else 5 * KERNEL_TOLERANCE
+    return max(_assert_grad(g, w, tol) for g, w in zip(grads, want))
 
 
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)

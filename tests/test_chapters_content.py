@@ -353,7 +353,7 @@ def test_f_rendered_pages_show_the_seed_numbers(built_book):
 G_CHAPTERS = {
     "softmax": ("softmax", "Softmax"),
     "jumlah_v": ("jumlah-v", "Jumlah V Tertimbang"),
-    "sintesis": ("sintesis", "Sintesis Pipeline"),
+    "sintesis": ("sintesis", "Menyatukan Langkah: Satu *Forward Pass*"),
 }
 ALL_LABELS = [
     "pendahuluan", "matriks-skor", "skala-akar-dk", "mask-kausal",
@@ -473,7 +473,7 @@ def test_g_sintesis_compares_every_path_and_measures_memory():
     assert "assert selisih_terbesar < 1e-5" in code
     assert "tracemalloc" in code and "plots.memory_growth" in code
     assert 'bench.run("book", device="cpu")' in code and "bench.load_results()" in code
-    assert "scripts/gpu_check.sh" in code and "results/bench_gpu.json" in code
+    assert "python -m atensi.bench --quick" in text and "results/bench_gpu.json" in code
 
 
 def test_g_quick_bench_preset_stays_small():
@@ -588,7 +588,7 @@ def test_g_sintesis_page_tables_and_gpu_note(built_book):
         assert results["date"][:10] in text
         assert results["machine"]["gpu"]["name"] in text
     else:
-        assert "Belum ada pengukuran GPU" in text and "scripts/gpu_check.sh" in text
+        assert "belum ada angka GPU" in text and "python -m atensi.bench --quick" in text
     assert len(soup.select("main img")) >= 1
 
 

@@ -721,6 +721,44 @@ def _engine_lines(e, T=256):
     return lines
 
 
+def backward_targets(B=1, T=ANDREA_T, *, block=128, repeats=3, max_seconds=3.0):
+    """Baris *backward* (issue 10): NumPy biasa (``reference.attention_backward``)
+    terhadap berubin (``attention_backward_blocked``), attention kausal
+    B × 12 × T × 64, diukur seperti baris CPU lain: memori puncak tambahan
+    dengan tracemalloc (termasuk dQ, dK, dV), lalu median waktu. Keduanya mulai
+    dari Q, K, V, dO saja (yang berubin menghitung sendiri O dan lse-nya)."""
+    Q, K, V = (x.reshape(B * H, T, D_K) for x in _inputs(B, T))
+    dO = np.random.default_rng(T).standard_normal(Q.shape, dtype=np.float32)
+    methods = {
+        "plain": ("backward NumPy biasa (attention_backward)",
+                  lambda: reference.attention_backward(Q, K, V, dO)),
+        "blocked": (f"backward NumPy berubin (blok {block})",
+                    lambda: reference.attention_backward_blocked(Q, K, V, dO, block=block)),
+    }
+    rows, want = {}, None
+    for key, (label, fn) in methods.items():
+        out, peak = _peak_cpu(fn)
+        seconds, n = _time_cpu(fn, repeats, max_seconds)
+        want = out if want is None else want
+        err = max(_rel_err(g, w, np) for g, w in zip(out, want))
+        rows[key] = {"label": label, "B": B, "T": T, "time_ms": 1e3 * seconds,
+                     "peak_mib": peak / 2**20, "repeats": n, "max_rel_err": err}
+    rows["memory_ratio"] = rows["blocked"]["peak_mib"] / rows["plain"]["peak_mib"]
+    return rows
+
+
+def _backward_lines(b):
+    lines = [f"Backward, attention kausal, B = {b['plain']['B']}, H = {H}, "
+             f"T = {b['plain']['T']}, d_k = {D_K}:"]
+    for key in ("plain", "blocked"):
+        r = b[key]
+        lines.append(f"  {r['label']:44s} {_fmt_ms(r['time_ms']):>7s} ms  "
+                     f"memori puncak tambahan {id_float(r['peak_mib'], 1):>6s} MiB")
+    lines.append(f"Memori backward berubin / biasa: {id_float(b['memory_ratio'], 3)} "
+                 "(target ≤ 0,125).")
+    return lines
+
+
 def _main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m atensi.bench",
@@ -750,6 +788,8 @@ def _main(argv=None):
         print(line)
     if args.device != "gpu":
         for line in _engine_lines(engine_targets()):
+            print(line)
+        for line in _backward_lines(backward_targets()):
             print(line)
     print(f"Lama pengukuran: {id_float(results['seconds'], 1)} s.")
     if args.json:

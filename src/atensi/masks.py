@@ -24,31 +24,19 @@ Baris yang tidak melihat apa pun (misalnya *query* padding) menjadi baris
 
 import numpy as np
 
+from .validation import check_flag, check_int
+
 __all__ = ["causal", "padding", "sliding_window", "prefix_lm", "combine", "apply",
            "to_additive"]
 
 
 def _positive_int(value, name, *, minimum=1):
-    """Bilangan bulat Python/NumPy >= ``minimum`` (bukan bool), atau ValueError."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(
-            f"Argumen '{name}' harus bilangan bulat, tetapi yang diterima {value!r} "
-            f"(tipe {type(value).__name__}). Berikan misalnya {name}={max(minimum, 4)}."
-        )
-    if value < minimum:
-        raise ValueError(
-            f"Argumen '{name}' harus bilangan bulat >= {minimum}, tetapi yang diterima "
-            f"{int(value)}."
-        )
-    return int(value)
+    """Bilangan bulat >= ``minimum`` (bukan bool): TypeError/ValueError berbahasa Indonesia."""
+    return check_int(value, name, low=minimum)
 
 
 def _flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(
-            f"Argumen '{name}' harus True atau False, tetapi yang diterima {value!r}."
-        )
-    return bool(value)
+    return check_flag(value, name)
 
 
 def _finish(visible, additive):

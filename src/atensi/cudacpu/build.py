@@ -1,10 +1,32 @@
 """Compile a translation unit with g++ into a cached shared library.
 
 The cache lives in ``$ATENSI_CACHE/cudacpu`` (default
-``~/.cache/atensi/cudacpu``); a library's name holds a hash of the source,
-the header, the flags and the g++ version. Files are written under a temporary
-name and moved into place with ``os.replace``, so two processes compiling the
-same kernel at once are safe.
+``$XDG_CACHE_HOME/atensi/cudacpu`` or ``~/.cache/atensi/cudacpu``).
+
+Security: a library in the cache is loaded into this Python process, so the
+cache must be private. Folders are created 0700; before use the folder must
+be a real directory (not a symlink), owned by this user, without group or
+other write permission, and every folder above it must be owned by this user
+or root and not writable by others (unless sticky, like /tmp). Every ``.so``
+is checked the same way before it is loaded. When the folder fails a check,
+a private ``tempfile.mkdtemp`` folder is used for this process instead, and a
+warning says so once. No fixed name in a shared temp folder is ever used.
+
+Cache key: a SHA-256 of the translation unit, the flags (each one
+length-prefixed, so ``("-DX=5 -DY=7",)`` and ``("-DX=5", "-DY=7")`` differ),
+the g++ version, and the name and contents of every header the source
+includes (``cuda_cpu.h`` and ``#include`` files found in ``-I`` folders,
+followed recursively), so an edited header is recompiled.
+
+Files are written under a temporary name and moved into place with
+``os.replace``, so two processes compiling the same kernel at once are safe.
+The C++ text is compiled from a temporary ``.cpp`` that is removed afterwards
+(g++ and sanitizer messages point at the ``.cu`` through ``#line``), and
+``*.tmp`` files older than an hour (left by a killed compile) are removed.
+
+Fiber stacks are 256 KiB (1 MiB with AddressSanitizer): g++ reports each
+function's stack frame (``-fstack-usage``) and a kernel whose frame would
+not fit is refused with a clear message instead of crashing the interpreter.
 """
 
 from __future__ import annotations
@@ -14,8 +36,11 @@ import hashlib
 import os
 import re
 import shutil
+import stat
 import subprocess
 import tempfile
+import time
+import warnings
 from pathlib import Path
 
 from .errors import CudaCpuError
@@ -28,9 +53,89 @@ SANITIZE_FLAGS = {
     "address": ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address"),
     "thread": ("-O1", "-g", "-fsanitize=thread"),
 }
+# Stack of one CUDA thread (must match kStackSize in cuda_cpu.h; threads mode:
+# pthread_attr_setstacksize there). A frame may use at most this much of it.
+STACK_BYTES = {None: 256 * 1024, "thread": 256 * 1024, "address": 1024 * 1024}
+STACK_RESERVE = 32 * 1024  # for the runtime, printf and the trampolines
+STALE_TMP_SECONDS = 3600
 # NVRTC options that mean nothing to g++; dropped so one options tuple serves both.
 _NVRTC_ONLY = re.compile(r"^(-arch|--gpu-architecture|-lineinfo|--?use_fast_math|-std|-Xptxas|--fmad|"
                          r"-G$|--device-debug|-default-device|-rdc|--relocatable-device-code)")
+
+_private_dir: Path | None = None
+
+
+def _owner_ok(st: os.stat_result) -> bool:
+    """Is this file/folder ours? (A test replaces this to simulate another user.)"""
+    return st.st_uid == os.getuid()
+
+
+def _trusted_dir(path: Path) -> str | None:
+    """None when ``path`` is safe to load code from, else why not (Indonesian)."""
+    try:
+        st = os.lstat(path)
+    except OSError as err:
+        return f"{path} tidak bisa diperiksa ({err.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return f"{path} adalah symlink"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{path} bukan folder"
+    if not _owner_ok(st):
+        return f"{path} dimiliki pengguna lain (uid {st.st_uid})"
+    if st.st_mode & 0o022:
+        return f"{path} bisa ditulisi grup/pengguna lain (mode {stat.S_IMODE(st.st_mode):o})"
+    for parent in Path(os.path.realpath(path)).parents:
+        try:
+            pst = os.stat(parent)
+        except OSError:
+            continue
+        if pst.st_uid not in (0, os.getuid()) and not _owner_ok(pst):
+            return f"folder induk {parent} dimiliki pengguna lain (uid {pst.st_uid})"
+        if pst.st_mode & 0o022 and not pst.st_mode & stat.S_ISVTX:
+            return f"folder induk {parent} bisa ditulisi pengguna lain tanpa sticky bit"
+    return None
+
+
+def trusted_library(path: Path) -> str | None:
+    """None when the ``.so`` may be loaded: a regular file, ours, not writable by others."""
+    try:
+        st = os.lstat(path)
+    except OSError as err:
+        return f"{path} tidak bisa diperiksa ({err.strerror})"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{path} bukan berkas biasa (symlink?)"
+    if not _owner_ok(st):
+        return f"{path} dimiliki pengguna lain (uid {st.st_uid})"
+    if st.st_mode & 0o022:
+        return f"{path} bisa ditulisi grup/pengguna lain (mode {stat.S_IMODE(st.st_mode):o})"
+    return _trusted_dir(path.parent)
+
+
+def _fallback(reason: str) -> Path:
+    """A private folder for this process (mkdtemp: 0700, unpredictable name)."""
+    global _private_dir
+    if _private_dir is None or _trusted_dir(_private_dir) is not None:
+        _private_dir = Path(tempfile.mkdtemp(prefix="atensi-cudacpu-"))
+        warnings.warn(
+            f"Cache cudacpu tidak aman dipakai: {reason}. Untuk proses ini dipakai folder "
+            f"pribadi sementara {_private_dir} (kompilasi tidak disimpan). Perbaiki dengan "
+            "`chmod 700` pada folder cache, atau setel ATENSI_CACHE ke folder milik Anda.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+    return _private_dir
+
+
+def _remove_stale(folder: Path) -> None:
+    """``*.tmp`` (and old ``.cpp`` copies) left by a compile that was killed."""
+    now = time.time()
+    for pattern in ("*.tmp", "*.cpp", "*.su"):
+        for leftover in folder.glob(pattern):
+            try:
+                if now - leftover.lstat().st_mtime > STALE_TMP_SECONDS:
+                    leftover.unlink()
+            except OSError:
+                pass
 
 
 def cache_dir() -> Path:
@@ -41,12 +146,16 @@ def cache_dir() -> Path:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "atensi"
     path = base / "cudacpu"
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = tempfile.NamedTemporaryFile(dir=path, delete=True)
-        probe.close()
-    except OSError:
-        path = Path(tempfile.gettempdir()) / f"atensi-cudacpu-{os.getuid()}"
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        problem = _trusted_dir(path)
+        if problem is None:
+            probe = tempfile.NamedTemporaryFile(dir=path, delete=True)
+            probe.close()
+    except OSError as err:
+        problem = f"{path} tidak bisa ditulisi ({err.strerror})"
+    if problem is not None:
+        return _fallback(problem)
+    _remove_stale(path)
     return path
 
 
@@ -74,6 +183,8 @@ def user_flags(options) -> tuple[str, ...]:
     for opt in options:
         if not isinstance(opt, str):
             raise TypeError(f"Setiap elemen 'options' harus str, tetapi yang diterima {type(opt).__name__}.")
+        if "\0" in opt:
+            raise ValueError(f"Opsi kompilasi {opt!r} berisi karakter NUL.")
         if opt.startswith(("-D", "-U", "-I")):
             kept.append(opt)
         elif not _NVRTC_ONLY.match(opt):
@@ -92,37 +203,120 @@ def _stem(path: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]", "_", Path(path).stem)[:40] or "kernel"
 
 
-def _write_atomic(target: Path, data: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name + ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(data)
-    os.replace(tmp, target)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)
+
+
+def _include_dirs(flags) -> list[Path]:
+    dirs, it = [], iter(flags)
+    for flag in it:
+        if flag == "-I":
+            nxt = next(it, None)
+            if nxt:
+                dirs.append(Path(nxt))
+        elif flag.startswith("-I"):
+            dirs.append(Path(flag[2:]))
+    return dirs
+
+
+def _headers(text: str, dirs: list[Path]) -> list[tuple[str, bytes]]:
+    """(path, contents) of every header reachable through ``dirs``, recursively."""
+    found: dict[str, bytes] = {}
+    todo = [text]
+    while todo:
+        for name in _INCLUDE.findall(todo.pop()):
+            for folder in dirs:
+                candidate = folder / name
+                key = str(candidate)
+                if key in found:
+                    break
+                if candidate.is_file():
+                    try:
+                        data = candidate.read_bytes()
+                    except OSError:
+                        continue
+                    found[key] = data
+                    todo.append(data.decode("utf-8", errors="replace"))
+                    break
+    return sorted(found.items())
+
+
+def cache_key(tu: str, flags, cxx: str) -> str:
+    """Unambiguous hash of everything that decides the compiled library."""
+    h = hashlib.sha256()
+
+    def put(data) -> None:
+        data = data.encode() if isinstance(data, str) else data
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+
+    put(tu)
+    put(HEADER.read_bytes())
+    put(str(len(flags)))
+    for flag in flags:
+        put(flag)
+    put(_compiler_version(cxx))
+    for name, data in _headers(tu, [HEADER.parent, *_include_dirs(flags)]):
+        put(name)
+        put(data)
+    return h.hexdigest()[:24]
+
+
+def _stack_problems(su_files, limit: int) -> list[str]:
+    """Functions whose stack frame (g++ -fstack-usage) exceeds ``limit`` bytes."""
+    bad = []
+    for su in su_files:
+        try:
+            lines = Path(su).read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.rsplit("\t", 2)
+            if len(parts) == 3 and parts[1].isdigit() and int(parts[1]) > limit:
+                bad.append(f"{parts[0]} ({int(parts[1]) // 1024} KiB)")
+    return bad
 
 
 def build(tu: str, *, path: str, flags: tuple[str, ...]) -> tuple[Path, bool]:
     """Compile ``tu`` unless cached. Returns (library path, was it compiled now)."""
     cxx = compiler()
-    key = hashlib.sha256(
-        "\0".join([tu, HEADER.read_text(), " ".join(flags), _compiler_version(cxx)]).encode()
-    ).hexdigest()[:24]
+    key = cache_key(tu, flags, cxx)
     out_dir = cache_dir()
     lib = out_dir / f"{_stem(path)}-{key}.so"
     if lib.exists():
-        return lib, False
-    cpp = out_dir / f"{_stem(path)}-{key}.cpp"
-    _write_atomic(cpp, tu)
+        problem = trusted_library(lib)
+        if problem is None:
+            return lib, False
+        out_dir = _fallback(problem)
+        lib = out_dir / lib.name
+        if lib.exists() and trusted_library(lib) is None:
+            return lib, False
+    fd, cpp = tempfile.mkstemp(dir=out_dir, prefix=f"{_stem(path)}-{key}.", suffix=".cpp")
+    with os.fdopen(fd, "w") as f:
+        f.write(tu)
     fd, tmp_lib = tempfile.mkstemp(dir=out_dir, prefix=lib.name + ".", suffix=".tmp")
     os.close(fd)
-    cmd = [cxx, *flags, "-I", str(HEADER.parent), "-o", tmp_lib, str(cpp)]
+    cmd = [cxx, *flags, "-fstack-usage", "-I", str(HEADER.parent), "-o", tmp_lib, cpp]
+    sanitize = next((s for s, f in SANITIZE_FLAGS.items() if s and f[-1] in flags), None)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=out_dir)
         if proc.returncode != 0:
             raise CudaCpuError(
                 f"Kompilasi {path} dengan g++ gagal (kode keluar {proc.returncode}). "
                 f"Pesan g++ (nomor baris mengacu ke {path}):\n{proc.stderr.strip()}"
             )
+        limit = STACK_BYTES[sanitize] - STACK_RESERVE
+        too_big = _stack_problems(out_dir.glob(Path(tmp_lib).name + "*.su"), limit)
+        if too_big:
+            raise CudaCpuError(
+                f"Kernel di {path} memakai stack terlalu besar untuk satu thread cudacpu "
+                f"(paling banyak {limit // 1024} KiB per thread): {'; '.join(too_big)}. Di CPU "
+                "program akan crash. Kecilkan array lokal di kernel, atau pindahkan ke "
+                "__shared__ atau memori global."
+            )
+        os.chmod(tmp_lib, 0o700)
         os.replace(tmp_lib, lib)
     finally:
-        if os.path.exists(tmp_lib):
-            os.unlink(tmp_lib)
+        for leftover in [tmp_lib, cpp, *out_dir.glob(Path(tmp_lib).name + "*.su")]:
+            if os.path.exists(leftover):
+                os.unlink(leftover)
     return lib, True

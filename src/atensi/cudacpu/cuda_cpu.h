@@ -24,6 +24,7 @@
 #error "cuda_cpu.h: definisikan tepat satu dari CUDACPU_FIBERS atau CUDACPU_THREADS"
 #endif
 
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <cstdarg>
@@ -238,7 +239,10 @@ constexpr unsigned kMaxWarps = kMaxThreads / kWarp;
 // Largest dynamic shared memory a kernel may opt into on current GPUs (227 KiB).
 constexpr std::size_t kMaxDynSmem = 227 * 1024;
 
-enum Status : int { kOk = 0, kDeadlock = 1, kMisuse = 2, kRuntime = 3 };
+enum Status : int { kOk = 0, kDeadlock = 1, kMisuse = 2, kRuntime = 3, kCancelled = 4 };
+
+// Set by cudacpu_cancel() (Python, on KeyboardInterrupt); checked between blocks.
+inline std::atomic<int> g_cancel{0};
 
 // `extern __shared__ T s[];` is rewritten to a pointer at this buffer. Its
 // address never changes, so the rewrite works at any scope.
@@ -252,6 +256,9 @@ inline void** g_args = nullptr;
 // ---- error text handed back to Python -------------------------------------
 inline char g_err[16384];
 inline std::size_t g_err_len = 0;
+// Copy of g_err made inside the launch lock, per calling thread: a concurrent
+// launch from another Python thread cannot clear it before it is read.
+inline thread_local char t_err[sizeof g_err];
 CUDACPU_RT inline void err_clear() { g_err_len = 0; g_err[0] = '\0'; }
 CUDACPU_RT __attribute__((format(printf, 1, 2))) inline void err_add(const char* fmt, ...) {
   if (g_err_len + 1 >= sizeof g_err) return;
@@ -770,6 +777,11 @@ CUDACPU_RT inline int run_blocks(unsigned n) {
   const unsigned long long blocks =
       static_cast<unsigned long long>(g_grid_dim.x) * g_grid_dim.y * g_grid_dim.z;
   for (unsigned long long b = 0; b < blocks; ++b) {
+    if (g_cancel.load(std::memory_order_relaxed)) {
+      err_add("Peluncuran kernel '%s' dibatalkan (KeyboardInterrupt) sebelum block ke-%llu dari %llu.",
+              g_kernel, b, blocks);
+      return kCancelled;
+    }
     g_bid = block_index_of(b);
 #if defined(CUDACPU_TSAN)
     g_block_lin = b;
@@ -890,6 +902,14 @@ inline bool end_block(unsigned t, unsigned long long next_block) {
     return false;
   }
   if (g_sync.done == g_sync.n) {  // last thread of this block: open the next one
+    if (g_cancel.load(std::memory_order_relaxed)) {
+      g_sync.failed = kCancelled;
+      err_clear();
+      err_add("Peluncuran kernel '%s' dibatalkan (KeyboardInterrupt) sebelum block ke-%llu.",
+              g_kernel, next_block);
+      wake_all();
+      return false;
+    }
     ++g_block_gen;
     g_sync.begin(g_sync.n, block_index_of(next_block));
     wake_all();
@@ -1083,11 +1103,13 @@ CUDACPU_RT inline int launch(const char* name, void (*thunk)(void**), const unsi
 #endif
     rc = run_grid();
   }
+  std::memcpy(t_err, g_err, g_err_len + 1);
   pthread_mutex_unlock(&g_launch_mx);
   return rc;
 }
 
 }  // namespace cudacpu
 
-CUDACPU_EXPORT const char* cudacpu_last_error() { return ::cudacpu::g_err; }
+CUDACPU_EXPORT const char* cudacpu_last_error() { return ::cudacpu::t_err; }
+CUDACPU_EXPORT void cudacpu_cancel(int on) { ::cudacpu::g_cancel.store(on); }
 CUDACPU_EXPORT int cudacpu_abi_version() { return 1; }

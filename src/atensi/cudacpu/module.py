@@ -26,6 +26,10 @@ MAX_THREADS_PER_BLOCK = 1024
 MAX_GRID = (2**31 - 1, 65535, 65535)
 DEFAULT_DYN_SMEM = 48 * 1024          # without cudaFuncSetAttribute
 MAX_DYN_SMEM = 227 * 1024              # the most a kernel may opt into (H100)
+# CUDA threads one CPU launch may run (grid blocks × block threads): about
+# 10⁸ take tens of seconds here. ATENSI_CUDACPU_MAX_THREADS changes it.
+MAX_CPU_THREADS = 2**31
+RC_CANCELLED = 4  # kCancelled in cuda_cpu.h
 
 _libs: dict[Path, ctypes.CDLL] = {}
 _libs_lock = threading.Lock()
@@ -59,10 +63,27 @@ def _load(path: Path) -> ctypes.CDLL:
     with _libs_lock:
         lib = _libs.get(path)
         if lib is None:
+            problem = build.trusted_library(Path(path))
+            if problem is not None:
+                raise CudaCpuError(
+                    f"Pustaka {path} tidak dimuat karena tidak aman: {problem}. Kode di dalamnya "
+                    "bisa dijalankan di proses ini. Hapus berkas itu, atau setel ATENSI_CACHE ke "
+                    "folder pribadi (chmod 700)."
+                )
             lib = ctypes.CDLL(str(path))
             lib.cudacpu_last_error.restype = ctypes.c_char_p
+            lib.cudacpu_cancel.argtypes = [ctypes.c_int]
+            lib.cudacpu_cancel.restype = None
             _libs[path] = lib
         return lib
+
+
+def max_cpu_threads() -> int:
+    env = os.environ.get("ATENSI_CUDACPU_MAX_THREADS")
+    try:
+        return int(env) if env else MAX_CPU_THREADS
+    except ValueError:
+        return MAX_CPU_THREADS
 
 
 def _dims(label: str, value) -> tuple[int, int, int]:
@@ -91,6 +112,14 @@ def check_launch(kernel: str, grid, block) -> tuple[tuple[int, int, int], tuple[
             f"Peluncuran kernel '{kernel}' ditolak: block {b} berisi {threads} thread, padahal satu block "
             f"paling banyak {MAX_THREADS_PER_BLOCK} thread. (Di GPU, CuPy akan melapor "
             f"CUDA_ERROR_INVALID_VALUE.)"
+        )
+    total = g[0] * g[1] * g[2] * threads
+    if total > max_cpu_threads():
+        raise LaunchConfigError(
+            f"Peluncuran kernel '{kernel}' ditolak: grid {g} × block {b} = {total} thread CUDA, "
+            f"terlalu banyak untuk dijalankan di CPU (batas {max_cpu_threads()}; bisa berjam-jam). "
+            "Jalankan di GPU (backend='cupy') atau kecilkan masukannya; batasnya bisa diubah "
+            "dengan ATENSI_CUDACPU_MAX_THREADS."
         )
     return g, b
 
@@ -191,15 +220,58 @@ class RawKernel:
         packed = _args.pack(self.params, args, self.name)
         cfg = (ctypes.c_uint * 6)(*g, *b)
         copies = _AsanCopies(packed) if self.module.sanitize == "address" else None
-        rc = -1
+        rc, msg = -1, ""
         try:
-            rc = self._launch(cfg, int(shared_mem), packed.argv)
+            rc, msg = self._run(cfg, int(shared_mem), packed.argv)
         finally:
             if copies is not None:
                 copies.finish(copy_back=rc == 0)
         if rc != 0:
-            msg = (self.module._lib.cudacpu_last_error() or b"").decode(errors="replace")
             raise (BarrierDeadlockError if rc == 1 else CudaCpuError)(msg)
+
+    def _call(self, cfg, smem, argv) -> tuple[int, str]:
+        """One launch; the error text is read in the same OS thread (it is thread-local)."""
+        rc = self._launch(cfg, smem, argv)
+        msg = "" if rc == 0 else (self.module._lib.cudacpu_last_error() or b"").decode(errors="replace")
+        return rc, msg
+
+    def _run(self, cfg, smem, argv) -> tuple[int, str]:
+        """Launch, cancellable with Ctrl-C.
+
+        A foreign call cannot be interrupted, so in the main thread the launch
+        runs in a helper thread while the main thread waits; KeyboardInterrupt
+        there sets the library's cancel flag, which the launch checks between
+        blocks, and is raised again once the launch has stopped.
+        """
+        if threading.current_thread() is not threading.main_thread() or self.module.sanitize:
+            return self._call(cfg, smem, argv)
+        result: list = []
+        errors: list = []
+
+        def target():
+            try:
+                result.append(self._call(cfg, smem, argv))
+            except BaseException as err:  # pragma: no cover - ctypes errors
+                errors.append(err)
+
+        worker = threading.Thread(target=target, name=f"cudacpu-{self.name}", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.1)
+        except KeyboardInterrupt:
+            lib = self.module._lib
+            while worker.is_alive():
+                lib.cudacpu_cancel(1)
+                worker.join(0.05)
+            lib.cudacpu_cancel(0)
+            raise KeyboardInterrupt(
+                f"Kernel '{self.name}' dihentikan (Ctrl-C): block yang belum berjalan dilewati, "
+                "jadi array keluarannya tidak lengkap."
+            ) from None
+        if errors:
+            raise errors[0]
+        return result[0]
 
 
 class RawModule:

@@ -1,0 +1,106 @@
+"""`make pdf`: the whole book as one PDF, printed by Chromium.
+
+The Makefile first builds the book as a single page (``_build/singlehtml``,
+with the same execution cache as ``make book``); this script serves that page
+on 127.0.0.1, opens it in the distribution's Chromium through Playwright,
+waits until MathJax has typeset every formula, and prints it to
+``_build/pdf/atensi.pdf`` (and a copy in ``_build/html/unduh/`` when the site
+is built, for the link in Pendahuluan). Nothing is fetched from the network.
+
+Print rules added here: code wraps instead of running off the page, the
+sidebars and buttons are hidden, the static explorers show their first frame.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import sys
+import threading
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SINGLE = ROOT / "_build" / "singlehtml"
+PDF = ROOT / "_build" / "pdf" / "atensi.pdf"
+SITE_COPY = ROOT / "_build" / "html" / "unduh" / "atensi.pdf"
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+MIN_PAGES = 20  # the book is far longer; fewer means something did not render
+
+PRINT_CSS = """
+@page { size: A4; margin: 16mm 14mm; }
+.bd-header, .bd-sidebar-primary, .bd-sidebar-secondary, .header-article,
+.prev-next-area, .bd-footer, .bd-footer-article, .copybtn, .toggle-details__summary,
+.atensi-controls, .headerlink { display: none !important; }
+.bd-main, .bd-content, .bd-article-container, .bd-page-width { max-width: none !important; }
+pre, code, .highlight pre { white-space: pre-wrap !important; word-break: break-word; }
+details { display: block; } details > * { display: block !important; }
+img { max-width: 100% !important; break-inside: avoid; }
+"""
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def fail(message: str) -> int:
+    print(f"make pdf: {message}", file=sys.stderr)
+    return 1
+
+
+def main() -> int:
+    index = SINGLE / "index.html"
+    if not index.is_file():
+        return fail(f"{index} tidak ada. Jalankan lewat 'make pdf' (membangun halaman tunggal dulu).")
+    if not CHROMIUM.exists():
+        return fail(
+            f"Chromium tidak ada di {CHROMIUM}. Pasang dari distribusi: "
+            "sudo apt-get install chromium (Debian/Ubuntu), lalu ulangi 'make pdf'."
+        )
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return fail("paket Python 'playwright' belum terpasang: .venv/bin/pip install -r requirements-dev.txt")
+
+    handler = functools.partial(_Quiet, directory=str(SINGLE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    tmp = PDF.with_suffix(".tmp.pdf")
+    PDF.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
+            page = browser.new_page(viewport={"width": 1000, "height": 1400})
+            page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort())
+            page.goto(base + "index.html", wait_until="load")
+            # Open every solution so the answers are in the PDF too.
+            page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                   timeout=60_000)
+            page.evaluate("() => MathJax.startup.promise.then(() => true)")
+            page.add_style_tag(content=PRINT_CSS)
+            page.emulate_media(media="print")
+            page.pdf(path=str(tmp), format="A4", print_background=True,
+                     margin={"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
+            browser.close()
+    finally:
+        server.shutdown()
+    data = tmp.read_bytes()
+    pages = data.count(b"/Type /Page") - data.count(b"/Type /Pages")
+    if pages < MIN_PAGES:
+        tmp.unlink()
+        return fail(f"PDF hanya {pages} halaman (harus ≥ {MIN_PAGES}); tidak disimpan.")
+    tmp.replace(PDF)
+    if SITE_COPY.parent.parent.is_dir():
+        SITE_COPY.parent.mkdir(exist_ok=True)
+        shutil.copy2(PDF, SITE_COPY)
+    print(f"PDF siap: {PDF} ({pages} halaman, {len(data) / 2**20:.1f} MiB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
