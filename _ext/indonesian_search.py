@@ -85,6 +85,8 @@ var Stemmer = function () {
     word = word.toLowerCase();
     if (Object.prototype.hasOwnProperty.call(AKAR_KATA, word)) return AKAR_KATA[word];
     if (known(word)) return word;
+    // Stop words are never indexed; they stay as they are (Sastrawi keeps them too).
+    if (typeof stopwords !== "undefined" && stopwords.indexOf(word) !== -1) return word;
     var list = candidates(word);
     for (var i = 1; i < list.length; i++) if (known(list[i])) return list[i];
     return word;

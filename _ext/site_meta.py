@@ -11,6 +11,7 @@ robots.txt, social cards, an Indonesian 404 page and screen-reader labels.
   changes. The sitemap, social cards and the 404 page all follow it.
 - **The social card** is drawn by the build with matplotlib: the book's title
   and the one-line formula as mathtext, 1200 × 630 px.
+- **Contrast**: links in the exercise boxes get a darker blue (axe-core).
 - **Screen-reader labels** that the themes hard-code in English are replaced
   in the written pages (the translatable ones are in ``_ext/locale``).
 """
@@ -167,4 +168,6 @@ def setup(app):
     app.connect("config-inited", configure, priority=800)
     app.connect("builder-inited", write_card)
     app.connect("build-finished", finish)
+    # _ext/static is added to html_static_path by wide_math.
+    app.add_css_file("kontras.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -78,6 +78,17 @@ def new_figure(width=5.0, height=3.6, dpi=DPI):
     return AtensiFigure(figsize=(width, height), dpi=dpi, facecolor="white")
 
 
+def describe(fig):
+    """Teks alternatif gambar: ``fig.alt`` bila ada, selain itu judul-judulnya."""
+    alt = getattr(fig, "alt", None)
+    if alt:
+        return str(alt)
+    titles = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) else []
+    titles += [ax.get_title(loc) for ax in fig.axes for loc in ("left", "center", "right")]
+    titles = [" ".join(t.replace("$", "").split()) for t in titles if t.strip()]
+    return "Gambar: " + "; ".join(titles) if titles else "Gambar"
+
+
 def to_png(fig, dpi=None, palette=None, fast=False):
     """Figure -> bytes PNG. ``palette=n`` mengecilkan berkas ke n warna (Pillow);
     ``fast=True`` memakai kompresi ringan (lebih cepat, berkas lebih besar).
@@ -86,7 +97,9 @@ def to_png(fig, dpi=None, palette=None, fast=False):
     pada gambar (dipakai penanda baris di versi statis).
     """
     buf = io.BytesIO()
+    # The description travels inside the PNG: the book uses it as alt text.
     fig.savefig(buf, format="png", dpi=dpi or fig.dpi, facecolor=fig.get_facecolor(),
+                metadata={"Description": describe(fig)},
                 pil_kwargs={"compress_level": 1 if fast else 6})
     if not palette:
         return buf.getvalue()

@@ -1,0 +1,53 @@
+"""Accessibility of the built book: axe-core on every page, desktop and phone.
+
+No serious or critical violation is allowed (contrast, names of controls,
+alt text, landmarks...). Figures and explorer frames must also have
+Indonesian alt text, not a file name.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import toc_pages
+
+pytestmark = [pytest.mark.book, pytest.mark.browser]
+
+PAGES = [f"{page}.html" for page in toc_pages()] + ["search.html", "genindex.html"]
+WIDTHS = (1280, 360)
+BLOCKING = ("serious", "critical")
+
+
+@pytest.fixture(scope="module")
+def axe():
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("page", PAGES)
+def test_axe_finds_no_serious_violation(open_page, axe, page, width):
+    opened = open_page(page, width=width, height=800)
+    results = axe.run(opened.page)
+    problems = [
+        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes'][:3]]}"
+        for v in results.response["violations"]
+        if v["impact"] in BLOCKING
+    ]
+    assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("page", [f"{p}.html" for p in toc_pages()])
+def test_every_figure_has_indonesian_alt_text(built_book, page):
+    soup = BeautifulSoup((built_book / page).read_text(encoding="utf-8"), "html.parser")
+    main = soup.select_one("main") or soup
+    bad = []
+    for img in main.find_all("img"):
+        alt = (img.get("alt") or "").strip()
+        if not alt or re.search(r"\.(png|svg|jpe?g)$", alt) or alt.lower().startswith(("figure", "image")):
+            bad.append(f"{img.get('src', '')[:60]}: alt={alt!r}")
+    assert bad == []
