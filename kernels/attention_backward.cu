@@ -51,12 +51,13 @@
 #define BACKWARD_MAX_BLOCK 1024
 #define FULL_WARP 0xffffffffu
 
-// ---- A sekali lagi, dari log-sum-exp yang disimpan ---------------------------
+// ---- A sekali lagi, dari log-sum-exp yang disimpan -----------------------
 
-// L[r] = m + log(sum_j exp(S[r][j] - m)), jadi exp(S[r][j] - L[r]) adalah bobot softmax.
-// Skor yang dimask (-inf) memberi exp(-inf) = 0 tanpa perlakuan khusus.
-extern "C" __global__ void attention_weights_from_lse_v1(const float* S, const float* L,
-                                                         float* A, int rows, int n)
+// L[r] = m + log(sum_j exp(S[r][j] - m)), jadi exp(S[r][j] - L[r]) adalah
+// bobot softmax. Skor yang dimask (-inf) memberi exp(-inf) = 0 tanpa
+// perlakuan khusus.
+extern "C" __global__ void attention_weights_from_lse_v1(
+    const float* S, const float* L, float* A, int rows, int n)
 {
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         float lse = L[r];
@@ -65,31 +66,32 @@ extern "C" __global__ void attention_weights_from_lse_v1(const float* S, const f
     }
 }
 
-// ---- dV = Aᵀ dO --------------------------------------------------------------
+// ---- dV = Aᵀ dO ----------------------------------------------------------
 
-// Baris j dari dV mengumpulkan dO[i] dari setiap query i yang melihat key j,
-// ditimbang A[i][j].
-extern "C" __global__ void attention_backward_dv_v1(const float* A, const float* dO, float* dV,
-                                                    int H, int T, int d_v)
+// Baris j dari dV mengumpulkan dO[i] dari setiap query i yang melihat
+// key j, ditimbang A[i][j].
+extern "C" __global__ void attention_backward_dv_v1(
+    const float* A, const float* dO, float* dV, int H, int T, int d_v)
 {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
     int j = blockIdx.y * blockDim.y + threadIdx.y;
     if (j >= T || c >= d_v) return;
     for (int h = blockIdx.z; h < H; h += gridDim.z) {
-        const float* a = A + (size_t)h * T * T + j;        // kolom j: a[i * T]
-        const float* g = dO + (size_t)h * T * d_v + c;     // kolom c: g[i * d_v]
+        const float* a = A + (size_t)h * T * T + j;     // kolom j: a[i*T]
+        const float* g = dO + (size_t)h * T * d_v + c;  // kolom c: g[i*d_v]
         float acc = 0.0f;
-        for (int i = 0; i < T; ++i) acc += a[(size_t)i * T] * g[(size_t)i * d_v];
+        for (int i = 0; i < T; ++i)
+            acc += a[(size_t)i * T] * g[(size_t)i * d_v];
         dV[((size_t)h * T + j) * d_v + c] = acc;
     }
 }
 
-// ---- dA = dO Vᵀ --------------------------------------------------------------
+// ---- dA = dO Vᵀ ----------------------------------------------------------
 
-// Pekerjaan yang sama bentuknya dengan scores_v1_naive: dot product baris i dari dO
-// dengan baris j dari V.
-extern "C" __global__ void attention_backward_da_v1(const float* dO, const float* V, float* dA,
-                                                    int H, int T, int d_v)
+// Bentuk pekerjaannya sama dengan scores_v1_naive: dot product baris i
+// dari dO dengan baris j dari V.
+extern "C" __global__ void attention_backward_da_v1(
+    const float* dO, const float* V, float* dA, int H, int T, int d_v)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
     int i = blockIdx.y * blockDim.y + threadIdx.y;
@@ -103,52 +105,57 @@ extern "C" __global__ void attention_backward_da_v1(const float* dO, const float
     }
 }
 
-// ---- dS = A ⊙ (dA − rowsum(dA ⊙ A)) -------------------------------------------
+// ---- dS = A ⊙ (dA − rowsum(dA ⊙ A)) ---------------------------------------
 
-// Jumlah satu block: setiap warp menjumlahkan 32 nilainya dengan shuffle, lane 0
-// menaruh jumlah warp itu, lalu setiap warp menjumlahkan semua jumlah yang ditaruh.
-// blockDim.x harus kelipatan 32.
+// Jumlah satu block: setiap warp menjumlahkan 32 nilainya dengan shuffle,
+// lane 0 menaruh jumlah warp itu, lalu setiap warp menjumlahkan semua
+// jumlah yang ditaruh. blockDim.x harus kelipatan 32.
 __device__ __forceinline__ float block_sum_warp(float* warp_sums, float v)
 {
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(FULL_WARP, v, offset);
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_xor_sync(FULL_WARP, v, offset);
     if (lane == 0) warp_sums[warp] = v;
     __syncthreads();
     v = lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f;
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(FULL_WARP, v, offset);
-    __syncthreads();  // semua sudah membaca warp_sums sebelum baris berikutnya menulisnya
+    for (int offset = 16; offset > 0; offset /= 2)
+        v += __shfl_xor_sync(FULL_WARP, v, offset);
+    __syncthreads();  // semua sudah membaca warp_sums sebelum ditulis lagi
     return v;
 }
 
-// Satu block per baris: mula-mula reduksi baris D = sum_j dA[j] * A[j], lalu setiap
-// thread menulis entri-entrinya sendiri. dS boleh array yang sama dengan dA: setiap
-// thread membaca dA[j] sebelum menulis dS[j], dan hanya j miliknya sendiri.
-extern "C" __global__ void softmax_backward_v1(const float* A, const float* dA, float* dS,
-                                               int rows, int n)
+// Satu block per baris: mula-mula reduksi D = sum_j dA[j] * A[j], lalu
+// setiap thread menulis entri-entrinya sendiri. dS boleh array yang sama
+// dengan dA: setiap thread membaca dA[j] sebelum menulis dS[j], dan hanya
+// j miliknya sendiri.
+extern "C" __global__ void softmax_backward_v1(
+    const float* A, const float* dA, float* dS, int rows, int n)
 {
     __shared__ float warp_sums[BACKWARD_MAX_BLOCK / 32];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
         const float* a = A + (size_t)r * n;
         const float* da = dA + (size_t)r * n;
         float part = 0.0f;
-        for (int j = threadIdx.x; j < n; j += blockDim.x) part += da[j] * a[j];
+        for (int j = threadIdx.x; j < n; j += blockDim.x)
+            part += da[j] * a[j];
         float D = block_sum_warp(warp_sums, part);
         for (int j = threadIdx.x; j < n; j += blockDim.x)
             dS[(size_t)r * n + j] = a[j] * (da[j] - D);
     }
 }
 
-// ---- dQ = dS K · s ------------------------------------------------------------
+// ---- dQ = dS K · s -------------------------------------------------------
 
 // Seperti weighted_sum_v1, dengan dS sebagai bobot dan K sebagai value.
-extern "C" __global__ void attention_backward_dq_v1(const float* dS, const float* K, float* dQ,
-                                                    int H, int T, int d_k, float scale)
+extern "C" __global__ void attention_backward_dq_v1(
+    const float* dS, const float* K, float* dQ,
+    int H, int T, int d_k, float scale)
 {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
     int i = blockIdx.y * blockDim.y + threadIdx.y;
     if (i >= T || c >= d_k) return;
     for (int h = blockIdx.z; h < H; h += gridDim.z) {
-        const float* ds = dS + ((size_t)h * T + i) * T;   // baris i
+        const float* ds = dS + ((size_t)h * T + i) * T;  // baris i
         const float* k = K + (size_t)h * T * d_k + c;
         float acc = 0.0f;
         for (int j = 0; j < T; ++j) acc += ds[j] * k[(size_t)j * d_k];
@@ -156,20 +163,23 @@ extern "C" __global__ void attention_backward_dq_v1(const float* dS, const float
     }
 }
 
-// ---- dK = dSᵀ Q · s -----------------------------------------------------------
+// ---- dK = dSᵀ Q · s ------------------------------------------------------
 
-// Seperti dV, dengan dS menggantikan A dan Q menggantikan dO: kolom j dari dS.
-extern "C" __global__ void attention_backward_dk_v1(const float* dS, const float* Q, float* dK,
-                                                    int H, int T, int d_k, float scale)
+// Seperti dV, dengan dS menggantikan A dan Q menggantikan dO: kolom j
+// dari dS.
+extern "C" __global__ void attention_backward_dk_v1(
+    const float* dS, const float* Q, float* dK,
+    int H, int T, int d_k, float scale)
 {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
     int j = blockIdx.y * blockDim.y + threadIdx.y;
     if (j >= T || c >= d_k) return;
     for (int h = blockIdx.z; h < H; h += gridDim.z) {
-        const float* ds = dS + (size_t)h * T * T + j;      // kolom j: ds[i * T]
+        const float* ds = dS + (size_t)h * T * T + j;  // kolom j: ds[i*T]
         const float* q = Q + (size_t)h * T * d_k + c;
         float acc = 0.0f;
-        for (int i = 0; i < T; ++i) acc += ds[(size_t)i * T] * q[(size_t)i * d_k];
+        for (int i = 0; i < T; ++i)
+            acc += ds[(size_t)i * T] * q[(size_t)i * d_k];
         dK[((size_t)h * T + j) * d_k + c] = acc * scale;
     }
 }

@@ -1,37 +1,42 @@
-// causal_mask.cu — hide the future: S[h][i][j] = -inf wherever j > i.
+// causal_mask.cu — tutup masa depan: S[h][i][j] = -inf di mana pun j > i.
 //
-// Math:    out[h][i][j] = -inf           if j > i   (key j comes after query i)
-//          out[h][i][j] = S[h][i][j]     otherwise
-// Shapes:  S, out (H, T, T), float32, C-contiguous (row-major):
-//          S[h][i][j] is S[(h*T + i)*T + j]. H = product of the leading axes.
-//          out may be S itself (in place) or a separate array of the same shape.
+// Rumus (Math):
+//          out[h][i][j] = -inf           bila j > i  (key j datang sesudah query i)
+//          out[h][i][j] = S[h][i][j]     selain itu  (masa lalu dan diri sendiri)
+// Bentuk (Shapes):
+//          S, out (H, T, T), float32, C-contiguous (baris demi baris):
+//          S[h][i][j] ada di S[(h*T + i)*T + j]. H = hasil kali sumbu-sumbu depan.
+//          out boleh S itu sendiri (di tempat) atau array lain berbentuk sama.
 //
-// Thread mapping: one thread per element (i, j).
+// Pemetaan thread (Thread mapping): satu thread per entri (i, j).
 //          block = (16, 16): threadIdx.x -> j, threadIdx.y -> i
-//          grid  = (ceil(T/16), ceil(T/16), min(H, 65535)); z loops over heads
-//          (h += gridDim.z) so any H works. Threads past T do nothing.
+//          grid  = (ceil(T/16), ceil(T/16), min(H, 65535)); z berpindah ke
+//          head berikutnya (h += gridDim.z), jadi H berapa pun bisa dikerjakan.
+//          Thread di luar T tidak mengerjakan apa pun.
 //
-// Versions in this file:
-//   causal_mask_v1   the only one: one comparison and one store per element.
-//                    The engine writes -1e9 in its loop; -INFINITY is exact:
-//                    exp(-inf) = 0, so a masked key gets weight 0, not 1e-9-ish.
+// Versi dalam berkas ini (Versions):
+//   causal_mask_v1   satu-satunya: satu perbandingan dan satu penulisan per entri.
+//                    Menulis -INFINITY yang sesungguhnya, bukan -1e9: exp(-inf) = 0
+//                    tepat, jadi key yang ditutup mendapat bobot 0, bukan "hampir 0".
 //
-// Compile (NVRTC, the compiler CuPy uses; atensi.kernels.compile_report runs exactly this):
+// Kompilasi (NVRTC, kompilator yang dipakai CuPy; atensi.kernels.compile_report
+// menjalankan persis ini):
 //   nvrtcCreateProgram(&p, src, "kernels/causal_mask.cu", 0, NULL, NULL);
 //   nvrtcCompileProgram(p, 3, {"-std=c++17", "-arch=sm_90", "-Xptxas=-v"});
-//   python -m atensi.kernels kernels/causal_mask.cu     # prints the ptxas report
+//   python -m atensi.kernels kernels/causal_mask.cu     # mencetak laporan ptxas
 
+// NVRTC tidak mengenal INFINITY (nvcc mengenalnya): pola bit +inf float32.
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
 extern "C" __global__ void causal_mask_v1(const float* S, float* out, int H, int T)
 {
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    int i = blockIdx.y * blockDim.y + threadIdx.y;
-    if (i >= T || j >= T) return;
+    int j = blockIdx.x * blockDim.x + threadIdx.x;   // kolom: posisi key
+    int i = blockIdx.y * blockDim.y + threadIdx.y;   // baris: posisi query
+    if (i >= T || j >= T) return;                    // thread di luar matriks
     for (int h = blockIdx.z; h < H; h += gridDim.z) {
-        size_t idx = ((size_t)h * T + i) * T + j;
-        out[idx] = (j > i) ? -INFINITY : S[idx];
+        size_t idx = ((size_t)h * T + i) * T + j;    // size_t: H*T*T bisa > 2^31
+        out[idx] = (j > i) ? -INFINITY : S[idx];     // masa depan -> -inf
     }
 }

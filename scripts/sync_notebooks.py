@@ -15,6 +15,7 @@ when a file is out of date (the tests use the same functions).
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ SETUP_TEMPLATE = '''\
 # Sel persiapan (disembunyikan di buku). Di komputer sendiri paket atensi
 # sudah terpasang dan sel ini tidak berbuat apa-apa. Di Colab, sel ini
 # mengambil repositori (kernel .cu ada di sana) lalu memasang paketnya.
-def _siapkan_atensi(repo_url="{repo_url}"):
+def _siapkan_atensi(repo_url={repo_url}):
     import importlib.util
     import os
     import subprocess
@@ -71,13 +72,34 @@ CELL_RE = re.compile(
 )
 
 
+# https://host/owner/repo: nothing that could end a Python string or start a
+# git option (quotes, spaces, backslashes, a leading "-").
+URL_RE = re.compile(r"https://[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?(?::[0-9]{1,5})?"
+                    r"(?:/[A-Za-z0-9._~%+-]+)+")
+
+
+def check_repo_url(url) -> str:
+    """The URL when it is a plain https URL of a repository, else ValueError."""
+    if not isinstance(url, str) or not URL_RE.fullmatch(url):
+        raise ValueError(
+            f"repository.url di _config.yml harus URL https biasa ke repositori, misalnya "
+            f"https://github.com/pemilik/atensi, tetapi yang tertulis {url!r}. URL ini "
+            "ditempel ke kode notebook dan ke perintah git clone, jadi tanda kutip, spasi "
+            "dan karakter lain tidak diterima."
+        )
+    return url
+
+
 def repo_url() -> str:
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    return config["repository"]["url"].rstrip("/")
+    url = (config.get("repository") or {}).get("url")
+    return check_repo_url(url.rstrip("/") if isinstance(url, str) else url)
 
 
-def setup_source() -> str:
-    return SETUP_TEMPLATE.format(repo_url=repo_url())
+def setup_source(url: str | None = None) -> str:
+    """The setup cell; the URL is validated and written as a quoted Python string."""
+    url = check_repo_url(repo_url() if url is None else url)
+    return SETUP_TEMPLATE.format(repo_url=json.dumps(url))
 
 
 def chapter_files() -> list[Path]:

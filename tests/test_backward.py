@@ -379,3 +379,16 @@ def test_gpu_blocked_reference_on_cupy():
     for g, w in zip(grads, want):
         assert isinstance(g, cupy.ndarray)
         _assert_grad(g, w)
+
+
+# --- the bench row -------------------------------------------------------------------
+
+
+def test_bench_backward_row():
+    from atensi import bench
+
+    b = bench.backward_targets(T=256, block=64, repeats=1, max_seconds=0.1)
+    assert b["plain"]["T"] == 256 and b["blocked"]["max_rel_err"] < 1e-5
+    assert 0 < b["memory_ratio"] <= 1 / 4
+    text = "\n".join(bench._backward_lines(b))
+    assert "berubin / biasa" in text and "target ≤ 0,125" in text and "MiB" in text

@@ -177,6 +177,43 @@ def test_f_softmax_sharpens_and_gradient_vanishes_without_scaling():
     assert j_scaled[2] > 3 * j_raw[2]
 
 
+def test_f_skala_running_example_gradient_to_q_and_references():
+    """Issue 9: ÷√2 by hand, ∂L/∂Q measured, the √d_k admonition, fixed answers."""
+    code = "\n".join(code_sources("skala_akar_dk"))
+    text = chapter_text("skala_akar_dk")
+    assert "example.qkv()" in code and "plots.score_grid(" in code
+    assert "reference.attention_backward(" in code
+    assert "{ref}`gradien`" in text and "{ref}`melatih`" in text
+    assert "Raffel dkk., 2020" in text and "Yang dkk., 2022" in text and "suspect" in text
+    assert "Tebak dulu, lalu jalankan" in text and "sqrt(d_model)" in text
+    answer = text.split("{solution} ex-skala-lipat", 1)[1].split("\n````\n", 1)[0]
+    assert "```python" in answer and "\nassert " in answer
+    # The "divide by d_k" answer builds its own d_k = 64 data (issue 9 §3).
+    answer = text.split("{solution} ex-skala-dk", 1)[1].split("\n````\n", 1)[0]
+    assert "standard_normal((200, 64)" in answer
+
+
+def test_f_gradient_to_q_saturates_without_scaling():
+    """Without √d_k most rows get almost no gradient at large d_k; with it, none."""
+    import numpy as np
+
+    from atensi import reference
+
+    rng = _rng(3)
+    stats = {}
+    for d_k in (16, 4096):
+        Q, K, V, dO = rng.standard_normal((4, 2, 64, d_k), dtype=np.float32)
+        dO /= np.float32(np.sqrt(d_k))
+        for scale in (False, True):
+            dQ = reference.attention_backward(Q, K, V, dO, causal=False, scale=scale)[0]
+            norms = np.linalg.norm(dQ, axis=-1)
+            stats[d_k, scale] = (np.median(norms), (norms < 0.01).mean())
+    assert stats[16, False][0] > stats[16, True][0]           # small d_k: larger, not smaller
+    assert stats[4096, False][0] < 0.01 and stats[4096, False][1] > 0.5
+    assert stats[4096, True][1] == 0
+    assert 0.5 < stats[4096, True][0] / stats[16, True][0] < 2
+
+
 def test_f_scaling_by_eight_is_exact_for_d_k_64():
     import numpy as np
 
@@ -298,6 +335,40 @@ def test_f_one_masked_pass_equals_generation_prefix_by_prefix():
     assert np.max(np.abs(full - steps)) < 1e-5
 
 
+def test_f_mask_chapter_kinds_example_and_exercises():
+    """Issue 9: Budi peeks at bilang, every kind of mask drawn and applied, bug hunts."""
+    code = "\n".join(code_sources("mask_kausal"))
+    text = chapter_text("mask_kausal")
+    assert "example.qkv()" in code and "masked=True" in code
+    for builder in ("masks.causal(", "masks.padding(", "masks.sliding_window(",
+                    "masks.prefix_lm(", "masks.apply("):
+        assert builder in code, f"mask_kausal: {builder} tidak dipakai"
+    # -1e9 is the lesson's generic pseudocode, never attributed to the engine.
+    for line in text.splitlines():
+        assert not ("1e9" in line and "microgpt" in line), line
+    assert "Tebak dulu, lalu jalankan" in text
+    assert "np.triu(np.ones((T, T), dtype=bool))" in text and "softmax_sendiri" in text
+    answer = text.split("{solution} ex-mask-kernel", 1)[1].split("\n````\n", 1)[0]
+    assert "cudacpu.raw_kernel(" in answer and "\nassert " in answer
+    assert "reference.causal_mask(" in answer
+
+
+def test_f_mask_kinds_from_the_library_give_zero_rows_not_nan():
+    import numpy as np
+
+    from atensi import example, masks, reference
+
+    Q, K, _ = example.qkv()
+    S = reference.scores(Q, K)
+    window = reference.softmax(masks.apply(S, masks.sliding_window(4, 2)))
+    assert window[2, 0] == 0                                   # dia loses Budi
+    prefix = reference.softmax(masks.apply(S, masks.prefix_lm(4, 2)))
+    assert prefix[0, 1] > 0.5                                  # Budi reads bilang
+    pad = masks.combine(masks.padding([4, 2], 4), masks.causal(4))
+    A = reference.softmax(masks.apply(np.stack([S, S]), pad))
+    assert not np.isnan(A).any() and (A[1, 2:] == 0).all()
+
+
 def test_f_mask_kernel_and_fused_scores_mask_match_numpy():
     import numpy as np
 
@@ -352,12 +423,12 @@ def test_f_rendered_pages_show_the_seed_numbers(built_book):
 
 G_CHAPTERS = {
     "softmax": ("softmax", "Softmax"),
-    "jumlah_v": ("jumlah-v", "Jumlah V Tertimbang"),
+    "jumlah_v": ("jumlah-v", "Jumlah Tertimbang Vektor *Value*"),
     "sintesis": ("sintesis", "Menyatukan Langkah: Satu *Forward Pass*"),
 }
 ALL_LABELS = [
-    "pendahuluan", "matriks-skor", "skala-akar-dk", "mask-kausal",
-    "softmax", "jumlah-v", "sintesis", "glosarium",
+    "pendahuluan", "cuda-10-menit", "matriks-skor", "skala-akar-dk", "mask-kausal",
+    "softmax", "jumlah-v", "sintesis", "gradien", "melatih", "menjalankan", "glosarium",
 ]
 # The reference functions a chapter must import, never define again.
 LIBRARY_NAMES = ("scores", "causal_mask", "softmax", "weighted_sum", "attention",
@@ -450,6 +521,17 @@ def test_g_softmax_shows_properties_overflow_kernels_and_temperature():
         assert concept in text
     # √d_k as a temperature.
     assert "(eq-softmax-suhu)" in text and "plots.softmax_temperature" in code
+    # Issue 9: the running example by hand, float16's sum overflow counted as
+    # NaN rows and zero rows, bf16 and mixed precision, the cost counted, the
+    # warp model since Volta, and the exercise kinds.
+    assert "example.qkv()" in code and "plots.softmax_bars(" in code
+    assert "batas_jumlah16" in code and "semua_nol" in code
+    assert "bfloat16" in text and "Micikevicius dkk." in text
+    assert "langkah_per_baris" in code and "sm_op_rasio" in code
+    assert "Volta" in text and "__syncwarp()" in text and "cuda-10-menit" in text
+    assert "Tebak dulu, lalu jalankan" in text and "reference.softmax(S, axis=0)" in text
+    answer = text.split("{solution} latihan-softmax-kode", 1)[1].split("\n````\n", 1)[0]
+    assert "```python" in answer and "\nassert " in answer
 
 
 def test_g_jumlah_v_shows_shapes_heads_and_w_o():
@@ -461,6 +543,11 @@ def test_g_jumlah_v_shows_shapes_heads_and_w_o():
     for topic in ("Multi-head attention", "koneksi\n  residual", "layer norm", "MLP"):
         assert topic in text, f"jumlah_v: penunjuk ke topik berikutnya '{topic}' tidak ada"
     assert "widgets.row()" in code
+    # Issue 9: the running example by hand and drawn; coding tasks with asserts.
+    assert "example.qkv()" in code and "plots.weighted_sum_rows(" in code
+    assert "Tebak dulu, lalu jalankan" in text
+    for task in ("def jumlah_kausal(", "def pisah_head(", "def gabung_head("):
+        assert task in text, f"jumlah_v: tugas kode '{task}' tidak ada"
 
 
 def test_g_sintesis_compares_every_path_and_measures_memory():
@@ -557,8 +644,10 @@ def test_g_softmax_page(built_book):
     soup = page_soup(built_book, "softmax")
     text = main_text(soup)
     assert "urutan terbalik: 0" in text
-    assert "[nan nan nan]" in text  # the naive softmax overflows, shown by code
-    assert "stabil : [0.09 0.24 0.67]" in text
+    assert "[ nan nan nan]" in text  # the naive softmax overflows, shown by code
+    assert "stabil : [ 0,090 0,245 0,665]" in text  # Indonesian number format
+    # float16: rows that silently became zeros are counted beside the NaN rows.
+    assert "NaN nol NaN nol" in text
     assert "{glue" not in text and "glue:text" not in text
     assert len(soup.select("main img")) >= 1
     assert soup.select("details.dropdown, .dropdown") or soup.select("div.solution")

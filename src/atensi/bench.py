@@ -752,11 +752,32 @@ def _backward_lines(b):
              f"T = {b['plain']['T']}, d_k = {D_K}:"]
     for key in ("plain", "blocked"):
         r = b[key]
-        lines.append(f"  {r['label']:44s} {_fmt_ms(r['time_ms']):>7s} ms  "
+        ms = r["time_ms"]
+        took = f"{id_float(ms / 1e3, 2)} s" if ms >= 1e3 else f"{_fmt_ms(ms)} ms"
+        lines.append(f"  {r['label']:44s} {took:>9s}  "
                      f"memori puncak tambahan {id_float(r['peak_mib'], 1):>6s} MiB")
     lines.append(f"Memori backward berubin / biasa: {id_float(b['memory_ratio'], 3)} "
                  "(target ≤ 0,125).")
     return lines
+
+
+def _json_path_problem(path) -> str | None:
+    """One Indonesian line when ``--json PATH`` could not be written, else None."""
+    path = Path(path)
+    if path.is_dir():
+        return f"--json {path}: itu folder, bukan berkas. Tulis misalnya --json {path / 'bench.json'}."
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            return f"--json {path}: berkas ini tidak bisa ditulisi. Pilih path lain."
+        return None
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"--json {path}: {parent} bukan folder. Pilih path lain."
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"--json {path}: folder {parent} tidak bisa ditulisi. Pilih path lain."
+    return None
 
 
 def _main(argv=None):
@@ -770,6 +791,9 @@ def _main(argv=None):
     parser.add_argument("--json", metavar="PATH", help="simpan hasil (mesin, tanggal, baris) ke PATH")
     args = parser.parse_args(argv)
     preset = args.preset or ("quick" if args.quick else "full")
+    if args.json and (problem := _json_path_problem(args.json)):
+        print(problem, file=sys.stderr)  # before minutes of benchmarking, not after
+        return 2
 
     results = run(preset, args.device, progress=lambda msg: print(msg, file=sys.stderr))
     for device, title in (("cpu", "CPU"), ("gpu", "GPU")):
@@ -789,7 +813,7 @@ def _main(argv=None):
     if args.device != "gpu":
         for line in _engine_lines(engine_targets()):
             print(line)
-        for line in _backward_lines(backward_targets()):
+        for line in _backward_lines(backward_targets(T=PRESETS[preset].batch_T)):
             print(line)
     print(f"Lama pengukuran: {id_float(results['seconds'], 1)} s.")
     if args.json:

@@ -25,10 +25,12 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 # Text sizes in points. A 5-inch figure at 100 dpi is shrunk to about 330 px
-# on a 360 px phone, so these read like 8-9 px text there: the minimum.
-CELL_FONT = 12.0
-LABEL_FONT = 11.5
-TITLE_FONT = 12.5
+# on a 360 px phone (a factor of 0,66), so 14 pt reads there like 13 px text,
+# a little smaller than the prose around it.
+CELL_FONT = 14.0
+LABEL_FONT = 13.5
+TITLE_FONT = 14.0
+SMALL_FONT = 12.0
 MAX_TOKENS = 8
 MAX_AXES = 8
 
@@ -182,11 +184,11 @@ def vectors(Q, K, V, tokens, axes=None):
         names_qk = [str(n) for n in axes]
     names_v = names_qk if V.shape[1] == d_k else [str(n) for n in range(V.shape[1])]
 
-    label_w = 0.2 + 0.1 * max(len(w) for w in words)
-    gap = 0.22
+    label_w = 0.25 + 0.12 * max(len(w) for w in words)
+    gap = 0.2
     cols = 2 * d_k + V.shape[1]
-    cell_w = min(0.62, (5.0 - label_w - 2 * gap - 0.1) / cols)
-    cell_h = 0.46
+    cell_w = min(0.6, (5.0 - label_w - 2 * gap - 0.1) / cols)
+    cell_h = 0.48
     top = 0.95
     width = label_w + cols * cell_w + 2 * gap + 0.1
     fig, ax = _canvas(width, top + T * cell_h + 0.12)
@@ -199,7 +201,8 @@ def vectors(Q, K, V, tokens, axes=None):
                 color=_cmap(ROLE_CMAPS[role])(0.85))
         for c, name in enumerate(names):
             ax.text(x + (c + 0.5) * cell_w, top - 0.2, name, ha="center", va="center",
-                    fontsize=LABEL_FONT - 2, color="#444444")
+                    fontsize=SMALL_FONT - (1.5 if len(name) * 0.1 > cell_w else 0),
+                    color="#444444")
         for i in range(T):
             for c in range(M.shape[1]):
                 color, ink = _shade(ROLE_CMAPS[role], M[i, c], peak)
@@ -242,7 +245,7 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
     shown = np.ones(T * T, dtype=bool) if filled is None else np.arange(T * T) < filled
     shown = shown.reshape(T, T)
 
-    label_w = 0.25 + 0.1 * max(len(w) for w in words)
+    label_w = 0.3 + 0.12 * max(len(w) for w in words)
     cell = min(0.85, (4.9 - label_w) / T)
     head = 0.75 if title else 0.45
     top = head + 0.35
@@ -272,8 +275,8 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
         ax.text(label_w + (n + 0.5) * cell, top - 0.12, word, ha="center", va="bottom",
                 fontsize=LABEL_FONT - (1 if len(word) > 6 else 0), color=_cmap("Oranges")(0.8))
     ax.text(label_w + T * cell / 2, top + T * cell + 0.22, "key (yang dilihat) →",
-            ha="center", va="center", fontsize=LABEL_FONT - 1.5, color="#444444")
-    ax.text(0.1, head + 0.05, "query ↓", ha="left", va="center", fontsize=LABEL_FONT - 1.5,
+            ha="center", va="center", fontsize=SMALL_FONT, color="#444444")
+    ax.text(0.1, head + 0.05, "query ↓", ha="left", va="center", fontsize=SMALL_FONT,
             color="#444444")
     return fig
 
@@ -291,20 +294,20 @@ def _weights(A, name="A"):
     return A
 
 
-def _bar_panel(ax, p, words, *, query, title):
+def _bar_panel(ax, p, words, *, query, title, tick_font=LABEL_FONT):
     T = len(words)
     positions = np.arange(T)
     zero = p == 0
     ax.bar(positions, p, color=[MASKED if z else WEIGHT_COLOR for z in zero], width=0.7)
     for j in range(T):
         ax.text(j, p[j] + 0.04, "0" if zero[j] else format_number(p[j], 2), ha="center",
-                va="bottom", fontsize=LABEL_FONT - 1.5,
+                va="bottom", fontsize=SMALL_FONT,
                 color=FUTURE_TEXT if zero[j] else "black")
     ax.set_ylim(0, 1.28)
     ax.set_xlim(-0.55, T - 0.45)
     ax.set_yticks([])
     ax.set_xticks(positions)
-    ax.set_xticklabels(words, fontsize=LABEL_FONT - (1.5 if T > 4 else 0.5),
+    ax.set_xticklabels(words, fontsize=tick_font - (1.5 if T > 4 else 0),
                        color=_cmap("Oranges")(0.8))
     ax.tick_params(length=0)
     for side in ("top", "right", "left"):
@@ -325,23 +328,27 @@ def softmax_bars(A, tokens, *, row=None, title=None):
     title = _title(title)
     if row is not None:
         row = _row_index(row, T)
-        fig = new_figure(5.0, 2.5)
-        ax = fig.add_axes([0.04, 0.16, 0.92, 0.66])
+        fig = new_figure(4.6, 2.6)
+        ax = fig.add_axes([0.04, 0.15, 0.92, 0.65])
         _bar_panel(ax, A[row], words, query=words[row], title=title)
         return fig
-    n_cols = 1 if T == 1 else 2
+    # One column up to four tokens (large labels on a phone), then two.
+    n_cols = 1 if T <= 4 else 2
     n_rows = math.ceil(T / n_cols)
     head = 0.45 if title else 0.0
-    panel_h = 1.75
+    panel_h = 1.45 if n_cols == 1 else 1.75
+    bars_h = 0.8 if n_cols == 1 else 1.0
     height = head + n_rows * panel_h + 0.1
-    fig = new_figure(5.0, height)
+    fig = new_figure(5.0 if n_cols > 1 else 4.6, height)
     if title:
         fig.text(0.02, 1 - 0.25 / height, title, ha="left", va="center", fontsize=TITLE_FONT)
     for i in range(T):
         r, c = divmod(i, n_cols)
         bottom = height - head - (r + 1) * panel_h + 0.35
-        ax = fig.add_axes([0.04 + c * 0.5, bottom / height, 0.44, 1.0 / height])
-        _bar_panel(ax, A[i], words, query=words[i], title=None)
+        left, width = (0.04, 0.92) if n_cols == 1 else (0.04 + c * 0.5, 0.44)
+        ax = fig.add_axes([left, bottom / height, width, bars_h / height])
+        _bar_panel(ax, A[i], words, query=words[i], title=None,
+                   tick_font=SMALL_FONT if n_cols > 1 else LABEL_FONT)
     return fig
 
 
@@ -373,7 +380,7 @@ def weighted_sum_rows(A, V, tokens, *, row, title=None):
     scaled = w[:, None] * V
     out = scaled.sum(axis=0)
 
-    label_w = 0.25 + 0.1 * max(max(len(x) for x in words), 4)
+    label_w = 0.3 + 0.12 * max(max(len(x) for x in words), 4)
     weight_w, sign_w = 0.62, 0.3
     cell_w = min(0.58, (5.0 - label_w - weight_w - 2 * sign_w - 0.15) / (2 * d))
     cell_h = 0.44
@@ -387,11 +394,11 @@ def weighted_sum_rows(A, V, tokens, *, row, title=None):
     if title:
         ax.text(0.1, 0.3, title, ha="left", va="center", fontsize=TITLE_FONT)
     ax.text(x_w + weight_w / 2, top - 0.17, f"A[{row}, j]", ha="center", va="center",
-            fontsize=LABEL_FONT - 2, color="#444444")
+            fontsize=SMALL_FONT, color="#444444")
     ax.text(x_v + d * cell_w / 2, top - 0.17, "V[j]", ha="center", va="center",
-            fontsize=LABEL_FONT - 2, color="#444444")
+            fontsize=SMALL_FONT, color="#444444")
     ax.text(x_s + d * cell_w / 2, top - 0.17, "bobot × V[j]", ha="center", va="center",
-            fontsize=LABEL_FONT - 2, color="#444444")
+            fontsize=SMALL_FONT, color="#444444")
     peak = float(np.abs(V).max())
     for j in range(T):
         y = top + j * cell_h

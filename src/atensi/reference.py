@@ -201,6 +201,9 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
     Mask tidak punya gradien sendiri: posisi yang ditutup punya A = 0, jadi dS
     di sana otomatis 0.
     """
+    Q, K, V, dO = _val.reference_backward(Q, K, V, dO)
+    causal = _val.check_flag(causal, "causal")
+    scale = _val.check_flag(scale, "scale")
     xp = _xp(Q, K, V, dO)
     S = scores(Q, K, scale=scale)
     if causal:
@@ -247,12 +250,13 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True, block=12
     (seluruhnya masa depan). Memori tambahan: beberapa ubin ``block²`` dan
     array ``(..., T, d_k)``, bukan ``T²``.
     """
+    Q, K, V, dO = _val.reference_backward(Q, K, V, dO, dense=False)
+    causal = _val.check_flag(causal, "causal")
+    scale = _val.check_flag(scale, "scale")
+    block = _val.check_block(block)
+    O = None if O is None else _val.as_float_array(O, "O", layout="(..., T, d_k)")
+    lse = None if lse is None else _val.as_float_array(lse, "lse", min_ndim=1, layout="(..., T)")
     xp = _xp(Q, K, V, dO)
-    block = int(block)
-    if block < 1:
-        raise ValueError(
-            f"Argumen 'block' harus bilangan bulat >= 1, tetapi yang diterima {block}."
-        )
     _check_backward_inputs(Q, K, V, dO, O, lse)
     if O is None or lse is None:
         O_new, lse_new = attention_blocked(Q, K, V, causal=causal, scale=scale,
@@ -297,7 +301,9 @@ def numerical_gradient(f, X, *, h=1e-6):
     ``(f(X + h·e) − f(X − h·e)) / 2h``; galatnya sebanding dengan h².
     Pakai float64: di float32 pembulatan menelan selisih sekecil itu.
     """
-    X = np.asarray(X)
+    _val.check_callable(f, "f")
+    X = _val.as_float_array(X, "X", min_ndim=0, layout="(...)")
+    h = _val.check_positive(h, "h")
     grad = np.zeros(X.shape, dtype=np.float64)
     for idx in np.ndindex(X.shape):
         keep = X[idx]

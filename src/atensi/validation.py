@@ -79,8 +79,8 @@ def _refuse_masked(x, name: str) -> None:
     if isinstance(x, np.ma.MaskedArray):
         fill = "-np.inf" if name in ("S", "A") else "0.0"
         raise TypeError(
-            f"Argumen '{name}' adalah masked array (np.ma): masknya akan diabaikan dan "
-            f"nilai di bawah mask ikut dihitung. Isi dulu bagian yang ditutup, misalnya "
+            f"Argumen '{name}' harus array biasa, bukan masked array (np.ma): masknya akan "
+            f"diabaikan dan nilai di bawah mask ikut dihitung. Isi dulu bagian yang ditutup, misalnya "
             f"{name}.filled({fill}) (untuk skor: S.filled(-np.inf), artinya 'ditutup mask')."
         )
 
@@ -185,8 +185,38 @@ def check_same_kind(**arrays) -> str:
 # ---------------------------------------------------------------------------
 
 
+def _blocks(x, limit: int = 1 << 16):
+    """Views of ``x`` of at most ~``limit`` elements (so checks need little memory)."""
+    if x.ndim == 0 or x.size <= limit:
+        yield x
+        return
+    row = x.size // x.shape[0]
+    if row > limit:
+        for i in range(x.shape[0]):
+            yield from _blocks(x[i], limit)
+        return
+    step = max(1, limit // row)
+    for i in range(0, x.shape[0], step):
+        yield x[i:i + step]
+
+
+def _all_finite(x, allow_neg_inf: bool) -> bool:
+    xp = xp_of(x)
+    if xp is not np:
+        return bool(xp.all(~xp.isnan(x) & (x != np.inf)) if allow_neg_inf else xp.isfinite(x).all())
+    for part in _blocks(x):
+        if allow_neg_inf:
+            if np.isnan(part).any() or (part == np.inf).any():
+                return False
+        elif not np.isfinite(part).all():
+            return False
+    return True
+
+
 def check_finite(x, name: str, *, allow_neg_inf: bool = False):
     """Tolak NaN dan inf (``allow_neg_inf``: -inf boleh, artinya 'ditutup mask')."""
+    if _all_finite(x, allow_neg_inf):
+        return x
     xp = xp_of(x)
     bad = xp.isnan(x) | (x == np.inf) if allow_neg_inf else ~xp.isfinite(x)
     count = int(bad.sum())
@@ -202,14 +232,21 @@ def check_finite(x, name: str, *, allow_neg_inf: bool = False):
     return x
 
 
+def _max_abs(x) -> float:
+    return max(float(x.max()), -float(x.min()))  # no temporary array
+
+
 def _max_row_norm(x) -> float:
     """max over rows of ‖x[..., i, :]‖, in float64 (cheap: one pass over x)."""
-    xp = xp_of(x)
-    biggest = float(xp.abs(x).max())
-    if biggest == 0.0:
-        return 0.0
-    y = x.astype(xp.float64) / biggest  # no overflow while squaring
-    return float(xp.sqrt((y * y).sum(axis=-1)).max()) * biggest
+    biggest = _max_abs(x)
+    if biggest == 0.0 or not math.isfinite(biggest):
+        return biggest
+    best = 0.0
+    whole_rows = xp_of(x) is np and x.shape[-1] <= (1 << 16)  # never split a row
+    for part in (_blocks(x) if whole_rows else [x]):
+        y = part.astype(np.float64) / biggest  # no overflow while squaring
+        best = max(best, float((y * y).sum(axis=-1).max()))
+    return math.sqrt(best) * biggest
 
 
 def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
@@ -222,7 +259,7 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
     limit = float(np.finfo(dtype).max) / 2
     xp = xp_of(Q)
     d = Q.shape[-1]
-    rough = float(xp.abs(Q).max()) * float(xp.abs(K).max()) * d
+    rough = _max_abs(Q) * _max_abs(K) * d
     if rough <= limit:
         return
     bound = _max_row_norm(Q) * _max_row_norm(K)
@@ -525,3 +562,57 @@ def reference_square(S, name: str, *, min_ndim: int = 2, layout: str = "(..., T,
                        "Kecilkan T, atau pakai attention_blocked.", kind(S))
     check_finite(S, name, allow_neg_inf=allow_neg_inf)
     return S
+
+
+def reference_backward(Q, K, V, dO, *, dense=True):
+    """Reference backward: Q, K, V as for attention; dO float, finite, shaped like O."""
+    Q, K, V = reference_qkv(Q, K, V)
+    dO = as_float_array(dO, "dO", layout="(..., T, d_k)")
+    check_same_kind(Q=Q, dO=dO)
+    want = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2]) + Q.shape[-2:-1] + V.shape[-1:]
+    if tuple(dO.shape) != tuple(want):
+        raise ValueError(
+            f"Argumen 'dO' harus berbentuk {tuple(want)} (bentuk keluaran O = A V untuk "
+            f"Q.shape = {tuple(Q.shape)} dan V.shape = {tuple(V.shape)}), tetapi yang "
+            f"diterima {tuple(dO.shape)}."
+        )
+    check_finite(dO, "dO")
+    if dense:
+        check_score_bytes(Q, K, 4, "Skor, bobot dan gradiennya (empat array (T, T))",
+                          "Pakai attention_backward_blocked, yang tidak pernah membuat "
+                          "matriks (T, T), atau kecilkan T.")
+    return Q, K, V, dO
+
+
+def check_callable(f, name: str) -> None:
+    if not callable(f):
+        raise TypeError(
+            f"Argumen '{name}' harus fungsi (callable) yang menerima array dan mengembalikan "
+            f"satu bilangan, tetapi yang diterima {type(f).__name__}. Tulis misalnya "
+            f"{name}=lambda X: float((X ** 2).sum())."
+        )
+
+
+def check_number(value, name: str, *, low=None, high=None, low_open=False) -> float:
+    """A real, finite number (int or float, not bool) within [low, high]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"Argumen '{name}' harus bilangan (int atau float), tetapi yang diterima "
+            f"{value!r} ({type(value).__name__})."
+        )
+    value = float(value)
+    bad = (not math.isfinite(value)
+           or (low is not None and (value <= low if low_open else value < low))
+           or (high is not None and value > high))
+    if bad:
+        lo = "" if low is None else (f"> {low}" if low_open else f">= {low}")
+        hi = "" if high is None else f"<= {high}"
+        rng = " dan ".join(x for x in (lo, hi) if x) or "hingga (bukan NaN/inf)"
+        raise ValueError(
+            f"Argumen '{name}' harus bilangan hingga {rng}, tetapi yang diterima {value!r}."
+        )
+    return value
+
+
+def check_positive(value, name: str) -> float:
+    return check_number(value, name, low=0.0, low_open=True)

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import masks, measures, plots
+from . import validation as _val
 from .reference import causal_mask, scores, softmax, weighted_sum
 
 ENV_VAR = "ATENSI_BOOK"
@@ -89,10 +90,12 @@ def _sharpness_dots(seed=SHARP_SEED):
 
 def sharpness_state(d_k, scale, seed=SHARP_SEED):
     """Data dan bacaan penjelajah ketajaman untuk satu ``d_k`` (pangkat dua 1..4096)."""
-    if d_k not in D_K_VALUES:
+    if (isinstance(d_k, (bool, np.bool_)) or not isinstance(d_k, (int, np.integer))
+            or d_k not in D_K_VALUES):
         raise ValueError(
             f"Argumen 'd_k' harus salah satu dari {D_K_VALUES}, tetapi yang diterima {d_k!r}."
         )
+    scale = _val.check_flag(scale, "scale")
     dots = _sharpness_dots(seed)[D_K_VALUES.index(d_k)]
     if scale:
         dots = dots / math.sqrt(d_k)
@@ -162,7 +165,7 @@ def _mask_params(kind, T):
 
 def mask_visible(kind, T):
     """Mask boolean ``(T, T)`` (True = boleh dilihat) untuk jenis ``kind`` di penjelajah."""
-    if kind not in MASK_KINDS:
+    if not isinstance(kind, str) or kind not in MASK_KINDS:
         raise ValueError(f"Argumen 'kind' harus salah satu dari {MASK_KINDS}, "
                          f"tetapi yang diterima {kind!r}.")
     par = _mask_params(kind, T)
@@ -181,6 +184,8 @@ def mask_state(T, masked, scaled, row, seed=MASK_SEED, kind="kausal"):
         raise ValueError(f"Argumen 'T' harus bilangan bulat 4..{MASK_T_MAX}, tetapi yang diterima {T!r}.")
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < T:
         raise ValueError(f"Argumen 'row' harus bilangan bulat 0..{T - 1}, tetapi yang diterima {row!r}.")
+    masked = _val.check_flag(masked, "masked")
+    scaled = _val.check_flag(scaled, "scaled")
     visible = mask_visible(kind, T)
     Q, K = _mask_qk(seed)
     S = scores(Q[:T], K[:T], scale=scaled).astype(np.float64)
@@ -282,8 +287,9 @@ def row_state(row, temperature, seed=ROW_SEED):
     """Satu baris: skor (÷√d_k, dengan mask), ``softmax(skor / suhu)``, dan keluaran[row]."""
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < ROW_T:
         raise ValueError(f"Argumen 'row' harus bilangan bulat 0..{ROW_T - 1}, tetapi yang diterima {row!r}.")
-    if not temperature > 0:
-        raise ValueError(f"Argumen 'temperature' harus lebih dari 0, tetapi yang diterima {temperature!r}.")
+    # 0,001..1000: beyond that s / temperature over- or underflows (and the slider
+    # spans 0,1..10); NaN, inf, strings and bools are refused by name.
+    temperature = _val.check_number(temperature, "temperature", low=1e-3, high=1e3)
     S, V, limits = _row_qkv(seed)
     s = S[row]
     w = softmax(s / temperature)
