@@ -8,7 +8,7 @@ STAMP := $(VENV)/.terpasang
 DEV_STAMP := $(VENV)/.terpasang-dev
 BUILD_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: book test notebooks clean pdf zip lab
+.PHONY: book test notebooks clean train pdf zip lab
 
 # The execution cache sees only a chapter's own cells: when the library or a
 # kernel changes, drop it so every chapter runs again against the new code.
@@ -43,6 +43,12 @@ $(LAB_STAMP): requirements-lab.txt $(STAMP)
 	$(PY) -m pip install -r requirements-lab.txt
 	$(PY) -m ipykernel install --sys-prefix --name atensi --display-name "Python (atensi)"
 	touch $@
+
+# Model kecil bab "Melatih Model Kecil": menulis ulang results/model_kecil.npz
+# dan results/eksperimen_skala.json (deterministik dari seed, beberapa menit).
+train: $(STAMP)
+	$(PY) -m atensi.train
+	$(PY) -m atensi.train --experiment skala
 
 notebooks: $(STAMP)
 	$(PY) scripts/sync_notebooks.py

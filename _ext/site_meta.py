@@ -11,6 +11,8 @@ robots.txt, social cards, an Indonesian 404 page and screen-reader labels.
   changes. The sitemap, social cards and the 404 page all follow it.
 - **The social card** is drawn by the build with matplotlib: the book's title
   and the one-line formula as mathtext, 1200 × 630 px.
+- **Speed on phones**: the theme's Font Awesome script is dropped (the icons
+  come from its web font).
 - **Contrast**: links in the exercise boxes get a darker blue (axe-core).
 - **Screen-reader labels** that the themes hard-code in English are replaced
   in the written pages (the translatable ones are in ``_ext/locale``).
@@ -40,6 +42,10 @@ LABELS = {
     'alt="Binder logo"': 'alt="Logo Binder"',
     'title="Link to this term"': 'title="Tautan ke istilah ini"',
 }
+# pydata-sphinx-theme's Font Awesome script (1,5 MB, ~0,5 MB compressed) turns
+# icons into SVG; its CSS already draws the same icons with the web font, so the
+# script only costs phones time (Lighthouse: blocking time, bytes).
+FONTAWESOME_JS = re.compile(r'<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\s*')
 # sphinx-copybutton picks its messages by <html lang>; it has none for "id".
 COPYBUTTON_ID = (
     "messages['id'] = {'copy': 'Salin', 'copy_to_clipboard': 'Salin ke papan klip',"
@@ -147,7 +153,7 @@ def finish(app, exception):
     )
     for page in outdir.rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        new = text
+        new = FONTAWESOME_JS.sub("", text)
         for english, indonesian in LABELS.items():
             new = new.replace(english, indonesian)
         if new != text:

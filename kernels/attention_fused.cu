@@ -73,15 +73,15 @@ __device__ __forceinline__ void attention_fused_body(
 {
     constexpr int DH = D / P;                  // kolom milik satu thread
     constexpr int R = FUSED_THREADS / P;       // baris query per block
-    constexpr int RS = D + P * FUSED_SKEW;     // float per baris ubin di shared memory
+    constexpr int RS = D + P * FUSED_SKEW;     // float per baris ubin
     const int tid = threadIdx.x;
     const int part = tid % P;
-    const int c0 = part * DH;                  // kolom pertama thread ini ...
-    const int s0 = part * (DH + FUSED_SKEW);   // ... dan letak bagian itu dalam baris ubin
+    const int c0 = part * DH;                  // kolom pertama bagian ini
+    const int s0 = part * (DH + FUSED_SKEW);   // awalnya di baris ubin
     const int q0 = blockIdx.x * R;             // baris query pertama ubin ini
     const int row = q0 + tid / P;
     const bool row_ok = row < T;
-    // Kausal: tidak ada baris ubin ini yang melihat melewati baris terakhirnya.
+    // Kausal: baris ubin ini tak melihat lewat baris terakhirnya.
     const int k_end = causal ? min(q0 + R, T) : T;
     // ---- akhir potongan 0 ----
 
@@ -90,9 +90,10 @@ __device__ __forceinline__ void attention_fused_body(
         const size_t head = (size_t)h * T * d_k;
 
         float q[DH], o[DH];
-#pragma unroll
+        #pragma unroll
         for (int c = 0; c < DH; ++c) {
-            q[c] = (row_ok && c0 + c < d_k) ? Q[head + (size_t)row * d_k + c0 + c] : 0.0f;
+            q[c] = (row_ok && c0 + c < d_k)
+                       ? Q[head + (size_t)row * d_k + c0 + c] : 0.0f;
             o[c] = 0.0f;
         }
         float m = -INFINITY, l = 0.0f;
@@ -113,18 +114,19 @@ __device__ __forceinline__ void attention_fused_body(
             // ---- akhir potongan 2 ----
 
             // ---- potongan 3: skor s_j, satu key demi satu key ----
-            // Jumlah putaran sama untuk seluruh block, jadi setiap lane sampai ke shuffle.
+            // Jumlah putaran sama untuk seluruh block: setiap lane ikut shuffle.
             const int n = min(FUSED_BK, k_end - k0);
             for (int jj = 0; jj < n; ++jj) {
-                const float* kj = (const float*)__builtin_assume_aligned(Ks + jj * RS + s0, 16);
-                float part0 = 0.0f, part1 = 0.0f;  // dua rantai menyembunyikan latensi FMA
-#pragma unroll
+                const float* kj =
+                    (const float*)__builtin_assume_aligned(Ks + jj * RS + s0, 16);
+                float part0 = 0.0f, part1 = 0.0f;  // dua rantai penjumlahan
+                #pragma unroll
                 for (int c = 0; c < DH; c += 2) {
                     part0 += q[c] * kj[c];
                     part1 += q[c + 1] * kj[c + 1];
                 }
                 float dot = part0 + part1;
-#pragma unroll
+                #pragma unroll
                 for (int step = 1; step < P; step *= 2)
                     dot += __shfl_xor_sync(FULL_WARP, dot, step);
                 const float s = dot * scale;
@@ -132,22 +134,24 @@ __device__ __forceinline__ void attention_fused_body(
 
                 // ---- potongan 4: lewati masa depan; maksimum naik -> skalakan ulang ----
                 const int j = k0 + jj;
-                if (!row_ok || (causal && j > row)) continue;  // key masa depan: bobot 0
+                // Key masa depan (atau baris di luar T): bobot 0, lewati.
+                if (!row_ok || (causal && j > row)) continue;
                 if (s > m) {  // maksimum naik: bawa l dan o ke skala baru
                     const float alpha = expf(m - s);  // exp(-inf) = 0 pada key pertama
                     l *= alpha;
-#pragma unroll
+                    #pragma unroll
                     for (int c = 0; c < DH; ++c) o[c] *= alpha;
                     m = s;
                 }
                 // ---- akhir potongan 4 ----
 
                 // ---- potongan 5: tambahkan key j ke l dan o ----
-                // s = m = -inf (every score so far -inf): weight 0, not exp(NaN).
+                // s = m = -inf (semua skor sejauh ini -inf): bobot 0, bukan exp(NaN).
                 const float p = s == -INFINITY ? 0.0f : expf(s - m);
                 l += p;
-                const float* vj = (const float*)__builtin_assume_aligned(Vs + jj * RS + s0, 16);
-#pragma unroll
+                const float* vj =
+                    (const float*)__builtin_assume_aligned(Vs + jj * RS + s0, 16);
+                #pragma unroll
                 for (int c = 0; c < DH; ++c) o[c] += p * vj[c];
                 // ---- akhir potongan 5 ----
             }
@@ -155,12 +159,13 @@ __device__ __forceinline__ void attention_fused_body(
 
         // ---- potongan 6: tulis O = o / l ----
         if (row_ok) {
-            // l >= 1 untuk setiap baris yang melihat satu key (maksimumnya
-            // memberi exp(0)); tetap dijaga.
+            // l >= 1 bila baris melihat satu key (maksimumnya memberi
+            // exp(0)); l = 0 tetap dijaga.
             const float inv = l > 0.0f ? 1.0f / l : 0.0f;
-#pragma unroll
+            #pragma unroll
             for (int c = 0; c < DH; ++c)
-                if (c0 + c < d_k) O[head + (size_t)row * d_k + c0 + c] = o[c] * inv;
+                if (c0 + c < d_k)
+                    O[head + (size_t)row * d_k + c0 + c] = o[c] * inv;
         }
         // ---- akhir potongan 6 ----
     }

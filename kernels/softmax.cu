@@ -1,14 +1,15 @@
 // softmax.cu — ubah setiap baris skor menjadi bobot atensi yang berjumlah 1.
 //
 // Rumus (Math):
-//          m = max_j S[r][j]                       (maksimum baris, demi kestabilan)
+//          m = max_j S[r][j]           (maksimum baris, demi kestabilan)
 //          A[r][j] = exp(S[r][j] - m) / sum_t exp(S[r][t] - m)
 //          Baris yang seluruhnya -inf (tak ada yang boleh dilihat) menjadi nol
 //          semua, tidak pernah NaN.
 // Bentuk (Shapes):
 //          S, A (rows, n), float32, C-contiguous (baris demi baris): S[r][j]
 //          ada di S[r*n + j]. Untuk bobot berbentuk (H, T, T): rows = H*T,
-//          n = T (softmax bekerja per baris, jadi head tidak perlu diurus khusus).
+//          n = T (softmax bekerja per baris, jadi head tidak perlu diurus
+//          khusus).
 //
 // Pemetaan thread (Thread mapping):
 //          satu block per baris; thread-thread block itu melangkah di
@@ -20,9 +21,9 @@
 //          Host memilih B = pangkat dua terkecil >= n, dibatasi ke [32, 256].
 //          softmax_v1_shared butuh B pangkat dua <= 1024; softmax_v2_warp butuh
 //          B kelipatan 32 <= 1024.
-//          Tiga kali menyusuri baris: maksimum, jumlah eksponen (disimpan di A),
-//          lalu pembagian dengan jumlah itu. Setiap thread hanya membaca ulang
-//          entri yang ia tulis sendiri.
+//          Tiga kali menyusuri baris: maksimum, jumlah eksponen (disimpan di
+//          A), lalu pembagian dengan jumlah itu. Setiap thread hanya membaca
+//          ulang entri yang ia tulis sendiri.
 //
 // Versi dalam berkas ini (Versions):
 //   softmax_v1_shared  maksimum dan jumlah satu block lewat reduksi pohon di
@@ -46,18 +47,20 @@
 #define SOFTMAX_MAX_BLOCK 1024
 #define FULL_WARP 0xffffffffu
 
-// ---- v1: reduksi pohon di shared memory ------------------------------------
+// ---- v1: reduksi pohon di shared memory -----------------------------
 
 // Reduksi pohon red[0..blockDim.x) ke red[0]; blockDim.x harus pangkat dua.
 // Dipanggil oleh setiap thread dalam block.
-__device__ __forceinline__ float block_reduce_shared(float* red, float v, bool is_max)
+__device__ __forceinline__ float block_reduce_shared(float* red, float v,
+                                                     bool is_max)
 {
     int tid = threadIdx.x;
     red[tid] = v;
     __syncthreads();
     for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
         if (tid < stride)
-            red[tid] = is_max ? fmaxf(red[tid], red[tid + stride]) : red[tid] + red[tid + stride];
+            red[tid] = is_max ? fmaxf(red[tid], red[tid + stride])
+                              : red[tid] + red[tid + stride];
         __syncthreads();
     }
     float result = red[0];
@@ -65,7 +68,8 @@ __device__ __forceinline__ float block_reduce_shared(float* red, float v, bool i
     return result;
 }
 
-extern "C" __global__ void softmax_v1_shared(const float* S, float* A, int rows, int n)
+extern "C" __global__ void softmax_v1_shared(const float* S, float* A,
+                                             int rows, int n)
 {
     __shared__ float red[SOFTMAX_MAX_BLOCK];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -73,10 +77,11 @@ extern "C" __global__ void softmax_v1_shared(const float* S, float* A, int rows,
         float* a = A + (size_t)r * n;
 
         float m = -INFINITY;
-        for (int j = threadIdx.x; j < n; j += blockDim.x) m = fmaxf(m, s[j]);
+        for (int j = threadIdx.x; j < n; j += blockDim.x)
+            m = fmaxf(m, s[j]);
         float row_max = block_reduce_shared(red, m, true);
 
-        // Nilainya sama di setiap thread, jadi seluruh block masuk cabang ini.
+        // Nilainya sama di setiap thread: seluruh block masuk cabang ini.
         if (row_max == -INFINITY) {
             for (int j = threadIdx.x; j < n; j += blockDim.x) a[j] = 0.0f;
             continue;
@@ -90,11 +95,12 @@ extern "C" __global__ void softmax_v1_shared(const float* S, float* A, int rows,
         }
         float total = block_reduce_shared(red, sum, false);
 
-        for (int j = threadIdx.x; j < n; j += blockDim.x) a[j] = a[j] / total;
+        for (int j = threadIdx.x; j < n; j += blockDim.x)
+            a[j] = a[j] / total;
     }
 }
 
-// ---- v2: warp shuffle --------------------------------------------------------
+// ---- v2: warp shuffle ------------------------------------------------
 
 // Kupu-kupu (butterfly) di 32 lane: setelah 5 langkah setiap lane memegang
 // hasil seluruh warp.
@@ -109,8 +115,9 @@ __device__ __forceinline__ float warp_reduce(float v, bool is_max)
 
 // Setiap warp mereduksi di register, lane 0 menaruh hasil warp-nya, lalu
 // setiap warp mereduksi sendiri hasil-hasil itu (tidak perlu siaran kedua).
-// blockDim.x harus kelipatan 32 agar setiap shuffle melihat warp yang penuh.
-__device__ __forceinline__ float block_reduce_warp(float* warp_results, float v, bool is_max)
+// blockDim.x harus kelipatan 32: setiap shuffle melihat warp yang penuh.
+__device__ __forceinline__ float block_reduce_warp(float* warp_results,
+                                                   float v, bool is_max)
 {
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     int n_warps = blockDim.x / 32;
@@ -119,11 +126,12 @@ __device__ __forceinline__ float block_reduce_warp(float* warp_results, float v,
     __syncthreads();
     float identity = is_max ? -INFINITY : 0.0f;
     v = warp_reduce(lane < n_warps ? warp_results[lane] : identity, is_max);
-    __syncthreads();  // semua sudah membaca warp_results sebelum ditulis lagi
+    __syncthreads();  // semua sudah membaca warp_results sebelum ditimpa
     return v;
 }
 
-extern "C" __global__ void softmax_v2_warp(const float* S, float* A, int rows, int n)
+extern "C" __global__ void softmax_v2_warp(const float* S, float* A,
+                                           int rows, int n)
 {
     __shared__ float warp_results[SOFTMAX_MAX_BLOCK / 32];
     for (int r = blockIdx.x; r < rows; r += gridDim.x) {
@@ -131,7 +139,8 @@ extern "C" __global__ void softmax_v2_warp(const float* S, float* A, int rows, i
         float* a = A + (size_t)r * n;
 
         float m = -INFINITY;
-        for (int j = threadIdx.x; j < n; j += blockDim.x) m = fmaxf(m, s[j]);
+        for (int j = threadIdx.x; j < n; j += blockDim.x)
+            m = fmaxf(m, s[j]);
         float row_max = block_reduce_warp(warp_results, m, true);
 
         if (row_max == -INFINITY) {
@@ -147,6 +156,7 @@ extern "C" __global__ void softmax_v2_warp(const float* S, float* A, int rows, i
         }
         float total = block_reduce_warp(warp_results, sum, false);
 
-        for (int j = threadIdx.x; j < n; j += blockDim.x) a[j] = a[j] / total;
+        for (int j = threadIdx.x; j < n; j += blockDim.x)
+            a[j] = a[j] / total;
     }
 }

@@ -6,11 +6,12 @@
 #   bash scripts/audit_site.sh [halaman ...]     (bawaan: pendahuluan softmax)
 #
 # Lighthouse 12.2.3 dipasang sekali dengan npm ke .cache/lighthouse (butuh
-# Node.js 18+ dan akses ke registri npm saat pertama kali).
+# Node.js 18+ dan akses ke registri npm saat pertama kali). Laporan JSON
+# lengkapnya disimpan di _build/lighthouse/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-HTML=_build/html
+HTML=${ATENSI_BOOK_HTML:-_build/html}  # or another build of the book
 LH_DIR=.cache/lighthouse
 CHROME=${CHROME_PATH:-/usr/bin/chromium}
 pages=("$@")
@@ -25,12 +26,13 @@ if [ ! -x "$LH_DIR/node_modules/.bin/lighthouse" ]; then
 fi
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 -m http.server "$port" --bind 127.0.0.1 -d "$HTML" >/dev/null 2>&1 &
+python3 scripts/serve_gzip.py "$port" "$HTML" &
 server=$!
 trap 'kill $server 2>/dev/null' EXIT
 sleep 1
 
-out=$(mktemp -d)
+out=_build/lighthouse
+mkdir -p "$out"
 printf '%-14s %12s %14s %15s %6s\n' halaman performance accessibility best-practices seo
 for page in "${pages[@]}"; do
   CHROME_PATH=$CHROME "$LH_DIR/node_modules/.bin/lighthouse" \

@@ -107,6 +107,25 @@ def test_f_chapters_use_library_kernels_and_figures(name):
             assert marker in source, f"{name}: penanda {marker!r} tidak ada di kernels/{cu_file}"
 
 
+def test_cuda_on_ramp_covers_what_the_first_kernel_needs():
+    """Bab "CUDA dalam 10 Menit" (issue 9 §2) datang sebelum kernel pertama."""
+    text = chapter_text("cuda_10_menit")
+    code = "\n".join(code_sources("cuda_10_menit"))
+    assert "(cuda-10-menit)=\n# CUDA dalam 10 Menit\n" in text
+    for needed in ("blockIdx.x * blockDim.x + threadIdx.x", "if (i >= T || j >= T) return;",
+                   "__global__", 'extern "C"', "(size_t)", "gridDim.z", "__shfl_down_sync",
+                   "__syncwarp()", "__syncthreads()", "__shared__", "Volta"):
+        assert needed in text, f"cuda_10_menit: {needed!r} tidak dibahas"
+    assert "cuda_plots.thread_grid(" in code and "cudacpu.RawModule(" in code
+    assert "kernels.get_function" in code and "ravel_multi_index" in code
+    assert "tebak dulu" in text.lower() and "assert " in text
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
+    assert toc.index("chapters/cuda_10_menit") < toc.index("chapters/matriks_skor")
+    skor = chapter_text("matriks_skor")
+    assert "cuda_plots.tiling(" in "\n".join(code_sources("matriks_skor"))
+    assert "score_grid(" in skor and "filled=" in skor and "bank" in skor
+
+
 def test_f_explorers_are_in_their_chapters():
     assert "widgets.sharpness()" in "\n".join(code_sources("skala_akar_dk"))
     assert "widgets.mask()" in "\n".join(code_sources("mask_kausal"))

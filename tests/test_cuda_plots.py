@@ -34,8 +34,8 @@ def test_thread_grid_shows_the_index_formula_of_the_highlighted_thread():
     fig = cuda_plots.thread_grid(40, 16, thread=(21, 37))
     assert isinstance(fig, Figure)
     text = texts(fig)
-    assert "j = blockIdx.x · blockDim.x + threadIdx.x = 2 · 16 + 5 = 37" in text
-    assert "i = blockIdx.y · blockDim.y + threadIdx.y = 1 · 16 + 5 = 21" in text
+    assert "j = blockIdx.x · blockDim.x + threadIdx.x\n   = 2 · 16 + 5 = 37" in text
+    assert "i = blockIdx.y · blockDim.y + threadIdx.y\n   = 1 · 16 + 5 = 21" in text
     assert "grid 3 × 3 block" in text and "menghitung S[21, 37]" in text
     # 40 is not a multiple of 16: the grid covers 48 and the rest is idle.
     assert "menganggur" in text

@@ -7,6 +7,7 @@ import sys
 import numpy as np
 import pytest
 from matplotlib import _pylab_helpers
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -130,6 +131,25 @@ def test_weighted_sum_rows_shows_the_output(example_matrices):
 )
 def test_bad_input_is_refused_in_indonesian(example_matrices, call, words):
     S, A = example_matrices
-    with pytest.raises(ValueError, match="harus|paling banyak") as error:
+    with pytest.raises((ValueError, TypeError), match="harus|paling banyak") as error:
         call(S, A)
     assert words in str(error.value)
+
+
+def test_long_titles_wrap_inside_a_phone_sized_figure(example_matrices):
+    S, A = example_matrices
+    title = "Judul yang sangat panjang sekali untuk menguji pemenggalan baris di ponsel"
+    figures = [
+        example_plots.score_grid(S, TOKENS, masked=True, title=title),
+        example_plots.softmax_bars(A, TOKENS, title=title),
+        example_plots.softmax_bars(A, TOKENS, row=1, title=title),
+        example_plots.weighted_sum_rows(A, example.V, TOKENS, row=3, title=title),
+    ]
+    for fig in figures:
+        assert fig.get_figwidth() <= 5.0
+        wrapped = [t for t in texts(fig) if t.replace("\n", " ") == title]
+        assert wrapped and "\n" in wrapped[0]
+        renderer = FigureCanvasAgg(fig).get_renderer()
+        right = max(t.get_window_extent(renderer).x1
+                    for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text())
+        assert right <= fig.bbox.width + 1, "teks keluar dari gambar"

@@ -8,8 +8,10 @@ Bab-bab terus disunting, jadi pelatihan membaca **salinan beku**
 ``results/korpus.txt`` yang di-*commit*, bukan bab-bab yang sedang berubah.
 ``python -m atensi.corpus`` membuat ulang salinan itu dari bab-bab.
 
-Pembagian latih/validasi tetap: dari setiap bab, 10 % paragraf terakhir
-(minimal satu) masuk validasi, sisanya latih. Di berkas salinan, setiap bab
+Pembagian latih/validasi tetap: di setiap bab, setiap paragraf kesepuluh
+(paragraf ke-10, ke-20, ...) masuk validasi, sisanya latih. Jadi validasi
+tersebar di seluruh buku, bukan hanya bagian akhir bab (daftar pustaka,
+latihan). Di berkas salinan, setiap bab
 diawali baris ``### nama_bab``.
 
     extract(markdown)           teks .md -> prosa (satu paragraf per baris)
@@ -165,15 +167,14 @@ class Corpus:
 
 
 def split(snapshot_text: str):
-    """Isi salinan -> (teks latih, teks validasi): 10 % paragraf terakhir tiap bab."""
+    """Isi salinan -> (teks latih, teks validasi): paragraf ke-10, ke-20, ... tiap bab."""
     train, val, chapter = [], [], []
+    every = round(1 / VAL_FRACTION)
 
     def close():
-        if chapter:
-            n_val = max(1, round(VAL_FRACTION * len(chapter)))
-            train.extend(chapter[:-n_val])
-            val.extend(chapter[-n_val:])
-            chapter.clear()
+        for n, paragraph in enumerate(chapter, start=1):
+            (val if n % every == 0 else train).append(paragraph)
+        chapter.clear()
 
     for line in snapshot_text.splitlines():
         if line.startswith(HEADER):
@@ -214,9 +215,10 @@ def main(argv=None) -> int:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(text, encoding="utf-8")
     corpus = load(args.out)
-    print(f"Korpus ditulis ke {args.out}: latih {len(corpus.train):,} karakter, "
-          f"validasi {len(corpus.val):,}, kosakata {len(corpus.chars)} karakter."
-          .replace(",", "."))
+    from .formatting import id_int
+
+    print(f"Korpus ditulis ke {args.out}: latih {id_int(len(corpus.train))} karakter, "
+          f"validasi {id_int(len(corpus.val))}, kosakata {len(corpus.chars)} karakter.")
     return 0
 
 

@@ -25,9 +25,9 @@ from matplotlib.patches import Rectangle
 
 from .plots import HIGHLIGHT, MASKED, new_figure
 
-TEXT_FONT = 11.0
-LABEL_FONT = 10.0
-SMALL_FONT = 8.5
+TEXT_FONT = 12.5
+LABEL_FONT = 12.0
+SMALL_FONT = 10.0
 MATRIX_FILL = "#dbe8f5"     # sel matriks yang dikerjakan
 BLOCK_FILL = "#fdd0a2"      # block yang disorot
 LOAD_FILL = "#6baed6"       # ubin yang sedang dimuat ke shared memory
@@ -105,8 +105,8 @@ def thread_grid(T=40, block=16, *, thread=(21, 37), title=None):
     by, ty = divmod(i, block)
     bx, tx = divmod(j, block)
 
-    fig = new_figure(5.0, 5.7)
-    ax = _matrix_axes(fig, [0.13, 0.245, 0.74, 0.63], (0, cover), (0, cover))
+    fig = new_figure(5.0, 7.0)
+    ax = _matrix_axes(fig, [0.15, 0.33, 0.72, 0.5], (0, cover), (0, cover))
 
     # Isi matriks, dan daerah grid di luar matriks (thread menganggur).
     _rect(ax, 0, 0, T, T, facecolor=MATRIX_FILL, edgecolor="none")
@@ -151,20 +151,22 @@ def thread_grid(T=40, block=16, *, thread=(21, 37), title=None):
         side.set_visible(False)
 
     if title is None:
-        title = (f"T = {T}: grid {n_blocks} × {n_blocks} block, "
+        title = (f"T = {T}: grid {n_blocks} × {n_blocks} block,\n"
                  f"tiap block {block} × {block} thread")
     fig.text(0.02, 0.985, title, fontsize=TEXT_FONT, va="top")
     inside = i < T and j < T
     lines = [
-        f"blockIdx = ({bx}, {by}),  threadIdx = ({tx}, {ty}),  blockDim = ({block}, {block})",
-        f"j = blockIdx.x · blockDim.x + threadIdx.x = {bx} · {block} + {tx} = {j}",
-        f"i = blockIdx.y · blockDim.y + threadIdx.y = {by} · {block} + {ty} = {i}",
-        (f"{i} < {T} dan {j} < {T}: thread ini menghitung S[{i}, {j}]" if inside else
-         f"i atau j ≥ T = {T}: thread ini di luar matriks, tidak menulis"),
+        f"blockIdx = ({bx}, {by}),  threadIdx = ({tx}, {ty})",
+        "j = blockIdx.x · blockDim.x + threadIdx.x",
+        f"   = {bx} · {block} + {tx} = {j}",
+        "i = blockIdx.y · blockDim.y + threadIdx.y",
+        f"   = {by} · {block} + {ty} = {i}",
+        (f"{i} < {T} dan {j} < {T}: menghitung S[{i}, {j}]" if inside else
+         f"i atau j ≥ T = {T}: di luar matriks, tidak menulis"),
     ]
     if cover > T:
-        lines.append("abu-abu: di luar matriks, thread di sana menganggur")
-    fig.text(0.02, 0.2, "\n".join(lines), fontsize=LABEL_FONT, va="top", linespacing=1.55)
+        lines.append("abu-abu: di luar matriks, thread menganggur")
+    fig.text(0.03, 0.285, "\n".join(lines), fontsize=LABEL_FONT, va="top", linespacing=1.5)
     return fig
 
 
@@ -198,8 +200,8 @@ def tiling(T=64, d_k=64, tile=16, *, block=(2, 1), step=0, title=None):
     gap = max(2, round(0.06 * (T + d_k)))
     left, top = -(d_k + gap), -(d_k + gap)
 
-    fig = new_figure(5.0, 5.9)
-    ax = _matrix_axes(fig, [0.03, 0.12, 0.94, 0.78], (left - 1, T + 1), (top - 1, T + 1))
+    fig = new_figure(5.0, 6.3)
+    ax = _matrix_axes(fig, [0.03, 0.16, 0.94, 0.74], (left - 1, T + 1), (top - 1, T + 1))
     ax.axis("off")
 
     # Tiga matriks.
@@ -236,12 +238,12 @@ def tiling(T=64, d_k=64, tile=16, *, block=(2, 1), step=0, title=None):
             ha="center", va="center", fontsize=LABEL_FONT, color=EDGE)
 
     if title is None:
-        title = f"Kernel skor berubin: ubin {tile} × {tile}, T = {T}, d_k = {d_k}"
+        title = f"Kernel skor berubin: ubin {tile} × {tile},\nT = {T}, d_k = {d_k}"
     fig.text(0.02, 0.975, title, fontsize=TEXT_FONT, va="top")
     legend = (
         f"jingga: ubin S baris {i0}–{i0 + rows - 1}, kolom {j0}–{j0 + cols - 1}\n"
         f"biru tua: dimuat ke Qs dan Ks, kolom d_k {c0}–{c0 + width - 1}\n"
         f"biru muda: ubin langkah lain (total {n_steps} langkah)"
     )
-    fig.text(0.02, 0.105, legend, fontsize=SMALL_FONT + 0.5, va="top", linespacing=1.5)
+    fig.text(0.03, 0.15, legend, fontsize=SMALL_FONT + 1, va="top", linespacing=1.5)
     return fig

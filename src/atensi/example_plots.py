@@ -20,9 +20,12 @@ sebagai ``atensi.plots.vectors`` dan seterusnya.
 """
 
 import math
+import textwrap
 
 import numpy as np
 from matplotlib.patches import Rectangle
+
+from .validation import check_flag, check_int
 
 # Text sizes in points. A 5-inch figure at 100 dpi is shrunk to about 330 px
 # on a 360 px phone (a factor of 0,66), so 14 pt reads there like 13 px text,
@@ -91,18 +94,22 @@ def _tokens(tokens, T, name_of_T):
 
 
 def _row_index(row, T, name="row"):
-    if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < T:
-        raise ValueError(
-            f"Argumen '{name}' harus bilangan bulat 0 sampai {T - 1}, tetapi yang diterima "
-            f"{row!r}."
-        )
-    return int(row)
+    return check_int(row, name, low=0, high=T - 1)
 
 
 def _title(title):
     if title is not None and not isinstance(title, str):
         raise ValueError(f"Argumen 'title' harus teks atau None, tetapi yang diterima {title!r}.")
     return title
+
+
+def _wrap(title, width):
+    """``title`` broken into lines that fit ``width`` inches; (text, lines)."""
+    if not title:
+        return None, 0
+    per_line = max(12, int((width - 0.2) / (0.55 * TITLE_FONT / 72)))
+    lines = textwrap.wrap(title, per_line) or [title]
+    return "\n".join(lines), len(lines)
 
 
 # ---------------------------------------------------------------- drawing
@@ -136,6 +143,11 @@ def _cell(ax, x, y, w, h, *, color="white", text=None, text_color="black", edge=
     if text is not None:
         ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=size,
                 color=text_color, weight=weight)
+
+
+def _fitting(word, width):
+    """The label font size (points) at which ``word`` fits in ``width`` inches."""
+    return min(LABEL_FONT, 0.95 * width * 72 / (0.6 * max(1, len(word))))
 
 
 def _shade(cmap_name, value, top):
@@ -230,14 +242,9 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
             f"Argumen 'S' harus persegi (T, T), tetapi bentuknya {S.shape}."
         )
     words = _tokens(tokens, T, "S")
-    if filled is not None and (isinstance(filled, bool) or not isinstance(filled, (int, np.integer))
-                               or not 0 <= filled <= T * T):
-        raise ValueError(
-            f"Argumen 'filled' harus None atau bilangan bulat 0 sampai {T * T} (banyaknya sel "
-            f"yang sudah diisi), tetapi yang diterima {filled!r}."
-        )
-    if not isinstance(masked, (bool, np.bool_)):
-        raise ValueError(f"Argumen 'masked' harus True atau False, tetapi yang diterima {masked!r}.")
+    if filled is not None:  # how many cells are already filled, row by row
+        filled = check_int(filled, "filled", low=0, high=T * T)
+    masked = check_flag(masked, "masked")
     title = _title(title)
     hidden = np.isneginf(S)
     if masked:
@@ -247,24 +254,29 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
 
     label_w = 0.3 + 0.12 * max(len(w) for w in words)
     cell = min(0.85, (4.9 - label_w) / T)
-    head = 0.75 if title else 0.45
-    top = head + 0.35
     width = label_w + T * cell + 0.25
+    title, lines = _wrap(title, width)
+    head = 0.45 + 0.3 * lines
+    top = head + 0.35
     fig, ax = _canvas(width, top + T * cell + 0.45)
     if title:
-        ax.text(0.1, 0.28, title, ha="left", va="center", fontsize=TITLE_FONT)
+        ax.text(0.1, 0.12, title, ha="left", va="top", fontsize=TITLE_FONT, linespacing=1.3)
     finite = S[~hidden & np.isfinite(S)]
     peak = float(np.abs(finite).max()) if finite.size else 0.0
+    size = min(CELL_FONT, 22 * cell)  # "12,35" still fits in the small cells of T = 8
+    column_font = min(_fitting(word, cell) for word in words)
     for i in range(T):
         for j in range(T):
             x, y = label_w + j * cell, top + i * cell
             if not shown[i, j]:
                 _cell(ax, x, y, cell, cell, color="white", edge="#d9d9d9", lw=1.0)
             elif hidden[i, j]:
-                _cell(ax, x, y, cell, cell, color=MASKED, text="−∞", text_color=FUTURE_TEXT)
+                _cell(ax, x, y, cell, cell, color=MASKED, text="−∞", text_color=FUTURE_TEXT,
+                      size=size)
             else:
                 color, ink = _shade(ROLE_CMAPS["skor"], S[i, j], peak)
-                _cell(ax, x, y, cell, cell, color=color, text=_short(S[i, j]), text_color=ink)
+                _cell(ax, x, y, cell, cell, color=color, text=_short(S[i, j]), text_color=ink,
+                      size=size)
     if filled:
         i, j = divmod(int(filled) - 1, T)
         ax.add_patch(Rectangle((label_w + j * cell, top + i * cell), cell, cell, fill=False,
@@ -273,7 +285,7 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
         ax.text(label_w - 0.1, top + (n + 0.5) * cell, word, ha="right", va="center",
                 fontsize=LABEL_FONT, color=_cmap("Purples")(0.85))
         ax.text(label_w + (n + 0.5) * cell, top - 0.12, word, ha="center", va="bottom",
-                fontsize=LABEL_FONT - (1 if len(word) > 6 else 0), color=_cmap("Oranges")(0.8))
+                fontsize=column_font, color=_cmap("Oranges")(0.8))
     ax.text(label_w + T * cell / 2, top + T * cell + 0.22, "key (yang dilihat) →",
             ha="center", va="center", fontsize=SMALL_FONT, color="#444444")
     ax.text(0.1, head + 0.05, "query ↓", ha="left", va="center", fontsize=SMALL_FONT,
@@ -294,21 +306,24 @@ def _weights(A, name="A"):
     return A
 
 
-def _bar_panel(ax, p, words, *, query, title, tick_font=LABEL_FONT):
+def _bar_panel(ax, p, words, *, query, title):
     T = len(words)
     positions = np.arange(T)
     zero = p == 0
+    # Inches per bar: labels shrink to fit when there are many tokens.
+    slot = ax.get_position().width * ax.figure.get_figwidth() / T
+    tick_font = min(_fitting(w, slot) for w in words)
+    value_font = min(SMALL_FONT, _fitting("0,00", slot))
     ax.bar(positions, p, color=[MASKED if z else WEIGHT_COLOR for z in zero], width=0.7)
     for j in range(T):
         ax.text(j, p[j] + 0.04, "0" if zero[j] else format_number(p[j], 2), ha="center",
-                va="bottom", fontsize=SMALL_FONT,
+                va="bottom", fontsize=value_font,
                 color=FUTURE_TEXT if zero[j] else "black")
     ax.set_ylim(0, 1.28)
     ax.set_xlim(-0.55, T - 0.45)
     ax.set_yticks([])
     ax.set_xticks(positions)
-    ax.set_xticklabels(words, fontsize=tick_font - (1.5 if T > 4 else 0),
-                       color=_cmap("Oranges")(0.8))
+    ax.set_xticklabels(words, fontsize=tick_font, color=_cmap("Oranges")(0.8))
     ax.tick_params(length=0)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
@@ -328,27 +343,26 @@ def softmax_bars(A, tokens, *, row=None, title=None):
     title = _title(title)
     if row is not None:
         row = _row_index(row, T)
-        fig = new_figure(4.6, 2.6)
-        ax = fig.add_axes([0.04, 0.15, 0.92, 0.65])
+        title, lines = _wrap(title, 4.6)
+        height = 2.3 + 0.3 * max(lines, 1)
+        fig = new_figure(4.6, height)
+        ax = fig.add_axes([0.04, 0.4 / height, 0.92, 1.7 / height])
         _bar_panel(ax, A[row], words, query=words[row], title=title)
         return fig
-    # One column up to four tokens (large labels on a phone), then two.
-    n_cols = 1 if T <= 4 else 2
-    n_rows = math.ceil(T / n_cols)
-    head = 0.45 if title else 0.0
-    panel_h = 1.45 if n_cols == 1 else 1.75
-    bars_h = 0.8 if n_cols == 1 else 1.0
-    height = head + n_rows * panel_h + 0.1
-    fig = new_figure(5.0 if n_cols > 1 else 4.6, height)
+    # One panel per row, stacked: full width keeps the labels large on a phone.
+    fig_w = 4.6
+    title, lines = _wrap(title, fig_w)
+    head = 0.15 + 0.3 * lines if title else 0.0
+    panel_h = 1.45
+    height = head + T * panel_h + 0.1
+    fig = new_figure(fig_w, height)
     if title:
-        fig.text(0.02, 1 - 0.25 / height, title, ha="left", va="center", fontsize=TITLE_FONT)
+        fig.text(0.02, 1 - 0.1 / height, title, ha="left", va="top", fontsize=TITLE_FONT,
+                 linespacing=1.3)
     for i in range(T):
-        r, c = divmod(i, n_cols)
-        bottom = height - head - (r + 1) * panel_h + 0.35
-        left, width = (0.04, 0.92) if n_cols == 1 else (0.04 + c * 0.5, 0.44)
-        ax = fig.add_axes([left, bottom / height, width, bars_h / height])
-        _bar_panel(ax, A[i], words, query=words[i], title=None,
-                   tick_font=SMALL_FONT if n_cols > 1 else LABEL_FONT)
+        bottom = height - head - (i + 1) * panel_h + 0.35
+        ax = fig.add_axes([0.04, bottom / height, 0.92, 0.8 / height])
+        _bar_panel(ax, A[i], words, query=words[i], title=None)
     return fig
 
 
@@ -384,15 +398,16 @@ def weighted_sum_rows(A, V, tokens, *, row, title=None):
     weight_w, sign_w = 0.62, 0.3
     cell_w = min(0.58, (5.0 - label_w - weight_w - 2 * sign_w - 0.15) / (2 * d))
     cell_h = 0.44
-    head = 0.55 if title else 0.15
-    top = head + 0.4
     x_w = label_w
     x_v = x_w + weight_w + sign_w
     x_s = x_v + d * cell_w + sign_w
     width = x_s + d * cell_w + 0.15
+    title, lines = _wrap(title, width)
+    head = 0.25 + 0.3 * lines if title else 0.15
+    top = head + 0.4
     fig, ax = _canvas(width, top + (T + 1) * cell_h + 0.35)
     if title:
-        ax.text(0.1, 0.3, title, ha="left", va="center", fontsize=TITLE_FONT)
+        ax.text(0.1, 0.12, title, ha="left", va="top", fontsize=TITLE_FONT, linespacing=1.3)
     ax.text(x_w + weight_w / 2, top - 0.17, f"A[{row}, j]", ha="center", va="center",
             fontsize=SMALL_FONT, color="#444444")
     ax.text(x_v + d * cell_w / 2, top - 0.17, "V[j]", ha="center", va="center",

@@ -442,12 +442,15 @@ def _scale_factor(d_k: int, scale: bool) -> np.float32:
     return np.float32(1.0) / np.sqrt(np.float32(d_k)) if scale else np.float32(1.0)
 
 
-def _launch_scores(Qd, Kd, Sd, H, T, d_k, *, scale, causal, version, backend):
-    name = SCORES_CAUSAL if causal and version == "v2" else SCORES_VERSIONS[version]
+def _launch_scores(Qd, Kd, Sd, H, T, d_k, *, scale, causal, version,
+                   backend):
+    fused_mask = causal and version == "v2"
+    name = SCORES_CAUSAL if fused_mask else SCORES_VERSIONS[version]
     tiles = _ceil_div(T, SCORES_TILE)
     grid = (tiles, tiles, min(H, MAX_GRID_YZ))
     block = (SCORES_TILE, SCORES_TILE, 1)
-    args = (Qd, Kd, Sd, np.int32(H), np.int32(T), np.int32(d_k), _scale_factor(d_k, scale))
+    args = (Qd, Kd, Sd, np.int32(H), np.int32(T), np.int32(d_k),
+            _scale_factor(d_k, scale))
     get_function("scores.cu", name, backend)(grid, block, args)
     if causal and version == "v1":
         # v1 has no fused variant: mask in place with the separate kernel.

@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from atensi import kernels as _k
+from atensi import validation as _v
 
 FILE = "attention_backward.cu"
 FROM_LSE = "attention_weights_from_lse_v1"
@@ -35,15 +36,6 @@ SOFTMAX_BACKWARD = "softmax_backward_v1"
 ROW_BLOCK = (32, 8, 1)  # dV, dQ, dK: threadIdx.x -> column c, threadIdx.y -> row
 PAIR_BLOCK = (16, 16, 1)  # dA: threadIdx.x -> j, threadIdx.y -> i
 KERNELS = (FROM_LSE, DV, DA, SOFTMAX_BACKWARD, DQ, DK)
-
-
-def _check_flag(value, name: str):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(
-            f"Argumen '{name}' harus True atau False, tetapi yang diterima {value!r} "
-            f"({type(value).__name__}). Tulis {name}=True atau {name}=False."
-        )
-    return bool(value)
 
 
 def _check_dO(dO, Q, V):
@@ -140,14 +132,21 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
     CuPy masuk → CuPy keluar.
     """
     backend = _k.resolve_backend(backend)
-    causal = _check_flag(causal, "causal")
-    scale = _check_flag(scale, "scale")
+    causal = _v.check_flag(causal, "causal")
+    scale = _v.check_flag(scale, "scale")
     H, T, d_k = _k._check_qkv(Q, K, V)
     _check_dO(dO, Q, V)
     if lse is not None:
         _check_lse(lse, Q)
     _k._check_T_limit(T, "scores")
     _k._check_T_limit(T, "weighted_sum")
+    _v.check_output_bytes(12.0 * H * T * T,
+                          f"S, A dan dA {H} × {T} × {T} (float32, tiga array)",
+                          "Pakai reference.attention_backward_blocked, yang tidak pernah "
+                          "membuat matriks (T, T), atau kecilkan T.", _k._kind(Q))
+    # scores, dV, dA, dQ, dK: five (T, T, d) products; the two softmax passes are small.
+    _v.check_cpu_work(5.0 * H * T * T * max(d_k, V.shape[-1]), "attention_backward",
+                      backend)
     Qd, Kd, Vd, dOd = (_k._to_backend(x, backend) for x in (Q, K, V, dO))
     lsed = None if lse is None else _k._to_backend(lse, backend)
     grads = _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, causal=causal, scale=scale,

@@ -21,9 +21,9 @@ from . import plots, widgets
 from .widgets import Control, StaticExplorer, _frames, _resolve
 
 SENTENCES = (
-    "Setiap posisi hanya boleh melihat masa lalu.",
     "Budi bilang dia lapar.",
-    'Kata "dia" merujuk ke "Budi".',
+    "Setiap posisi melihat masa lalu.",
+    'Ia berkata "saya lapar".',
 )
 NAME = "peta-atensi"
 TITLE = "Peta atensi model kecil: kalimat, layer, head"
@@ -36,22 +36,27 @@ def _shown(text):
 def head_summary(A, text):
     """Rata-rata bobot per pola untuk satu peta ``A`` (T, T) dan teksnya.
 
-    ``sebelumnya``: bobot ke posisi i−1; ``diri``: ke posisi i; ``awal_kata``:
-    ke huruf pertama kata tempat posisi i berada (posisi setelah spasi, tidak
-    termasuk i sendiri). Dirata-rata atas baris i ≥ 1.
+    ``sebelumnya``: bobot baris i ke posisi i−1; ``dua_sebelumnya``: ke i−2;
+    ``diri``: ke i sendiri (rata-rata atas baris i ≥ 2). ``awal_kata``: ke
+    huruf pertama kata tempat posisi i berada, hanya untuk baris yang huruf
+    pertamanya lebih jauh dari i−1 (supaya tidak tercampur dengan
+    ``sebelumnya``).
     """
     A = np.asarray(A, dtype=np.float64)
     T = len(text)
     if A.shape != (T, T):
         raise ValueError(f"Peta 'A' harus berbentuk ({T}, {T}) untuk teks sepanjang {T}, "
                          f"tetapi {A.shape}.")
-    rows = np.arange(1, T)
+    if T < 3:
+        raise ValueError(f"Teks terlalu pendek ({T} karakter): perlu paling sedikit 3.")
+    rows = np.arange(2, T)
     starts = np.zeros(T, dtype=int)
     for i in range(1, T):
         starts[i] = i if text[i - 1] == " " else starts[i - 1]
-    word = [A[i, starts[i]] for i in rows if starts[i] < i]
+    word = [A[i, starts[i]] for i in rows if starts[i] < i - 1]
     return {
         "sebelumnya": float(A[rows, rows - 1].mean()),
+        "dua_sebelumnya": float(A[rows, rows - 2].mean()),
         "diri": float(A[rows, rows].mean()),
         "awal_kata": float(np.mean(word)) if word else 0.0,
     }
@@ -61,18 +66,21 @@ def attention_figure(A, text, *, title=None):
     """Heatmap satu head ``A`` (T, T), karakter teks sebagai label kedua sumbu."""
     T = len(text)
     labels = [_shown(c) for c in text]
-    size = 4.2
-    fig = plots.new_figure(size, size + 0.2)
-    ax = fig.add_axes([0.1, 0.07, 0.76, 0.76])
-    plots.draw_heatmap(ax, A, cmap="Blues", vmin=0, vmax=1, annotate=False, title=title,
+    fig = plots.new_figure(4.2, 4.3)
+    ax = fig.add_axes([0.08, 0.03, 0.78, 0.78])
+    plots.draw_heatmap(ax, A, cmap="Blues", vmin=0, vmax=1, annotate=False,
                        xlabel=None, ylabel=None)
-    font = max(4.0, min(plots.SMALL, 300 / max(T, 1)))
+    font = max(4.5, min(plots.SMALL, 260 / max(T, 1)))
     ax.set_xticks(range(T))
     ax.set_yticks(range(T))
     ax.set_xticklabels(labels, fontsize=font, family="monospace")
     ax.set_yticklabels(labels, fontsize=font, family="monospace")
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=1)
+    if title:
+        fig.text(0.02, 0.985, title, fontsize=plots.FONT, va="top")
+    fig.text(0.02, 0.93, "kolom: key yang dilihat →   baris: query ↓",
+             fontsize=plots.SMALL - 1, va="top", color="#555555")
     return fig
 
 
@@ -83,8 +91,9 @@ def _maps(model, sentences):
 def _text(summary, layer, head):
     f = plots.format_number
     return (f"<p><b>Layer {layer + 1}, head {head + 1}</b>: rata-rata bobot ke karakter "
-            f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dirinya sendiri "
-            f"{f(summary['diri'], 2)}, ke huruf pertama katanya {f(summary['awal_kata'], 2)}.</p>"
+            f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dua karakter sebelumnya "
+            f"{f(summary['dua_sebelumnya'], 2)}, ke dirinya sendiri {f(summary['diri'], 2)}, "
+            f"ke huruf pertama katanya {f(summary['awal_kata'], 2)}.</p>"
             "<p class='atensi-note'>Baris: posisi query (karakter yang sedang menebak "
             "karakter berikutnya); kolom: key yang dilihatnya. ␣ = spasi. Di atas "
             "diagonal selalu 0: mask kausal.</p>")
@@ -149,3 +158,88 @@ def attention_maps(model, sentences=SENTENCES, mode=None, **start):
     if _resolve(mode) == "live":
         return attention_maps_explorer(model, sentences, **start)
     return attention_maps_static(model, sentences, **start)
+
+
+# ------------------------------------------------------------------ figures
+
+
+def _smooth(values, width):
+    values = np.asarray(values, dtype=np.float64)
+    if width <= 1 or values.size < width:
+        return values
+    kernel = np.ones(width) / width
+    return np.convolve(values, kernel, mode="valid")
+
+
+def training_curve_figure(curve, *, bigram=None, unigram=None, title=None, smooth=25):
+    """Loss latih (rata-rata bergerak ``smooth`` langkah) dan validasi terhadap langkah,
+    dengan garis pembanding bigram dan unigram bila diberikan."""
+    fig = plots.new_figure(5.0, 3.4)
+    ax = fig.add_axes([0.13, 0.15, 0.84, 0.72])
+    steps = np.asarray(curve["step"], dtype=np.float64)
+    width = min(smooth, max(1, steps.size // 5))
+    y = _smooth(curve["train"], width)
+    ax.plot(steps[width - 1:] if width > 1 else steps, y, color=plots.BAR, lw=1.4,
+            label="latih (rata-rata bergerak)" if width > 1 else "latih")
+    ax.plot(curve["val_step"], curve["val"], "o-", color=plots.HIGHLIGHT, ms=3.5, lw=1.4,
+            label="validasi")
+    for value, label, style in ((bigram, "bigram", "--"), (unigram, "unigram", ":")):
+        if value is not None:
+            ax.axhline(value, color="#555555", ls=style, lw=1)
+            ax.text(steps[-1], value, f" {label} {plots.format_number(value, 2)}",
+                    va="bottom", ha="right", fontsize=plots.SMALL - 0.5, color="#555555")
+    ax.legend(fontsize=plots.SMALL, frameon=False, loc="upper right")
+    ax.yaxis.set_major_formatter(plots._TICKS)
+    ax.grid(True, color="#e5e5e5", lw=0.6)
+    plots._style(ax, title=title, xlabel="langkah", ylabel="cross-entropy (nat/karakter)")
+    return fig
+
+
+def experiment_figure(result, *, smooth=10):
+    """Eksperimen √d_k: loss (kiri) dan entropi atensi per layer (kanan), dengan
+    dan tanpa pembagian, seed yang sama."""
+    fig = plots.new_figure(5.0, 5.6)
+    ax_loss = fig.add_axes([0.14, 0.6, 0.83, 0.33])
+    ax_ent = fig.add_axes([0.14, 0.1, 0.83, 0.33])
+    colors = {"dengan": plots.BAR, "tanpa": plots.HIGHLIGHT}
+    names = {"dengan": "dibagi √d_k", "tanpa": "tanpa pembagian"}
+    for key, run in result["runs"].items():
+        steps = np.asarray(run["step"], dtype=np.float64)
+        width = min(smooth, max(1, steps.size // 5))
+        ax_loss.plot(steps[width - 1:], _smooth(run["train"], width), color=colors[key],
+                     lw=1.4, label=f"{names[key]}, latih")
+        ax_loss.plot(run["val_step"], run["val"], "o", color=colors[key], ms=3,
+                     label=f"{names[key]}, validasi")
+        ent = np.asarray(run["entropy"], dtype=np.float64)  # (checkpoints, layers)
+        for layer in range(ent.shape[1]):
+            ax_ent.plot(run["val_step"], ent[:, layer], color=colors[key],
+                        ls="-" if layer == 0 else "--", marker="o" if layer == 0 else "s",
+                        ms=3, lw=1.3, label=f"{names[key]}, layer {layer + 1}")
+    ax_loss.legend(fontsize=plots.SMALL - 1, frameon=False, loc="upper right")
+    ax_ent.legend(fontsize=plots.SMALL - 1, frameon=False, loc="best", ncol=1)
+    for ax in (ax_loss, ax_ent):
+        ax.yaxis.set_major_formatter(plots._TICKS)
+        ax.grid(True, color="#e5e5e5", lw=0.6)
+    plots._style(ax_loss, title=f"Loss, d_k = {result['d_k']}", xlabel="langkah",
+                 ylabel="nat/karakter")
+    plots._style(ax_ent, title="Entropi rata-rata baris atensi", xlabel="langkah",
+                 ylabel="nat")
+    return fig
+
+
+def head_summaries(model, text, *, n=24):
+    """``head_summary`` setiap (layer, head), dirata-rata atas ``n`` potongan ``text``
+    sepanjang ``model.config.T`` (potongan berurutan dari awal teks)."""
+    T = model.config.T
+    windows = [text[a:a + T] for a in range(0, len(text) - T + 1, T)][:n]
+    if not windows:
+        raise ValueError(f"Argumen 'text' terlalu pendek: perlu paling sedikit T = {T} karakter.")
+    ids = np.stack([model.encode(w) for w in windows])
+    _, cache = model._forward(model._check_ids(ids), maps=True)
+    out = {}
+    for l, A in enumerate(cache["maps"]):
+        A = np.asarray(A.get() if hasattr(A, "get") else A, dtype=np.float64)
+        for h in range(A.shape[1]):
+            rows = [head_summary(A[b, h], w) for b, w in enumerate(windows)]
+            out[(l, h)] = {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
+    return out

@@ -138,6 +138,24 @@ def _position_ticks(ax, n, axis="both"):
         ax.set_yticks(ticks)
 
 
+def _floats(values, name, hint):
+    """``values`` as a float64 array, or an Indonesian error naming ``name``."""
+    if isinstance(values, np.ma.MaskedArray):
+        values = values.filled(np.nan)  # masked cells are drawn grey, like NaN
+    try:
+        if np.iscomplexobj(values):
+            raise TypeError("complex")  # the imaginary part would be dropped silently
+        out = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"Argumen '{name}' harus berisi angka, tetapi yang diterima {type(values).__name__} "
+            f"{values!r:.60}. {hint}"
+        ) from None
+    if out.size == 0:
+        raise ValueError(f"Argumen '{name}' kosong (bentuk {out.shape}). {hint}")
+    return out
+
+
 def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
                  masked_label="−∞", title=None, xlabel="posisi key j",
                  ylabel="posisi query i", colorbar=True):
@@ -145,7 +163,7 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
 
     ``annotate=None`` menulis angka di tiap sel bila matriks cukup kecil (≤ 8).
     """
-    M = np.asarray(M, dtype=np.float64)
+    M = _floats(M, "M", "Berikan matriks angka, misalnya skor S atau bobot A.")
     if M.ndim != 2:
         raise ValueError(
             f"Argumen 'M' harus matriks 2 dimensi, tetapi bentuk yang diterima {M.shape}. "
@@ -205,6 +223,13 @@ def heatmap(M, title=None, *, cmap="viridis", vmin=None, vmax=None, annotate=Non
     draw_heatmap(ax, M, cmap=cmap, vmin=vmin, vmax=vmax, annotate=annotate,
                  title=title, xlabel=xlabel, ylabel=ylabel)
     if highlight_row is not None:
+        if (isinstance(highlight_row, (bool, np.bool_))
+                or not isinstance(highlight_row, (int, np.integer))
+                or not 0 <= highlight_row < np.shape(M)[0]):
+            raise ValueError(
+                f"Argumen 'highlight_row' harus None atau bilangan bulat 0..{np.shape(M)[0] - 1}, "
+                f"tetapi yang diterima {highlight_row!r}."
+            )
         _outline_row(ax, highlight_row, np.shape(M)[1])
     return fig
 
@@ -264,7 +289,7 @@ def softmax_row_bars(p, *, scores=None, title="Satu baris softmax", masked=None)
 
     ``masked`` (boolean per posisi) menandai posisi masa depan dengan abu-abu.
     """
-    p = np.asarray(p, dtype=np.float64)
+    p = _floats(p, "p", "Berikan satu baris bobot, misalnya A[i].")
     if p.ndim != 1:
         raise ValueError(
             f"Argumen 'p' harus satu baris (vektor), tetapi bentuk yang diterima {p.shape}. "
@@ -278,7 +303,10 @@ def softmax_row_bars(p, *, scores=None, title="Satu baris softmax", masked=None)
     fig = new_figure(4.8, 4.6)
     top = fig.add_axes([0.13, 0.6, 0.82, 0.32])
     bottom = fig.add_axes([0.13, 0.1, 0.82, 0.32])
-    s = np.asarray(scores, dtype=np.float64)
+    s = _floats(scores, "scores", "Berikan skor baris yang sama, misalnya S[i].")
+    if s.shape != p.shape:
+        raise ValueError(f"Argumen 'scores' harus berbentuk sama dengan 'p' {p.shape}, tetapi "
+                         f"yang diterima {s.shape}.")
     finite = np.isfinite(s)
     span = max(1e-9, np.abs(s[finite]).max()) if finite.any() else 1.0
     _draw_row_bars(top, s, title="Skor baris ini", ylabel="skor", masked=~finite,
@@ -475,14 +503,15 @@ def softmax_temperature(scores, temperatures):
     from .measures import entropy
     from .reference import softmax
 
-    s = np.asarray(scores, dtype=np.float64)
-    if s.ndim != 1 or s.size == 0:
+    s = _floats(scores, "scores", "Berikan satu baris skor, misalnya S[i].")
+    if s.ndim != 1 or s.size == 0 or np.isnan(s).any() or np.isposinf(s).any():
         raise ValueError(
-            f"Argumen 'scores' harus satu baris skor (vektor tidak kosong), tetapi bentuk "
-            f"yang diterima {s.shape}."
+            f"Argumen 'scores' harus satu baris skor (vektor tidak kosong, tanpa NaN atau "
+            f"+inf), tetapi yang diterima bentuk {s.shape}: {s!r:.60}."
         )
-    temps = [float(t) for t in temperatures]
-    if not temps or min(temps) <= 0:
+    temps = _floats(temperatures, "temperatures", "Berikan daftar suhu, misalnya [0.5, 1, 2].")
+    temps = [float(t) for t in np.atleast_1d(temps)]
+    if not temps or min(temps) <= 0 or not all(math.isfinite(t) for t in temps):
         raise ValueError(
             f"Argumen 'temperatures' harus berisi suhu > 0, tetapi yang diterima {temperatures!r}."
         )

@@ -9,6 +9,11 @@ CuPy keluar (lewat ``_xp``), sehingga rumus yang sama berjalan di GPU.
     softmax       A = exp(S - max) / Σ exp(S - max), per baris
     weighted_sum  O = A V                    (..., T, d_k)
     attention     softmax(mask(Q Kᵀ / √d_k)) V
+
+Langkah mundur (bab Gradien): ``attention_backward`` → (dQ, dK, dV);
+``attention_backward_blocked`` sama, per ubin, dari log-sum-exp yang disimpan
+(``attention_blocked(..., return_lse=True)``); ``numerical_gradient`` untuk
+pemeriksaan beda hingga.
 """
 
 import math
@@ -196,7 +201,7 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
         dA = dO Vᵀ
         dS = A ⊙ (dA − rowsum(dA ⊙ A))      (Jacobian softmax per baris)
         dQ = dS K · s
-        dK = dSᵀ Q · s                       (s = 1/√d_k, atau 1 tanpa skala)
+        dK = dSᵀ Q · s                       (s = 1/√d_k, atau 1)
 
     Mask tidak punya gradien sendiri: posisi yang ditutup punya A = 0, jadi dS
     di sana otomatis 0.
@@ -232,14 +237,14 @@ def _check_backward_inputs(Q, K, V, dO, O=None, lse=None):
             )
 
 
-def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True, block=128,
-                               O=None, lse=None):
-    """Gradien yang sama dengan :func:`attention_backward`, tanpa array ``(T, T)``.
+def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
+                               block=128, O=None, lse=None):
+    """Gradien :func:`attention_backward`, tanpa pernah membuat array (T, T).
 
     Dari *forward* cukup disimpan keluaran ``O`` dan log-sum-exp per baris
-    ``lse`` (``attention_blocked(..., return_lse=True)``; dihitung di sini bila
-    tidak diberikan). Bobot dihitung ulang ubin demi ubin, ``A = exp(S − lse)``,
-    seperti *backward* FlashAttention-2:
+    ``lse`` (``attention_blocked(..., return_lse=True)``; dihitung di sini
+    bila tidak diberikan). Bobot dihitung ulang ubin demi ubin,
+    ``A = exp(S − lse)``, seperti *backward* FlashAttention-2:
 
         D   = rowsum(dO ⊙ O)               (sama dengan rowsum(dA ⊙ A))
         dV += Aᵀ dO,   dA = dO Vᵀ,   dS = A ⊙ (dA − D)
@@ -254,8 +259,10 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True, block=12
     causal = _val.check_flag(causal, "causal")
     scale = _val.check_flag(scale, "scale")
     block = _val.check_block(block)
-    O = None if O is None else _val.as_float_array(O, "O", layout="(..., T, d_k)")
-    lse = None if lse is None else _val.as_float_array(lse, "lse", min_ndim=1, layout="(..., T)")
+    if O is not None:
+        O = _val.as_float_array(O, "O", layout="(..., T, d_k)")
+    if lse is not None:
+        lse = _val.as_float_array(lse, "lse", min_ndim=1, layout="(..., T)")
     xp = _xp(Q, K, V, dO)
     _check_backward_inputs(Q, K, V, dO, O, lse)
     if O is None or lse is None:
@@ -273,20 +280,24 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True, block=12
     for k0 in range(0, K.shape[-2], block):
         k1 = min(k0 + block, K.shape[-2])
         K_blk, V_blk = K[..., k0:k1, :], V[..., k0:k1, :]
-        dK_blk, dV_blk = dK[..., k0:k1, :], dV[..., k0:k1, :]  # views: += writes through
-        # Causal: query rows before k0 never see these keys (tiles are aligned).
+        # Views: += on them writes into dK and dV.
+        dK_blk, dV_blk = dK[..., k0:k1, :], dV[..., k0:k1, :]
+        # Causal: query rows before k0 never see these keys.
         for q0 in range(k0 if causal else 0, T, block):
             q1 = min(q0 + block, T)
             Q_blk, dO_blk = Q[..., q0:q1, :], dO[..., q0:q1, :]
-            S = xp.matmul(Q_blk, xp.swapaxes(K_blk, -1, -2)).astype(dtype, copy=False)
+            S = xp.matmul(Q_blk, xp.swapaxes(K_blk, -1, -2))
+            S = S.astype(dtype, copy=False)
             S *= s
             if causal and k1 - 1 > q0:
-                future = xp.arange(k0, k1)[None, :] > xp.arange(q0, q1)[:, None]
+                future = (xp.arange(k0, k1)[None, :]
+                          > xp.arange(q0, q1)[:, None])
                 xp.copyto(S, dtype.type(-np.inf), where=future)
             S -= lse[..., q0:q1, None]
             A = xp.exp(S, out=S)  # masked: exp(-inf) = 0
             dV_blk += xp.matmul(xp.swapaxes(A, -1, -2), dO_blk)
-            dS = xp.matmul(dO_blk, xp.swapaxes(V_blk, -1, -2)).astype(dtype, copy=False)
+            dS = xp.matmul(dO_blk, xp.swapaxes(V_blk, -1, -2))
+            dS = dS.astype(dtype, copy=False)
             dS -= D[..., q0:q1, None]
             dS *= A
             dQ[..., q0:q1, :] += xp.matmul(dS, K_blk) * s
@@ -295,7 +306,7 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True, block=12
 
 
 def numerical_gradient(f, X, *, h=1e-6):
-    """Gradien ``∂f/∂X`` dengan beda hingga terpusat, satu entri X demi satu.
+    """Gradien ``∂f/∂X`` dengan beda hingga terpusat, entri demi entri.
 
     ``f`` menerima X dan mengembalikan satu bilangan. Untuk setiap entri:
     ``(f(X + h·e) − f(X − h·e)) / 2h``; galatnya sebanding dengan h².

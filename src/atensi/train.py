@@ -40,8 +40,8 @@ ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "results" / "model_kecil.npz"
 EXPERIMENT = ROOT / "results" / "eksperimen_skala.json"
 
-MODEL = dict(T=128, d_model=64, n_head=4, n_layer=2, d_mlp=256, scale=True, seed=0)
-TRAINING = dict(steps=1500, batch=16, lr=3e-3, warmup=50, eval_every=100, clip=1.0, seed=0)
+MODEL = dict(T=64, d_model=64, n_head=4, n_layer=2, d_mlp=256, scale=True, seed=0)
+TRAINING = dict(steps=1000, batch=32, lr=4e-3, warmup=50, eval_every=100, clip=1.0, seed=0)
 QUICK = dict(TRAINING, steps=40, eval_every=20)
 # √d_k experiment: one head of width 64 per layer (d_k = 64, ANDREA's), with
 # and without scaling, same seeds.
@@ -134,7 +134,7 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
     rng = np.random.default_rng(seed)
     opt = Adam(model.params, lr=lr)
     curve = {k: [] for k in ("step", "train", "grad_norm", "val_step", "val", "entropy")}
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
 
     def checkpoint(step):
         curve["val_step"].append(step)
@@ -160,6 +160,7 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
             checkpoint(step)
     out = {k: np.asarray(v, dtype=np.float64) for k, v in curve.items() if len(v)}
     out["seconds"] = np.float64(time.perf_counter() - start)
+    out["cpu_seconds"] = np.float64(time.process_time() - cpu_start)
     return out
 
 
@@ -193,21 +194,28 @@ def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None):
     base = baselines(train_ids, x_val, y_val, config.vocab)
     val = float(curve["val"][-1])
     uni = min(base["unigram_entropy"], base["unigram_ce"])
-    info = dict(base, val_ce=val, seconds=float(curve["seconds"]), load=_load_text(),
+    info = dict(base, val_ce=val, seconds=float(curve["seconds"]),
+                cpu_seconds=float(curve["cpu_seconds"]), load=_load_text(),
                 training={k: v for k, v in settings.items()}, corpus=corpus.path.name,
                 corpus_chars=len(corpus.train) + len(corpus.val))
     log("")
-    log(f"Selesai dalam {id_float(info['seconds'], 1)} s (beban CPU sekarang {info['load']}).")
+    log(f"Selesai dalam {id_float(info['seconds'], 1)} s; waktu CPU proses "
+        f"{id_float(info['cpu_seconds'], 1)} s (beban CPU sekarang {info['load']}).")
     log(f"Cross-entropy validasi (nat per karakter): model {id_float(val, 3)}, "
         f"bigram {id_float(base['bigram_ce'], 3)} (α = {id_float(base['bigram_alpha'], 2)}), "
         f"unigram {id_float(base['unigram_ce'], 3)} (entropi unigram "
         f"{id_float(base['unigram_entropy'], 3)}).")
     checks = [
-        ("waktu ≤ 120 s", info["seconds"] <= 120),
+        ("waktu jam dinding ≤ 120 s", info["seconds"] <= 120),
+        ("waktu CPU ≤ 120 s", info["cpu_seconds"] <= 120),
         ("model < bigram", val < base["bigram_ce"]),
         (f"model ≤ 0,7 × unigram = {id_float(0.7 * uni, 3)}", val <= 0.7 * uni),
     ]
     log("Target: " + "; ".join(f"{name}: {'ya' if ok else 'TIDAK'}" for name, ok in checks))
+    if info["seconds"] > 120 >= info["cpu_seconds"]:
+        log("Waktu jam dinding melebihi 120 s karena CPU sedang dipakai proses lain; "
+            "pelatihan memakai satu thread, jadi di mesin yang tenang waktunya mendekati "
+            "waktu CPU.")
     if out is not None:
         model.save(out, curve=curve, info=info)
         log(f"Bobot ditulis ke {out}.")

@@ -465,13 +465,18 @@ def check_square(S, name: str):
     return H, T
 
 
-def reference_qkv(Q, K, V=None):
-    """Reference: Q, K (and V) as float arrays with matching d_k, T_k and leading axes."""
+def reference_qkv(Q, K, V=_NO_V):
+    """Reference: Q, K (and V) as float arrays with matching d_k, T_k and leading axes.
+
+    Leave V out for scores; ``V=None`` is refused like any other bad V.
+    """
     Q = as_float_array(Q, "Q")
     K = as_float_array(K, "K")
     names = {"Q": Q, "K": K}
-    if V is not None:
-        V = as_float_array(V, "V", layout="(..., T, d_v)")
+    if V is _NO_V:
+        V = None
+    else:
+        V = as_float_array(V, "V", layout="(..., T, d_k)")
         names["V"] = V
     check_same_kind(**names)
     check_qk_shapes(Q, K, square=False)

@@ -387,8 +387,21 @@ def _build_live(name, title, controls, render):
     return box
 
 
+def _check_choice(value, choices, name):
+    """``value`` must be one of ``choices`` (ints: a real int, not a bool or float)."""
+    if (isinstance(value, (bool, np.bool_)) or isinstance(value, (float, np.floating))
+            or isinstance(value, (list, dict, set, np.ndarray)) or value not in choices):
+        shown = ", ".join(plots.format_number(c, 2) if isinstance(c, float) else str(c)
+                          for c in choices)
+        raise ValueError(f"Argumen '{name}' harus salah satu dari {shown}, tetapi yang "
+                         f"diterima {value!r}.")
+    return value
+
+
 def sharpness_explorer(d_k=64, scale=False):
     """Penjelajah hidup 1, ketajaman softmax vs d_k (ipywidgets)."""
+    _check_choice(d_k, D_K_VALUES, "d_k")
+    scale = _val.check_flag(scale, "scale")
     import ipywidgets as W
 
     controls = {
@@ -402,6 +415,10 @@ def sharpness_explorer(d_k=64, scale=False):
 
 def mask_explorer(T=8, masked=True, scaled=True, row=3, kind="kausal"):
     """Penjelajah hidup 2, mask (kausal, padding, jendela geser, prefix-LM; ipywidgets)."""
+    _check_choice(T, tuple(range(4, MASK_T_MAX + 1)), "T")
+    _check_choice(row, tuple(range(T)), "row")
+    _check_choice(kind, MASK_KINDS, "kind")
+    masked, scaled = _val.check_flag(masked, "masked"), _val.check_flag(scaled, "scaled")
     import ipywidgets as W
 
     controls = {
@@ -424,6 +441,8 @@ def mask_explorer(T=8, masked=True, scaled=True, row=3, kind="kausal"):
 
 def row_explorer(row=4, temperature=1.0):
     """Penjelajah hidup 3, baris demi baris (ipywidgets)."""
+    _check_choice(row, tuple(range(ROW_T)), "row")
+    temperature = _val.check_number(temperature, "temperature", low=0.1, high=10.0)
     import ipywidgets as W
 
     controls = {
@@ -627,6 +646,8 @@ def _checkbox(key, label, start):
 
 def sharpness_static(d_k=64, scale=False):
     """Kembaran statis penjelajah 1: 13 nilai d_k (1..4096) × dengan/tanpa √d_k."""
+    _check_choice(d_k, D_K_VALUES, "d_k")
+    scale = _val.check_flag(scale, "scale")
     controls = [
         Control("d_k", "d_k", "range", D_K_VALUES,
                 tuple(f"d_k = {d}" for d in D_K_VALUES),
@@ -654,6 +675,10 @@ def mask_static(T=8, masked=True, scaled=True, row=3, kind="kausal"):
 
     Mask kausal: T ∈ {4, 6, 8, 12, 16, 24, 32}; jenis lain: T ∈ {8, 16}.
     """
+    _check_choice(kind, MASK_KINDS, "kind")
+    _check_choice(T, MASK_STATIC_T, "T")
+    _check_choice(row, tuple(range(T)), "row")
+    masked, scaled = _val.check_flag(masked, "masked"), _val.check_flag(scaled, "scaled")
     controls = [
         Control("kind", "jenis mask", "range", MASK_KINDS,
                 tuple(MASK_KIND_LABELS[k] for k in MASK_KINDS), MASK_KINDS.index(kind)),
@@ -685,6 +710,13 @@ def mask_static(T=8, masked=True, scaled=True, row=3, kind="kausal"):
 
 def row_static(row=4, temperature=1.0):
     """Kembaran statis penjelajah 3: baris i = 0..7 × suhu ∈ {0,1; 0,3; 1; 3; 10}."""
+    _check_choice(row, tuple(range(ROW_T)), "row")
+    if isinstance(temperature, (bool, np.bool_)) or temperature not in TEMPERATURES:
+        raise ValueError(
+            f"Argumen 'temperature' harus salah satu dari "
+            f"{', '.join(plots.format_number(t, 1) for t in TEMPERATURES)}, tetapi yang "
+            f"diterima {temperature!r}."
+        )
     controls = [
         Control("row", "baris i", "range", tuple(range(ROW_T)),
                 tuple(f"i = {i}" for i in range(ROW_T)), row),
@@ -716,7 +748,7 @@ def explorer(name, mode=None):
 
     ``mode=None``: statis bila ``ATENSI_BOOK`` diset (build buku), hidup bila tidak.
     """
-    if name not in _BUILDERS:
+    if not isinstance(name, str) or name not in _BUILDERS:
         raise ValueError(f"Argumen 'name' harus salah satu dari {NAMES}, tetapi yang diterima {name!r}.")
     live, static = _BUILDERS[name]
     return live() if _resolve(mode) == "live" else static()

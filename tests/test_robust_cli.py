@@ -1,0 +1,119 @@
+"""Issue 11 §5: command-line tools answer bad input with one Indonesian line."""
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from atensi import bench
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_kernels_cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "atensi.kernels", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def _one_line(proc):
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, proc.stderr
+    return lines[0]
+
+
+def test_missing_file(tmp_path):
+    line = _one_line(run_kernels_cli("tidak_ada.cu", cwd=tmp_path))
+    assert "tidak ada" in line and "tidak_ada.cu" in line
+
+
+def test_relative_path_is_not_re_rooted(tmp_path):
+    """kernels/scores.cu from another folder is not silently taken from the repository."""
+    line = _one_line(run_kernels_cli("kernels/scores.cu", cwd=tmp_path))
+    assert "tidak ada" in line and str(tmp_path) in line and "Maksud Anda" in line
+
+
+def test_directory(tmp_path):
+    line = _one_line(run_kernels_cli(str(tmp_path), cwd=tmp_path))
+    assert "folder" in line
+
+
+def test_non_utf8_file(tmp_path):
+    bad = tmp_path / "latin1.cu"
+    bad.write_bytes("// komentar dengan é\n".encode("latin-1"))
+    line = _one_line(run_kernels_cli(str(bad), cwd=tmp_path))
+    assert "UTF-8" in line
+
+
+@pytest.mark.parametrize("arch", ["compute_90", "90", "sm_9x", ""])
+def test_bad_arch(arch, tmp_path):
+    line = _one_line(run_kernels_cli("--arch", arch, str(ROOT / "kernels" / "scores.cu"),
+                                     cwd=tmp_path))
+    assert "'--arch'" in line and "sm_XX" in line
+
+
+def test_unknown_option(tmp_path):
+    line = _one_line(run_kernels_cli("--bogus", cwd=tmp_path))
+    assert "argumen tidak sah" in line
+
+
+# ---- python -m atensi.bench --json ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("make_path", [
+    lambda tmp: tmp,                                   # a folder
+    lambda tmp: (tmp / "berkas").write_text("") or tmp / "berkas" / "hasil.json",  # under a file
+])
+def test_bench_json_path_is_checked_before_benchmarking(tmp_path, monkeypatch, capsys, make_path):
+    def trap(*a, **k):
+        raise AssertionError("tolok ukur berjalan padahal --json tidak bisa ditulis")
+
+    monkeypatch.setattr(bench, "run", trap)
+    path = make_path(tmp_path)
+    assert bench._main(["--quick", "--json", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "--json" in err and len(err.strip().splitlines()) == 1
+
+
+def test_bench_json_path_that_can_be_written_is_fine(tmp_path):
+    assert bench._json_path_problem(tmp_path / "baru" / "hasil.json") is None
+
+
+# ---- scripts/sync_notebooks.py ---------------------------------------------------------
+
+
+def _sync():
+    spec = importlib.util.spec_from_file_location("sync_notebooks",
+                                                  ROOT / "scripts" / "sync_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("url", [
+    'https://github.com/a/b"); import os; os.system("id"); ("',
+    "https://github.com/a/b --upload-pack=touch",
+    "-oProxyCommand=touch /tmp/x",
+    "file:///etc/passwd",
+    "https://github.com/a/b\nimport os",
+    "",
+    None,
+])
+def test_repository_url_is_validated(url):
+    sync = _sync()
+    with pytest.raises(ValueError, match="repository.url"):
+        sync.check_repo_url(url)
+    if url is not None:
+        with pytest.raises(ValueError, match="repository.url"):
+            sync.setup_source(url)
+
+
+def test_repository_url_is_quoted_as_python():
+    sync = _sync()
+    source = sync.setup_source("https://github.com/atensi-id/atensi")
+    assert 'repo_url="https://github.com/atensi-id/atensi"' in source
+    compile(source, "<setup>", "exec")
+    assert sync.setup_source() == sync.setup_source(sync.repo_url())

@@ -1,0 +1,209 @@
+"""Issue 11 §2: no crash, no hang, no lost error text.
+
+Tests whose bug would kill the interpreter (heap overflow, fiber stack
+overflow) run the call in a child process, so that before the fix they fail
+instead of taking pytest down.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from atensi import kernels, validation
+from atensi.cudacpu import BarrierDeadlockError, CudaCpuError, LaunchConfigError, RawModule
+
+ROOT = Path(__file__).resolve().parents[1]
+RNG = np.random.default_rng(11)
+
+
+def rand(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+@pytest.fixture
+def no_launch(monkeypatch):
+    def trap(*args, **kwargs):
+        raise AssertionError(f"kernel diluncurkan padahal masukan tidak sah: {args}")
+
+    monkeypatch.setattr(kernels, "get_function", trap)
+
+
+def _child(code: str, timeout=300):
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("d_v", [2, 12])
+@pytest.mark.parametrize("fused", [False, True])
+def test_v_with_another_last_axis_is_refused_clearly(d_v, fused):
+    """d_v < d_k overflowed the heap in weighted_sum.cu (segfault), d_v > d_k returned
+    uninitialised memory, fused returned the wrong shape: now a clear refusal."""
+    proc = _child(f"""
+        import numpy as np
+        from atensi import kernels
+        Q = np.ones((2, 9, 8), np.float32)
+        V = np.ones((2, 9, {d_v}), np.float32)
+        try:
+            kernels.attention(Q, Q, V, fused={fused}, backend="cpu")
+        except ValueError as err:
+            print("DITOLAK", err)
+        else:
+            print("DITERIMA")
+    """)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "DITOLAK" in proc.stdout and "'V'" in proc.stdout and "d_v" in proc.stdout
+
+
+def test_reference_refuses_v_with_another_last_axis_too():
+    from atensi import reference
+
+    Q, V = rand(9, 8), rand(9, 3)
+    for fn in (reference.attention, reference.attention_blocked):
+        with pytest.raises(ValueError, match=r"'V' \(d_v = 3\)"):
+            fn(Q, Q, V)
+
+
+def test_missing_v_is_refused_before_any_launch(no_launch):
+    Q = rand(5, 4)
+    with pytest.raises(TypeError, match=r"Argumen 'V' harus array NumPy atau CuPy.*NoneType"):
+        kernels.attention(Q, Q, None, backend="cpu")
+
+
+# ---- Ctrl-C and work budgets -------------------------------------------------------------
+
+SLOW = """
+extern "C" __global__ void slow(float* out, int n) {
+  float acc = 0.0f;
+  for (int i = 0; i < n; ++i) acc = acc * 0.999f + 1.0f;
+  if (threadIdx.x == 0) out[blockIdx.x] = acc;
+}
+"""
+
+
+def test_emulated_launch_stops_on_ctrl_c():
+    kernel = RawModule(SLOW, path="slow.cu").get_function("slow")
+    out = np.zeros(4000, np.float32)
+    n = np.int32(200_000)
+    start = time.perf_counter()
+    kernel((4,), (32,), (out, n))  # 4 blocks, to time one block
+    per_block = (time.perf_counter() - start) / 4
+    assert per_block * 4000 > 8, "ubah ukuran: peluncuran harus lama tanpa Ctrl-C"
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt, match="dihentikan"):
+        kernel((4000,), (32,), (out, n))
+    stopped = time.perf_counter() - start
+    timer.join()
+    assert stopped < 0.5 + 2.0 + 2 * per_block, stopped
+    # The cancel flag is cleared: the next launch runs to the end.
+    out[:] = 0
+    kernel((3,), (32,), (out, np.int32(10)))
+    assert (out[:3] > 0).all()
+
+
+@pytest.mark.parametrize("call", [
+    lambda: kernels.scores(np.zeros((20000, 64), np.float32), np.zeros((20000, 64), np.float32),
+                           backend="cpu"),
+    lambda: kernels.attention(*(np.zeros((200000, 64), np.float32),) * 3, fused=True,
+                              backend="cpu"),
+    lambda: kernels.attention(*(np.zeros((12, 4096, 64), np.float32),) * 3, backend="cpu"),
+], ids=["scores-T20000", "fused-T200000", "chain-12x4096"])
+def test_work_beyond_the_cpu_budget_is_refused(no_launch, call, monkeypatch):
+    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": float("inf"))
+    with pytest.raises(ValueError) as info:
+        call()
+    message = str(info.value)
+    assert "emulasi CPU" in message and "backend='cupy'" in message and "kecilkan T" in message
+
+
+def test_budget_can_be_raised(no_launch, monkeypatch):
+    monkeypatch.setenv("ATENSI_CPU_BUDGET", "1e13")
+    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": float("inf"))
+    Q = np.zeros((20000, 64), np.float32)
+    with pytest.raises(AssertionError, match="diluncurkan"):  # reaches the (trapped) launch
+        kernels.scores(Q, Q, backend="cpu")
+
+
+def test_huge_grid_is_refused_before_it_runs():
+    kernel = RawModule(SLOW, path="slow.cu").get_function("slow")
+    out = np.zeros(1, np.float32)
+    with pytest.raises(LaunchConfigError, match=r"terlalu banyak.*backend='cupy'"):
+        kernel((2**31 - 1, 65535, 1), (1024,), (out, np.int32(1)))
+
+
+# ---- fiber stacks, error text ---------------------------------------------------------------
+
+BIG_STACK = """
+extern "C" __global__ void big(float* out, int n) {
+  float local[100000];  // 400 KB: more than a 256 KB fiber stack
+  for (int i = 0; i < n; ++i) local[i] = out[i % 4] + i;
+  out[threadIdx.x] = local[n - 1 - threadIdx.x];
+}
+"""
+
+
+def test_kernel_with_too_big_local_arrays_is_refused_not_crashing():
+    proc = _child(f"""
+        import numpy as np
+        from atensi.cudacpu import RawModule, CudaCpuError
+        code = {BIG_STACK!r}
+        try:
+            k = RawModule(code, path="big.cu").get_function("big")
+            out = np.zeros(4, np.float32)
+            k((1,), (4,), (out, np.int32(100000)))
+        except CudaCpuError as err:
+            print("DITOLAK", err)
+        else:
+            print("BERJALAN")
+    """)
+    assert proc.returncode == 0, f"proses anak mati (kode {proc.returncode}): {proc.stderr[-1500:]}"
+    assert "DITOLAK" in proc.stdout and "stack" in proc.stdout and "KiB" in proc.stdout, proc.stdout
+
+
+def test_small_local_arrays_still_compile():
+    code = BIG_STACK.replace("100000", "1000")
+    k = RawModule(code, path="small.cu").get_function("big")
+    out = np.zeros(4, np.float32)
+    k((1,), (4,), (out, np.int32(1000)))
+
+
+DEADLOCK = """
+extern "C" __global__ void stuck(float* x) {
+  if (threadIdx.x == 0) __syncthreads();
+  x[threadIdx.x] = 1.0f;
+}
+"""
+
+
+def test_concurrent_failing_launches_keep_their_error_text():
+    kernel = RawModule(DEADLOCK, path="stuck.cu").get_function("stuck")
+
+    def launch(_):
+        x = np.zeros(64, np.float32)
+        try:
+            kernel((1,), (64,), (x,))
+        except BarrierDeadlockError as err:
+            return str(err)
+        return "tidak ada kesalahan"
+
+    with ThreadPoolExecutor(8) as pool:
+        messages = list(pool.map(launch, range(300)))
+    empty = [m for m in messages if "stuck" not in m]
+    assert not empty, f"{len(empty)} dari 300 pesan kosong/hilang"
+
+
+def test_cancelled_flag_does_not_leak_into_other_modules():
+    """A CudaCpuError from a failed launch is not mistaken for a cancel."""
+    kernel = RawModule(DEADLOCK, path="stuck.cu").get_function("stuck")
+    with pytest.raises(CudaCpuError, match="__syncthreads"):
+        kernel((1,), (64,), (np.zeros(64, np.float32),))
