@@ -1,75 +1,186 @@
 #!/usr/bin/env bash
-# Pemeriksaan kernel di mesin dengan GPU NVIDIA (driver CUDA 12).
+# Pemeriksaan kernel di mesin dengan GPU NVIDIA, dalam satu panggilan ≤ 6 menit.
 #
-#   bash scripts/gpu_check.sh
+#   bash scripts/gpu_check.sh            (hasil di $OUT, atau ./gpu_results)
 #
-# Langkah: venv + requirements-gpu/dev, nvidia-smi, uji singkat CuPy (kernel
-# elementwise lewat NVRTC, cuBLAS), uji GPU (pytest -m gpu),
-# compute-sanitizer memcheck dan racecheck per berkas kernel (bila alatnya ada),
-# lalu `python -m atensi.bench --quick`. Langkah yang gagal dicatat dan
-# langkah berikutnya tetap dijalankan. Log dan results.txt ada di $OUT bila
-# diset, selain itu di ./gpu_results.
+# Python: bila `python3` mesin ini bisa `import cupy` (mesin GPU yang sudah
+# terpasang CuPy, tanpa jaringan), python3 itu yang dipakai dengan
+# PYTHONPATH=src dan TIDAK ADA yang dipasang. Hanya bila tidak, dibuat venv
+# dan dipasang requirements-gpu.txt + requirements-dev.txt lewat pip (butuh
+# jaringan; ATENSI_SKIP_INSTALL=1 melewatinya).
 #
-# Variabel: ATENSI_VENV (bawaan .venv), ATENSI_SKIP_INSTALL=1 (tanpa pip),
-# PYTHON (bawaan python3, untuk membuat venv).
+# Langkah (masing-masing dengan batas waktu; jumlahnya ≤ 360 s):
+#   info       versi Python/CuPy/CUDA, GPU, pustaka CUDA yang dimuat
+#   cupy       kernel elementwise CuPy (NVRTC) dan cuBLAS
+#   pytest-gpu pytest -m gpu (ATENSI_REQUIRE_GPU=1: tanpa GPU = gagal)
+#   memcheck/racecheck  compute-sanitizer, hanya bila alatnya ada, pada
+#              fused kernel dan satu kernel reduksi (softmax)
+#   bench      python -m atensi.bench --quick --device gpu (baris GPU saja)
+# Di $OUT hanya ada: results.txt, bench_gpu.json, logs.tar.gz.
+#
+# Variabel: OUT (folder hasil), ATENSI_VENV (bawaan .venv, jalur cadangan),
+# ATENSI_SKIP_INSTALL=1, ATENSI_PYTEST_SITE (site-packages tempat meminjam
+# pytest murni-Python bila python3 mesin tidak punya), ATENSI_GPU_CHECK_DRY_RUN=1
+# (hanya tampilkan perintah; untuk uji tanpa GPU).
 set -u
 
 cd "$(dirname "$0")/.." || exit 1
-RESULTS_DIR="${OUT:-$PWD/gpu_results}"
+ROOT=$PWD
+RESULTS_DIR="${OUT:-$ROOT/gpu_results}"
 mkdir -p "$RESULTS_DIR"
 RESULTS="$RESULTS_DIR/results.txt"
+BENCH_JSON="$RESULTS_DIR/bench_gpu.json"
+LOGS=$(mktemp -d "${TMPDIR:-/tmp}/atensi-gpu-check.XXXXXX")
 : >"$RESULTS"
 FAILED=0
+DRY="${ATENSI_GPU_CHECK_DRY_RUN:-0}"
+BUDGET=360 # seconds for the whole script
+PLANNED=0  # sum of the step limits: the script's own estimate of its longest run
+HAVE_TIMEOUT=0
+command -v timeout >/dev/null 2>&1 && HAVE_TIMEOUT=1
 
-# step NAME COMMAND...: run, log to $RESULTS_DIR/NAME.log, record OK/GAGAL.
+note() { echo "$1" | tee -a "$RESULTS"; }
+
+# step NAME LIMIT_S COMMAND...: run with a time limit, log to NAME.log, record OK/GAGAL.
 step() {
-    local name=$1
-    shift
-    echo "== $name: $*"
-    local start=$SECONDS
-    "$@" >"$RESULTS_DIR/$name.log" 2>&1
-    local code=$?
+    local name=$1 limit=$2
+    shift 2
+    # Installing (fallback path, a user's machine) is outside the device budget.
+    case $name in venv | install) ;; *) PLANNED=$((PLANNED + limit)) ;; esac
+    if [ "$PLANNED" -gt "$BUDGET" ]; then
+        note "LEWATI $name (anggaran waktu $BUDGET s habis)"
+        return 0
+    fi
+    echo "== $name (≤ $limit s): $*"
+    if [ "$DRY" = 1 ]; then
+        note "KERING $name (≤ $limit s): $*"
+        return 0
+    fi
+    local start=$SECONDS code
+    if [ "$HAVE_TIMEOUT" = 1 ]; then
+        timeout -k 5 "$limit" "$@" >"$LOGS/$name.log" 2>&1
+    else
+        "$@" >"$LOGS/$name.log" 2>&1
+    fi
+    code=$?
     local took=$((SECONDS - start))
     if [ $code -eq 0 ]; then
-        echo "OK     $name (${took} s)" | tee -a "$RESULTS"
+        note "OK     $name (${took} s)"
     else
-        echo "GAGAL  $name (kode $code, ${took} s, lihat $name.log)" | tee -a "$RESULTS"
-        tail -n 20 "$RESULTS_DIR/$name.log"
+        [ $code -eq 124 ] && code="$code, lewat batas $limit s"
+        note "GAGAL  $name (kode $code, ${took} s, lihat $name.log di logs.tar.gz)"
+        tail -n 8 "$LOGS/$name.log"
         FAILED=$((FAILED + 1))
     fi
     return 0
 }
 
-skip() {
-    echo "LEWATI $1 ($2)" | tee -a "$RESULTS"
+skip() { note "LEWATI $1 ($2)"; }
+
+finish() {
+    [ -f "$BENCH_JSON" ] || echo '{"schema": null, "rows": [], "error": "bench tidak berjalan atau gagal; lihat results.txt"}' >"$BENCH_JSON"
+    note "Perkiraan waktu terlama (jumlah batas langkah): $PLANNED s dari $BUDGET s; berjalan ${SECONDS} s."
+    tar -czf "$RESULTS_DIR/logs.tar.gz" -C "$LOGS" . 2>/dev/null
+    rm -rf "$LOGS"
+    echo
+    echo "================ Ringkasan gpu_check ($RESULTS_DIR) ================"
+    grep -v '^  ' "$RESULTS" | head -n 24
+    if [ "$DRY" != 1 ] && [ -n "${PY:-}" ] && [ -s "$BENCH_JSON" ]; then
+        PYTHONPATH="$PYPATH" "$PY" - "$BENCH_JSON" <<'EOF' 2>/dev/null | head -n 14
+import sys
+from atensi import bench
+r = bench.load_results(sys.argv[1])
+rows = [x for x in (r or {}).get("rows", []) if x["device"] == "gpu"]
+if rows:
+    print(bench.caption(r, "gpu"))
+    big = max(x["B"] for x in rows)
+    print(bench.format_table([x for x in rows if x["B"] == big], "gpu"))
+    for k, v in bench.summary(r).items():
+        if v is not None and k.startswith("gpu"):
+            print(f"{k}: {v:.3g}")
+EOF
+    fi
+    echo "$FAILED langkah gagal. Berkas: results.txt, bench_gpu.json, logs.tar.gz"
+    [ "$FAILED" -eq 0 ]
+    exit $?
 }
 
-# --- Python environment ------------------------------------------------------
-VENV="${ATENSI_VENV:-.venv}"
-if [ ! -x "$VENV/bin/python" ]; then
-    step venv "${PYTHON:-python3}" -m venv "$VENV"
-fi
-PY="$VENV/bin/python"
-if [ "${ATENSI_SKIP_INSTALL:-0}" != 1 ]; then
-    step install "$PY" -m pip install -q -r requirements-gpu.txt -r requirements-dev.txt
+# --- Python: the machine's own when it has CuPy, a venv only as a fallback ----
+PYPATH="$ROOT/src${PYTHONPATH:+:$PYTHONPATH}"
+if python3 -c "import cupy" >/dev/null 2>&1; then
+    PY=$(command -v python3)
+    note "Python: $PY (sudah punya CuPy; tidak ada yang dipasang)"
+    # pytest and hypothesis are pure Python: borrow any the machine lacks.
+    SHIM=""
+    for pkg in pytest:_pytest,pytest,py.py pluggy:pluggy iniconfig:iniconfig \
+        packaging:packaging hypothesis:hypothesis sortedcontainers:sortedcontainers \
+        attr:attr,attrs yaml:yaml; do
+        mod=${pkg%%:*}
+        python3 -c "import $mod" >/dev/null 2>&1 && continue
+        site=""
+        for cand in ${ATENSI_PYTEST_SITE:-} "$ROOT"/.venv/lib/python3*/site-packages; do
+            if [ -e "$cand/$mod" ]; then
+                site=$cand
+                break
+            fi
+        done
+        if [ -z "$site" ]; then
+            note "  python3 tidak punya '$mod' dan tidak ada salinan untuk dipinjam"
+            continue
+        fi
+        SHIM=${SHIM:-$LOGS/pyshim}
+        mkdir -p "$SHIM"
+        IFS=, read -r -a parts <<<"${pkg#*:}"
+        for part in "${parts[@]}"; do
+            [ -e "$site/$part" ] && ln -sf "$site/$part" "$SHIM/$part"
+        done
+        note "  '$mod' dipinjam dari $site"
+    done
+    [ -n "$SHIM" ] && PYPATH="$PYPATH:$SHIM"
 else
-    skip install "ATENSI_SKIP_INSTALL=1"
+    VENV="${ATENSI_VENV:-.venv}"
+    note "Python: python3 mesin ini tidak punya CuPy; memakai venv $VENV (jalur cadangan)"
+    if [ ! -x "$VENV/bin/python" ]; then
+        step venv 60 python3 -m venv "$VENV"
+    fi
+    PY="$VENV/bin/python"
+    if [ "${ATENSI_SKIP_INSTALL:-0}" != 1 ]; then
+        # Needs the network; without it pip fails fast and the check stops here.
+        step install 240 "$PY" -m pip install -q --timeout 15 --retries 1 \
+            -r requirements-gpu.txt -r requirements-dev.txt
+        if grep -q '^GAGAL  install' "$RESULTS"; then
+            note "pip gagal (tidak ada jaringan?): pasang CuPy untuk python3 mesin ini, lihat requirements-gpu.txt"
+            finish
+        fi
+    else
+        skip install "ATENSI_SKIP_INSTALL=1"
+    fi
 fi
+export PYTHONPATH="$PYPATH"
 
-if command -v nvidia-smi >/dev/null 2>&1; then
-    step nvidia-smi nvidia-smi
-else
-    skip nvidia-smi "perintah nvidia-smi tidak ada"
-fi
-step backends "$PY" -c "from atensi import kernels; print(kernels.available_backends()); assert kernels.gpu_available(), kernels._gpu_status()[1]"
-# CuPy's own kernels (NVRTC + CUDA Runtime headers) and cuBLAS, before the tests:
-# without a CUDA toolkit both come from the wheels in requirements-gpu.txt.
-step cupy "$PY" -c "from atensi import kernels; kernels.gpu_available(); import cupy as cp; x = cp.ones((4, 4), cp.float32); s = float((cp.exp(x - 1) @ x).sum()); print(s); assert s == 64.0"
+# --- Machine and CuPy --------------------------------------------------------------
+step info 30 "$PY" -c "
+import sys, cupy
+from atensi import kernels
+print('python', sys.version.split()[0], 'cupy', cupy.__version__)
+print(kernels._preload_cuda_wheels())
+print('backend:', kernels.available_backends(), kernels._gpu_status()[1])
+assert kernels.gpu_available(), kernels._gpu_status()[1]
+from atensi import bench
+print(bench._gpu_info())
+"
+step cupy 30 "$PY" -c "
+from atensi import kernels; kernels.gpu_available()
+import cupy as cp
+x = cp.ones((4, 4), cp.float32)
+s = float((cp.exp(x - 1) @ x).sum()); print(s); assert s == 64.0"
 
-# --- Tests -------------------------------------------------------------------
-step pytest-gpu env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs tests/test_kernels_gpu.py tests/test_fused.py tests/test_blocked.py tests/test_bench.py
+# --- Tests ---------------------------------------------------------------------------
+step pytest-gpu 100 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
+    tests/test_kernels_gpu.py tests/test_fused.py tests/test_blocked.py tests/test_bench.py \
+    tests/test_backward.py
 
-# --- compute-sanitizer ---------------------------------------------------------
+# --- compute-sanitizer: fused kernel and one reduction kernel (softmax) ---------------
 SANITIZER=""
 for candidate in "$(command -v compute-sanitizer 2>/dev/null)" \
     "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
@@ -80,35 +191,20 @@ for candidate in "$(command -v compute-sanitizer 2>/dev/null)" \
         break
     fi
 done
-
-KERNEL_FILES="scores causal_mask softmax weighted_sum attention_fused"
 if [ -z "$SANITIZER" ]; then
-    skip compute-sanitizer "alat tidak ditemukan (ada di CUDA Toolkit; setel CUDA_HOME)"
+    skip compute-sanitizer "alat tidak ditemukan di mesin ini"
 else
-    echo "compute-sanitizer: $SANITIZER"
-    for file in $KERNEL_FILES; do
-        [ -f "kernels/$file.cu" ] || { skip "sanitizer-$file" "kernels/$file.cu tidak ada"; continue; }
+    note "compute-sanitizer: $SANITIZER"
+    for file in attention_fused softmax; do
         for tool in memcheck racecheck; do
-            # --error-exitcode: any report fails the step; the driver itself
-            # exits 1 on a wrong result and 3 when the kernel is not written yet.
-            # kns=: only this file's kernels (their names start with the file
-            # name) are checked, not CuPy's own copy/reduction kernels.
-            step "$tool-$file" "$SANITIZER" --tool "$tool" --error-exitcode 99 \
-                --kernel-name "kns=$file" \
-                "$PY" scripts/kernel_driver.py "$file" --backend cupy
+            # kns=: only this file's kernels, not CuPy's own copy kernels.
+            step "$tool-$file" 20 "$SANITIZER" --tool "$tool" --error-exitcode 99 \
+                --kernel-name "kns=$file" "$PY" scripts/kernel_driver.py "$file" --backend cupy
         done
     done
 fi
 
-# --- Benchmark -----------------------------------------------------------------
-if "$PY" -c "import atensi.bench" >/dev/null 2>&1; then
-    step bench "$PY" -m atensi.bench --quick --json "$RESULTS_DIR/bench_gpu.json"
-else
-    skip bench "modul atensi.bench belum ada"
-fi
+# --- Benchmark: GPU rows only ------------------------------------------------------------
+step bench 120 "$PY" -m atensi.bench --quick --device gpu --json "$BENCH_JSON"
 
-echo
-echo "Ringkasan ($RESULTS):"
-cat "$RESULTS"
-echo "$FAILED langkah gagal."
-[ "$FAILED" -eq 0 ]
+finish

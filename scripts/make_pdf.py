@@ -14,6 +14,7 @@ sidebars and buttons are hidden, the static explorers show their first frame.
 from __future__ import annotations
 
 import functools
+import re
 import http.server
 import shutil
 import sys
@@ -41,6 +42,21 @@ img { max-width: 100% !important; break-inside: avoid; }
 """
 
 
+def entry_page(index: Path) -> str:
+    """The single page, as a file at the top of the build.
+
+    index.html only redirects to the book's root page (chapters/...), whose
+    links the singlehtml builder writes relative to the top folder: a copy
+    placed there finds its styles, images and MathJax.
+    """
+    found = re.search(r'url=([^"\s]+)"', index.read_text(encoding="utf-8"))
+    if not found:
+        return "index.html"
+    copy = index.parent / "_buku_utuh.html"
+    shutil.copy2(index.parent / found.group(1), copy)
+    return copy.name
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -51,8 +67,18 @@ def fail(message: str) -> int:
     return 1
 
 
-def main() -> int:
-    index = SINGLE / "index.html"
+def main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Cetak buku halaman tunggal menjadi PDF.")
+    parser.add_argument("--single", type=Path, default=SINGLE, help="folder build singlehtml")
+    parser.add_argument("--out", type=Path, default=PDF, help="berkas PDF yang ditulis")
+    args = parser.parse_args(argv)
+    return make_pdf(args.single, args.out)
+
+
+def make_pdf(single: Path, pdf: Path) -> int:
+    index = single / "index.html"
     if not index.is_file():
         return fail(f"{index} tidak ada. Jalankan lewat 'make pdf' (membangun halaman tunggal dulu).")
     if not CHROMIUM.exists():
@@ -65,18 +91,18 @@ def main() -> int:
     except ImportError:
         return fail("paket Python 'playwright' belum terpasang: .venv/bin/pip install -r requirements-dev.txt")
 
-    handler = functools.partial(_Quiet, directory=str(SINGLE))
+    handler = functools.partial(_Quiet, directory=str(single))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    tmp = PDF.with_suffix(".tmp.pdf")
-    PDF.parent.mkdir(parents=True, exist_ok=True)
+    tmp = pdf.with_suffix(".tmp.pdf")
+    pdf.parent.mkdir(parents=True, exist_ok=True)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
             page = browser.new_page(viewport={"width": 1000, "height": 1400})
             page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort())
-            page.goto(base + "index.html", wait_until="load")
+            page.goto(base + entry_page(index), wait_until="load")
             # Open every solution so the answers are in the PDF too.
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
             page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
@@ -94,11 +120,11 @@ def main() -> int:
     if pages < MIN_PAGES:
         tmp.unlink()
         return fail(f"PDF hanya {pages} halaman (harus ≥ {MIN_PAGES}); tidak disimpan.")
-    tmp.replace(PDF)
-    if SITE_COPY.parent.parent.is_dir():
+    tmp.replace(pdf)
+    if pdf == PDF and SITE_COPY.parent.parent.is_dir():
         SITE_COPY.parent.mkdir(exist_ok=True)
-        shutil.copy2(PDF, SITE_COPY)
-    print(f"PDF siap: {PDF} ({pages} halaman, {len(data) / 2**20:.1f} MiB)")
+        shutil.copy2(pdf, SITE_COPY)
+    print(f"PDF siap: {pdf} ({pages} halaman, {len(data) / 2**20:.1f} MiB)")
     return 0
 
 

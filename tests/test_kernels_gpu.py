@@ -108,3 +108,79 @@ def test_grid_loops_with_small_grid(monkeypatch):
     monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
     monkeypatch.setattr(kernels, "MAX_GRID_X", 3)
     kc.check_all_small(BACKEND, to=to_cupy)
+
+
+# --- Large paths (issue 12 §1): the shapes a real run uses ------------------
+# Checked on sampled rows against float64 on the host: the whole float64
+# answer at these sizes would take minutes of CPU time and tens of GiB.
+
+
+def _rows_float64(Q, K, V, samples, *, causal):
+    """Attention rows (b, h, t) in float64 from the host copies Q, K, V."""
+    out = []
+    for b, h, t in samples:
+        q = Q[b, h, t].astype(np.float64)
+        end = t + 1 if causal else K.shape[2]
+        k = K[b, h, :end].astype(np.float64)
+        v = V[b, h, :end].astype(np.float64)
+        s = k @ q / np.sqrt(Q.shape[-1])
+        w = np.exp(s - s.max())
+        out.append((w / w.sum()) @ v)
+    return np.array(out)
+
+
+def _samples(B, H, T, seed=0):
+    """First and last rows of the first and last head, plus a few at random."""
+    rng = np.random.default_rng(seed)
+    picks = [(0, 0, 0), (0, 0, T - 1), (B - 1, H - 1, 0), (B - 1, H - 1, T - 1),
+             (B - 1, H - 1, T // 2), (B // 2, H // 2, T // 3)]
+    picks += [tuple(int(x) for x in (rng.integers(B), rng.integers(H), rng.integers(T)))
+              for _ in range(10)]
+    return picks
+
+
+def _inputs(B, H, T, d_k, seed=0):
+    rng = np.random.default_rng(seed)
+    return tuple(rng.standard_normal((B, H, T, d_k), dtype=np.float32) for _ in range(3))
+
+
+def _check_sampled(O, Q, K, V, *, causal, tol=2e-5):
+    import cupy
+
+    B, H, T, _ = Q.shape
+    samples = _samples(B, H, T)
+    idx = tuple(cupy.asarray([s[i] for s in samples]) for i in range(3))
+    got = cupy.asnumpy(O[idx]).astype(np.float64)
+    want = _rows_float64(Q, K, V, samples, causal=causal)
+    err = np.abs(got - want).max() / np.abs(want).max()
+    assert err < tol, (err, samples)
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_fused_large_shape(causal):
+    """Fused kernel at (8, 12) × 8192 × 64: 96 heads, the benchmark's largest case."""
+    import cupy
+
+    Q, K, V = _inputs(8, 12, 8192, 64, seed=1)
+    O = kernels.attention(*(cupy.asarray(x) for x in (Q, K, V)), causal=causal, fused=True)
+    assert isinstance(O, cupy.ndarray) and O.shape == Q.shape
+    assert bool(cupy.isfinite(O).all())
+    _check_sampled(O, Q, K, V, causal=causal)
+
+
+def test_chain_more_than_2_31_elements():
+    """Kernel chain at T = 8192 with 36 heads: S and A hold 36 · 8192² ≈ 2,4 · 10⁹
+    elements, more than 2³¹, so every flat index in the last heads overflows int32."""
+    import cupy
+
+    B, H, T = 3, 12, 8192
+    assert B * H * T * T > 2**31
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    need = 2 * 4 * B * H * T * T + 4 * 4 * B * H * T * 64
+    if free < 1.2 * need:
+        pytest.skip(f"GPU ini punya {free / 2**30:.0f} GiB bebas, uji ini butuh {need / 2**30:.0f} GiB")
+    Q, K, V = _inputs(B, H, T, 64, seed=2)
+    O = kernels.attention(*(cupy.asarray(x) for x in (Q, K, V)), causal=True)
+    cupy.get_default_memory_pool().free_all_blocks()
+    assert bool(cupy.isfinite(O).all())
+    _check_sampled(O, Q, K, V, causal=True)

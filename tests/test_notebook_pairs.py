@@ -39,7 +39,7 @@ def test_toc_order_and_titles():
         "Mengapa Membagi dengan √d_k",
         "Mask Kausal",
         "Softmax",
-        "Jumlah V Tertimbang",
+        "Jumlah Tertimbang Vektor *Value*",
         "Sintesis Pipeline",
         "Glosarium",
     ]

@@ -23,7 +23,7 @@ CODE = 'extern "C" __global__ void one(float* x) { x[threadIdx.x] = VALUE; }'
 def cache(tmp_path, monkeypatch):
     """A fresh cache under tmp_path; the process-wide private fallback is reset."""
     monkeypatch.setenv("ATENSI_CACHE", str(tmp_path / "c"))
-    monkeypatch.setattr(build, "_private_dir", None)
+    monkeypatch.setattr(build, "_private_dir", None, raising=False)
     return tmp_path / "c" / "cudacpu"
 
 
@@ -74,7 +74,7 @@ def test_unwritable_cache_never_uses_a_fixed_shared_name(tmp_path, monkeypatch):
     blocked = tmp_path / "a-file"  # cannot hold a folder (unlike a chmod, also as root)
     blocked.write_text("")
     monkeypatch.setenv("ATENSI_CACHE", str(blocked / "x"))
-    monkeypatch.setattr(build, "_private_dir", None)
+    monkeypatch.setattr(build, "_private_dir", None, raising=False)
     with pytest.warns(RuntimeWarning, match="tidak bisa ditulisi"):
         used = build.cache_dir()
     assert used != os.path.join(tempfile.gettempdir(), f"atensi-cudacpu-{os.getuid()}")

@@ -126,40 +126,68 @@ def _display_name(path: Path) -> str:
         return str(path)
 
 
-# CUDA libraries that CuPy 13 opens by file name only, as pip wheels ship them
-# (requirements-gpu.txt): (module under nvidia/, libraries in load order).
-_CUDA_WHEELS = (
-    ("cuda_nvrtc", ("libnvrtc.so.12",)),
-    ("cublas", ("libcublasLt.so.12", "libcublas.so.12")),
-)
+# CUDA libraries that CuPy opens by file name only, per CUDA major version of
+# the CuPy wheel, as pip wheels ship them (requirements-gpu.txt):
+# (folder under nvidia/, libraries in load order). CUDA 12 wheels have one
+# folder per library; CUDA 13 wheels (no -cu13 suffix) all use nvidia/cu13.
+_CUDA_WHEELS = {
+    12: (("cuda_nvrtc", ("libnvrtc.so.12",)),
+         ("cublas", ("libcublasLt.so.12", "libcublas.so.12"))),
+    13: (("cu13", ("libnvrtc.so.13",)),
+         ("cu13", ("libcublasLt.so.13", "libcublas.so.13"))),
+}
+
+
+def _cuda_major():
+    """CUDA major version CuPy was built for (12: cupy-cuda12x, 13: cupy-cuda13x)."""
+    try:
+        from cupy_backends.cuda.api import driver
+
+        return driver.get_build_version() // 1000
+    except Exception:  # no CuPy, or a layout this code does not know
+        return None
 
 
 @functools.lru_cache(maxsize=None)
-def _preload_cuda_wheels() -> None:
-    """Load NVRTC and cuBLAS from their pip wheels, when they are installed.
+def _preload_cuda_wheels() -> str:
+    """Load NVRTC and cuBLAS for CuPy, when CuPy would not find them itself.
 
-    CuPy's wheel looks for libnvrtc.so.12 and libcublas.so.12 on the library
-    path only, and a machine with just the NVIDIA driver (no CUDA toolkit) has
-    neither there. Loading the wheels' copies globally first lets CuPy find
-    them: NVRTC (also without a GPU) and cuBLAS (``cp.matmul``, used by
-    :mod:`atensi.reference` on CuPy arrays).
+    CuPy's wheel opens libnvrtc.so.N and libcublas.so.N (N = its CUDA major
+    version) by name, from the library path only; a machine with just the
+    NVIDIA driver has neither there. For each library: when its name already
+    loads (CUDA toolkit or a machine image that has it), CuPy finds it itself
+    and nothing else happens; otherwise the pip wheel's copy is loaded
+    globally first. Returns one line saying what was done, for the logs.
     """
-    import importlib
+    major = _cuda_major()
+    if major not in _CUDA_WHEELS:
+        return f"CuPy untuk CUDA {major}: tidak ada yang dimuat"
+    import importlib.util
 
-    for package, libs in _CUDA_WHEELS:
+    spec = importlib.util.find_spec("nvidia")
+    roots = list(spec.submodule_search_locations or []) if spec else []
+    done = []
+    for folder, libs in _CUDA_WHEELS[major]:
         try:
-            wheel = importlib.import_module(f"nvidia.{package}")
-        except ImportError:
+            for lib in libs:
+                ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+            done.append(f"{libs[-1]} dari sistem")
             continue
-        for folder in wheel.__path__:
-            paths = [Path(folder) / "lib" / lib for lib in libs]
+        except OSError:
+            pass
+        for root in roots:
+            paths = [Path(root) / folder / "lib" / lib for lib in libs]
             if all(path.is_file() for path in paths):
                 try:
                     for path in paths:
                         ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
+                    done.append(f"{libs[-1]} dari wheel nvidia/{folder}")
                 except OSError:
                     pass  # CuPy then reports the missing library itself
                 break
+        else:
+            done.append(f"{libs[-1]} tidak ada")
+    return f"CuPy untuk CUDA {major}: " + ", ".join(done)
 
 
 @functools.lru_cache(maxsize=None)
@@ -173,7 +201,11 @@ def _gpu_status() -> tuple[bool, str]:
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as err:  # no driver: cudaErrorInsufficientDriver and friends
-        return False, f"CuPy tidak menemukan driver CUDA ({type(err).__name__})"
+        return False, (
+            f"CuPy (untuk CUDA {_cuda_major()}) tidak menemukan driver CUDA yang cocok "
+            f"({type(err).__name__}); driver CUDA 12 butuh cupy-cuda12x, driver CUDA 13 "
+            "butuh cupy-cuda13x (lihat requirements-gpu.txt)"
+        )
     if count < 1:
         return False, "CuPy tidak menemukan GPU"
     return True, f"{count} GPU"
@@ -218,7 +250,8 @@ def resolve_backend(backend) -> str:
     return backend
 
 
-_modules: dict = {}
+_modules: dict = {}  # (path, backend) -> compiled module
+_functions: dict = {}  # (file, name, backend, $ATENSI_KERNELS_DIR) -> kernel
 
 
 def get_function(file: str, name: str, backend: str):
@@ -226,15 +259,19 @@ def get_function(file: str, name: str, backend: str):
 
     Hasilnya dipanggil seperti ``cupy.RawKernel``:
     ``k(grid, block, args, shared_mem=0)``, dengan ``args`` berisi array
-    backend itu dan skalar ``np.int32``/``np.float32``. Modul hasil kompilasi
-    disimpan per (berkas, isi berkas, backend), jadi kompilasi hanya sekali.
+    backend itu dan skalar ``np.int32``/``np.float32``. Berkas dibaca dan
+    dikompilasi sekali per (berkas, backend), dan *kernel* dicari sekali per
+    (berkas, nama, backend): panggilan berikutnya hanya mencari di dict.
     """
+    key = (file, name, backend, os.environ.get("ATENSI_KERNELS_DIR"))
+    kernel = _functions.get(key)
+    if kernel is not None:
+        return kernel
     backend = resolve_backend(backend)
     path = kernel_path(file)
-    source = path.read_text()
-    key = (str(path), source, backend)
-    module = _modules.get(key)
+    module = _modules.get((str(path), backend))
     if module is None:
+        source = path.read_text()
         if backend == "cupy":
             _preload_cuda_wheels()
             import cupy
@@ -244,8 +281,9 @@ def get_function(file: str, name: str, backend: str):
             from atensi import cudacpu
 
             module = cudacpu.RawModule(code=source, path=_display_name(path))
-        _modules[key] = module
-    return module.get_function(name)
+        _modules[(str(path), backend)] = module
+    kernel = _functions[key] = module.get_function(name)
+    return kernel
 
 
 # ---------------------------------------------------------------------------
@@ -272,6 +310,8 @@ class KernelResources:
     stack_frame: int = 0
     shared_bytes: int = 0
     barriers: int = 0
+    threads: int = 0  # threads per block used for the occupancy figure
+    occupancy: float = 0.0  # theoretical: resident warps / max warps per SM
 
 
 @dataclass
@@ -290,11 +330,15 @@ class CompileReport:
         return sum(k.spill_stores + k.spill_loads for k in self.kernels.values())
 
     def __str__(self):
-        lines = [f"{self.path} ({self.arch}, {self.seconds:.2f} s): {' '.join(self.options)}"]
+        shown = [o for o in self.options if not o.startswith("-I")]
+        folders = len(self.options) - len(shown)  # CuPy's -I folders: long paths
+        lines = [f"{self.path} ({self.arch}, {self.seconds:.2f} s): {' '.join(shown)}"
+                 + (f" (+{folders} folder -I dari CuPy)" if folders else "")]
         for name, k in self.kernels.items():
             lines.append(
                 f"  {name}: {k.registers} register, {k.shared_bytes} byte shared memory, "
-                f"spill {k.spill_stores}+{k.spill_loads} byte, stack {k.stack_frame} byte"
+                f"spill {k.spill_stores}+{k.spill_loads} byte, stack {k.stack_frame} byte, "
+                f"okupansi {round(100 * k.occupancy)} % ({k.threads} thread/block)"
             )
         return "\n".join(lines)
 
@@ -331,8 +375,11 @@ def _parse_ptxas(log: str) -> dict:
 def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
     """Kompilasi satu berkas .cu dengan NVRTC (tanpa GPU) dan baca laporan ptxas.
 
-    Baris kompilasinya: ``NVRTC_OPTIONS + ("-arch=<arch>", "-Xptxas=-v")``;
-    ``arch`` berupa ``sm_XX`` agar ptxas ikut berjalan dan melaporkan register,
+    Opsi kompilasinya sama dengan yang ditambahkan CuPy saat ``RawModule``
+    (lihat ``_cupy_options``: ``-ftz=true``, folder *include*,
+    ``--device-as-default-execution-space``), ditambah ``-Xptxas=-v``; jadi
+    angka register dan *spill* adalah milik biner yang benar-benar berjalan.
+    Setiap kernel juga diberi okupansi teoretis (:func:`occupancy`). ``arch`` berupa ``sm_XX`` agar ptxas ikut berjalan dan melaporkan register,
     *shared memory*, dan *spill*. Gagal → :class:`CompileError` dengan log
     kompiler, misalnya ``kernels/x.cu(12): error: ...``.
     """
@@ -355,7 +402,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
             "pip install -r requirements-dev.txt (cupy-cuda12x dan nvidia-cuda-nvrtc-cu12)."
         ) from err
     name = _display_name(path)
-    options = NVRTC_OPTIONS + (f"-arch={arch}", "-Xptxas=-v")
+    options = _cupy_options(arch) + ("-Xptxas=-v",)
     start = time.perf_counter()
     program = nvrtc.createProgram(path.read_text(), name, [], [])
     try:
@@ -370,7 +417,70 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
     seconds = time.perf_counter() - start
     if failed:
         raise CompileError(name, log)
-    return CompileReport(name, arch, options, seconds, log, _parse_ptxas(log))
+    found = _parse_ptxas(log)
+    for kernel, res in found.items():
+        res.threads = KERNEL_THREADS.get(kernel, 256)
+        res.occupancy = occupancy(res, arch)
+    return CompileReport(name, arch, options, seconds, log, found)
+
+
+# Threads per block each launcher uses (softmax: its largest block), for the
+# occupancy figure of compile_report; other kernels count as 256.
+KERNEL_THREADS = {
+    "attention_fused_d32": 128, "attention_fused_d64": 128,
+    "attention_fused_d128": 128, "softmax_v1_shared": 256, "softmax_v2_warp": 256,
+}
+# Per-SM limits (CUDA C++ Programming Guide, compute capabilities table):
+# (max warps, max blocks, registers, shared bytes usable by blocks).
+_SM_LIMITS = {"sm_80": (64, 32, 65536, 164 * 1024), "sm_90": (64, 32, 65536, 228 * 1024)}
+
+
+def occupancy(res: KernelResources, arch: str = "sm_90") -> float:
+    """Okupansi teoretis: *warp* yang bisa tinggal di satu SM / batasnya.
+
+    Dibatasi oleh jumlah *thread*, register (dialokasikan per *warp* dalam
+    kelipatan 256) dan *shared memory* (kelipatan 128 byte, ditambah 1 KiB
+    cadangan sistem per *block*). Arsitektur lain dihitung seperti sm_90.
+    """
+    max_warps, max_blocks, regs_sm, smem_sm = _SM_LIMITS.get(arch, _SM_LIMITS["sm_90"])
+    warps = _ceil_div(max(res.threads, 1), 32)
+    blocks = min(max_blocks, max_warps // warps)
+    if res.registers:
+        per_warp = _ceil_div(res.registers * 32, 256) * 256
+        blocks = min(blocks, (regs_sm // per_warp) // warps)
+    smem = _ceil_div(res.shared_bytes + 1024, 128) * 128
+    blocks = min(blocks, smem_sm // smem)
+    return blocks * warps / max_warps
+
+
+def _cupy_options(arch: str) -> tuple:
+    """The options ``cupy.RawModule`` compiles a kernel with (CuPy 13 and 14).
+
+    Read from CuPy's compiler: our NVRTC_OPTIONS, then its include folders
+    (``cupy/_core/include``, its CCCL copy, CUDA_PATH/include, the
+    nvidia-cuda-runtime wheel's headers), ``-ftz=true``, ``-arch=sm_XX``, and
+    ``--device-as-default-execution-space`` for NVRTC 12 and later; so the
+    register and spill figures are those of the binary that runs.
+    """
+    import cupy
+    from cupy.cuda import compiler, nvrtc
+
+    include = Path(cupy.__file__).parent / "_core" / "include"
+    options = [f"-I{include / 'cupy' / '_cccl' / lib}" for lib in ("cub", "thrust", "libcudacxx")
+               if (include / "cupy" / "_cccl" / lib).is_dir()]
+    options += list(NVRTC_OPTIONS) + [f"-I{include}"]
+    cuda_path = cupy.cuda.get_cuda_path()
+    if cuda_path and Path(cuda_path, "include").is_dir():
+        options.append(f"-I{Path(cuda_path, 'include')}")
+    options.append("-ftz=true")
+    try:
+        options += compiler._get_extra_include_dir_opts()
+    except Exception:  # private helper: absent or changed in another CuPy version
+        pass
+    options.append(f"-arch={arch}")
+    if nvrtc.getVersion()[0] >= 12:
+        options.append("--device-as-default-execution-space")
+    return tuple(options)
 
 
 # ---------------------------------------------------------------------------

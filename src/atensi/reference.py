@@ -266,8 +266,8 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
     xp = _xp(Q, K, V, dO)
     _check_backward_inputs(Q, K, V, dO, O, lse)
     if O is None or lse is None:
-        O_new, lse_new = attention_blocked(Q, K, V, causal=causal, scale=scale,
-                                           block=block, return_lse=True)
+        O_new, lse_new = attention_blocked(
+            Q, K, V, causal=causal, scale=scale, block=block, return_lse=True)
         O = O_new if O is None else O
         lse = lse_new if lse is None else lse
     T, d_k = Q.shape[-2], Q.shape[-1]

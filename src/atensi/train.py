@@ -25,6 +25,9 @@ if "numpy" not in sys.modules:
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
 
+import contextlib
+import ctypes
+import glob
 import json
 import math
 import time
@@ -47,6 +50,37 @@ QUICK = dict(TRAINING, steps=40, eval_every=20)
 # and without scaling, same seeds.
 SKALA_MODEL = dict(MODEL, n_head=1)
 SKALA_TRAINING = dict(TRAINING, steps=500, eval_every=25)
+
+
+def _openblas_threads():
+    """(get, set) of the OpenBLAS bundled with NumPy, or None when not found."""
+    folder = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    for path in glob.glob(os.path.join(folder, "*openblas*")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for get, set_ in (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+                          ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+                          ("openblas_get_num_threads", "openblas_set_num_threads")):
+            if hasattr(lib, get) and hasattr(lib, set_):
+                return getattr(lib, get), getattr(lib, set_)
+    return None
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Satu thread BLAS selama blok ini (matriks model kecil: lebih cepat, tidak
+    berebut CPU). Tidak berbuat apa-apa bila OpenBLAS NumPy tidak ditemukan."""
+    found = _openblas_threads()
+    before = found[0]() if found else None
+    if found:
+        found[1](1)
+    try:
+        yield
+    finally:
+        if found and before:
+            found[1](before)
 
 
 def data_ids(model: TinyGPT, corpus):
@@ -147,6 +181,17 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
                 f"loss validasi {id_float(curve['val'][-1], 3)}  "
                 f"({id_float(time.perf_counter() - start, 1)} s)")
 
+    with one_blas_thread():
+        _loop(model, train_ids, T, steps, batch_size, rng, opt, curve, checkpoint, lr, warmup,
+              eval_every, clip, attention, attention_backward)
+    out = {k: np.asarray(v, dtype=np.float64) for k, v in curve.items() if len(v)}
+    out["seconds"] = np.float64(time.perf_counter() - start)
+    out["cpu_seconds"] = np.float64(time.process_time() - cpu_start)
+    return out
+
+
+def _loop(model, train_ids, T, steps, batch_size, rng, opt, curve, checkpoint, lr, warmup,
+          eval_every, clip, attention, attention_backward):
     checkpoint(0)
     for step in range(1, steps + 1):
         x, y = batch(train_ids, T, batch_size, rng)
@@ -158,10 +203,6 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
         curve["train"].append(loss)
         if step % eval_every == 0 or step == steps:
             checkpoint(step)
-    out = {k: np.asarray(v, dtype=np.float64) for k, v in curve.items() if len(v)}
-    out["seconds"] = np.float64(time.perf_counter() - start)
-    out["cpu_seconds"] = np.float64(time.process_time() - cpu_start)
-    return out
 
 
 def _load_text():

@@ -39,6 +39,7 @@ MAX_BLOCK = 65536
 # Multiply-adds the CPU emulation accepts in one call (scores of ANDREA's
 # 12 heads at T = 1024 are 8·10⁸); the chain runs about 10⁸ per second.
 CPU_BUDGET = 1e10
+SMALL_BYTES = 1 << 20  # outputs below 1 MiB are never refused for memory
 
 
 def _dtype_names(dtypes) -> str:
@@ -519,6 +520,8 @@ def available_memory(kind_: str = "numpy") -> float:
 
 def check_output_bytes(nbytes: float, what: str, hint: str, kind_: str = "numpy") -> None:
     """Refuse before allocating when the arrays cannot fit in memory."""
+    if nbytes < SMALL_BYTES:
+        return  # not worth reading /proc/meminfo on every small call
     free = available_memory(kind_)
     if nbytes > free:
         raise MemoryError(

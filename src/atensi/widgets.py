@@ -3,7 +3,7 @@
 Pemakaian di bab (satu sel, satu panggilan)::
 
     from atensi import widgets
-    widgets.sharpness()   # 1. Ketajaman softmax vs d_k   (bab skala_akar_dk)
+    widgets.sharpness()   # 1. Ketajaman softmax terhadap d_k (bab skala_akar_dk)
     widgets.mask()        # 2. Penjelajah mask (4 jenis)   (bab mask_kausal)
     widgets.row()         # 3. Baris demi baris            (bab softmax / jumlah_v)
     # atau: widgets.explorer("ketajaman" | "mask" | "baris")
@@ -399,7 +399,7 @@ def _check_choice(value, choices, name):
 
 
 def sharpness_explorer(d_k=64, scale=False):
-    """Penjelajah hidup 1, ketajaman softmax vs d_k (ipywidgets)."""
+    """Penjelajah hidup 1, ketajaman softmax terhadap d_k (ipywidgets)."""
     _check_choice(d_k, D_K_VALUES, "d_k")
     scale = _val.check_flag(scale, "scale")
     import ipywidgets as W
@@ -409,7 +409,7 @@ def sharpness_explorer(d_k=64, scale=False):
                                  continuous_update=True),
         "scale": W.Checkbox(value=scale, description="bagi dengan √d_k", indent=False),
     }
-    return _build_live("ketajaman", "Ketajaman softmax vs d_k", controls,
+    return _build_live("ketajaman", "Ketajaman softmax terhadap d_k", controls,
                        lambda d_k, scale: _sharpness_render(d_k, scale))
 
 
@@ -660,7 +660,7 @@ def sharpness_static(d_k=64, scale=False):
         return fig, text, []
 
     frames, images = _frames("ketajaman", controls, render)
-    return StaticExplorer("ketajaman", "Ketajaman softmax vs d_k", controls, frames, images,
+    return StaticExplorer("ketajaman", "Ketajaman softmax terhadap d_k", controls, frames, images,
                           alt="Sebaran dot product acak dan satu baris softmax untuk d_k terpilih")
 
 
@@ -755,7 +755,7 @@ def explorer(name, mode=None):
 
 
 def sharpness(mode=None):
-    """Penjelajah 1, ketajaman softmax vs d_k (lihat ``explorer``)."""
+    """Penjelajah 1, ketajaman softmax terhadap d_k (lihat ``explorer``)."""
     return explorer("ketajaman", mode)
 
 
