@@ -51,9 +51,12 @@ step() {
         note "LEWATI $name (anggaran waktu $BUDGET s habis)"
         return 0
     fi
-    echo "== $name (≤ $limit s): $*"
+    local shown="$*"
+    shown=${shown//$'\n'/ }
+    [ ${#shown} -gt 200 ] && shown="${shown:0:200}..."
+    echo "== $name (≤ $limit s): $shown"
     if [ "$DRY" = 1 ]; then
-        note "KERING $name (≤ $limit s): $*"
+        note "KERING $name (≤ $limit s): $shown"
         return 0
     fi
     local start=$SECONDS code
@@ -159,7 +162,7 @@ fi
 export PYTHONPATH="$PYPATH"
 
 # --- Machine and CuPy --------------------------------------------------------------
-step info 30 "$PY" -c "
+step info 20 "$PY" -c "
 import sys, cupy
 from atensi import kernels
 print('python', sys.version.split()[0], 'cupy', cupy.__version__)
@@ -169,14 +172,18 @@ assert kernels.gpu_available(), kernels._gpu_status()[1]
 from atensi import bench
 print(bench._gpu_info())
 "
-step cupy 30 "$PY" -c "
+if grep -q '^GAGAL  info' "$RESULTS"; then
+    note "CuPy tidak melihat GPU: langkah GPU lain tidak dijalankan (lihat info.log)"
+    finish
+fi
+step cupy 20 "$PY" -c "
 from atensi import kernels; kernels.gpu_available()
 import cupy as cp
 x = cp.ones((4, 4), cp.float32)
 s = float((cp.exp(x - 1) @ x).sum()); print(s); assert s == 64.0"
 
 # --- Tests ---------------------------------------------------------------------------
-step pytest-gpu 100 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
+step pytest-gpu 130 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
     tests/test_kernels_gpu.py tests/test_fused.py tests/test_blocked.py tests/test_bench.py \
     tests/test_backward.py
 
@@ -205,6 +212,6 @@ else
 fi
 
 # --- Benchmark: GPU rows only ------------------------------------------------------------
-step bench 120 "$PY" -m atensi.bench --quick --device gpu --json "$BENCH_JSON"
+step bench 100 "$PY" -m atensi.bench --quick --device gpu --json "$BENCH_JSON"
 
 finish

@@ -200,3 +200,39 @@ def test_reference_attention_is_what_the_model_calls(monkeypatch):
     monkeypatch.setattr(reference, "attention", spy)
     tiny(np.float32).logits(np.zeros((1, 4), dtype=int))
     assert calls == [{"causal": True, "scale": True}] * 2
+
+
+# --- the attention-map explorer ---------------------------------------------------
+
+
+def test_head_summary_names_a_previous_character_head():
+    from atensi.model_explorer import head_summary
+
+    text = "ab cd efg"
+    A = np.eye(len(text), k=-1)
+    A[0, 0] = 1
+    s = head_summary(A, text)
+    assert s["sebelumnya"] == 1 and s["diri"] == 0 and s["dua_sebelumnya"] == 0
+    with pytest.raises(ValueError, match="berbentuk"):
+        head_summary(np.eye(3), text)
+
+
+@pytest.mark.parametrize("mode", ["static", "live"])
+def test_attention_map_explorer_has_one_frame_per_sentence_layer_and_head(mode):
+    from atensi import model_explorer
+
+    chars = "abc d."
+    config = Config(vocab=len(chars), T=12, d_model=8, n_head=2, n_layer=1, d_mlp=8)
+    model = TinyGPT(config, chars)
+    sentences = ("ab cd.", "dcba a")
+    box = model_explorer.attention_maps(model, sentences, mode=mode)
+    if mode == "static":
+        assert len(box.frames) == 2 * 1 * 2
+        html = box.to_html()
+        assert 'data-explorer="peta-atensi"' in html and "Kalimat:" in html
+    else:
+        assert set(box.controls) == {"sentence", "layer", "head"}
+        box.controls["head"].value = 2
+        assert set(box.values) == {"sebelumnya", "dua_sebelumnya", "diri", "awal_kata"}
+    with pytest.raises(ValueError, match="tidak dikenal"):
+        model_explorer.attention_maps(model, ("xyz",), mode=mode)

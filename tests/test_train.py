@@ -169,3 +169,23 @@ def test_missing_or_broken_experiment_file(tmp_path):
     bad.write_text("{", encoding="utf-8")
     with pytest.raises(ValueError, match="rusak"):
         train.load_experiment(bad)
+
+
+def test_chapter_loads_the_committed_results_and_glues_what_it_computes():
+    import re
+
+    import jupytext
+
+    path = corpus.CHAPTERS / "melatih.md"
+    text = path.read_text(encoding="utf-8")
+    code = "\n".join(c.source for c in jupytext.read(path).cells if c.cell_type == "code")
+    assert "TinyGPT.load(train.WEIGHTS)" in code and "train.load_experiment()" in code
+    assert "model_explorer.attention_maps(bobot)" in code
+    used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
+    defined = set(re.findall(r"glue\(\s*f?\"([^\"{]+)\"", code))
+    for prefix in re.findall(r"glue\(\s*f\"([^\"{]+)\{k\}\"", code):
+        defined |= {prefix + k for k in ("d_model", "n_head", "d_k", "n_layer", "T", "vocab")}
+    for prefix, suffix in re.findall(r"glue\(\s*f\"([^\"{]+)\{nama\}([^\"]*)\"", code):
+        defined |= {prefix + n + suffix for n in ("dengan", "tanpa")}
+    assert used and used <= defined, used - defined
+    assert len(re.findall(r"`{3,4}\{exercise\}\n:label: (\S+)", text)) >= 3

@@ -16,7 +16,8 @@ fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backend``:
         Rantai scores → softmax → weighted_sum tanpa bolak-balik ke host;
         ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu).
     available_backends()      backend yang bisa dipakai di mesin ini
-    compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill)
+    compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill, okupansi)
+    ptxas_table()             tabel ptxas semua kernel untuk sm_80 dan sm_90
 
 Versi kernel: ``version="v1"`` (paling sederhana) atau ``"v2"`` (lebih cepat).
 
@@ -29,6 +30,11 @@ Array NumPy masuk → array NumPy keluar; array CuPy masuk → array CuPy keluar
 (data dipindah seperlunya bila backend berbeda). Sebelum *kernel* diluncurkan,
 masukan diperiksa: float32, C-contiguous, rank ≥ 2 (softmax: ≥ 1), bentuk yang cocok, ukuran
 yang didukung, tanpa NaN/inf. Kesalahan dilaporkan dalam bahasa Indonesia.
+
+Pemeriksaan itu ada di :mod:`atensi.validation` (dipakai juga oleh
+:mod:`atensi.reference`): skor yang akan melampaui float32, flag yang bukan
+bool, ukuran keluaran yang tidak muat di memori, dan pekerjaan yang terlalu
+besar untuk emulasi CPU (``ATENSI_CPU_BUDGET``) juga ditolak sebelum peluncuran.
 
 Untuk modul lain di atensi (``bench``, *fused kernel*), bagian-bagian kecil di
 bawah boleh dipakai langsung: ``get_function(file, name, backend)``,
@@ -201,10 +207,16 @@ def _gpu_status() -> tuple[bool, str]:
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as err:  # no driver: cudaErrorInsufficientDriver and friends
+        try:
+            driver = cupy.cuda.runtime.driverGetVersion()  # 0: no NVIDIA driver at all
+        except Exception:
+            driver = 0
+        if not driver:
+            return False, f"CuPy tidak menemukan driver CUDA ({type(err).__name__})"
         return False, (
-            f"CuPy (untuk CUDA {_cuda_major()}) tidak menemukan driver CUDA yang cocok "
-            f"({type(err).__name__}); driver CUDA 12 butuh cupy-cuda12x, driver CUDA 13 "
-            "butuh cupy-cuda13x (lihat requirements-gpu.txt)"
+            f"driver CUDA {driver // 1000}.{driver % 1000 // 10} terlalu lama untuk CuPy "
+            f"(dibuat untuk CUDA {_cuda_major()}): driver CUDA 12 butuh cupy-cuda12x "
+            "(lihat requirements-gpu.txt)"
         )
     if count < 1:
         return False, "CuPy tidak menemukan GPU"
@@ -451,6 +463,29 @@ def occupancy(res: KernelResources, arch: str = "sm_90") -> float:
     smem = _ceil_div(res.shared_bytes + 1024, 128) * 128
     blocks = min(blocks, smem_sm // smem)
     return blocks * warps / max_warps
+
+
+def ptxas_table(files=None, archs=("sm_80", "sm_90")) -> str:
+    """Tabel ptxas semua kernel: register, *shared memory*, *spill*, okupansi per arsitektur.
+
+    ``files``: berkas .cu (bawaan: semua di ``kernels/``). Angkanya dari
+    :func:`compile_report`, jadi dari biner dengan opsi CuPy.
+    """
+    files = files or sorted(kernels_dir().glob("*.cu"))
+    header = ("kernel", "arch", "register", "shared (byte)", "spill (byte)", "okupansi")
+    rows = []
+    for file in files:
+        for arch in archs:
+            for name, k in sorted(compile_report(file, arch=arch).kernels.items()):
+                rows.append((name, arch, str(k.registers), str(k.shared_bytes),
+                             str(k.spill_stores + k.spill_loads),
+                             f"{round(100 * k.occupancy)} %"))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in [header] + rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
 
 
 def _cupy_options(arch: str) -> tuple:
@@ -799,7 +834,7 @@ def _main(argv=None) -> int:
     class _Parser(argparse.ArgumentParser):
         def error(self, message):  # one Indonesian line instead of argparse's usage text
             print(f"python -m atensi.kernels: argumen tidak sah ({message}). "
-                  "Pemakaian: python -m atensi.kernels [--arch sm_XX] [berkas.cu ...]",
+                  "Pemakaian: python -m atensi.kernels [--arch sm_XX | --tabel] [berkas.cu ...]",
                   file=sys.stderr)
             raise SystemExit(2)
 
@@ -809,7 +844,17 @@ def _main(argv=None) -> int:
     )
     parser.add_argument("files", nargs="*", help="berkas .cu (bawaan: semua di kernels/)")
     parser.add_argument("--arch", default="sm_90", help="arsitektur, misalnya sm_80 (bawaan sm_90)")
+    parser.add_argument("--tabel", action="store_true",
+                        help="satu tabel ptxas untuk sm_80 dan sm_90 (register, shared, spill, okupansi)")
     args = parser.parse_args(argv)
+    if args.tabel:
+        try:
+            print(ptxas_table(args.files or None))
+        except Exception as err:  # NVRTC missing, a compile error: one line
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            print(f"Tabel ptxas gagal: {first}", file=sys.stderr)
+            return 1
+        return 0
     if not re.fullmatch(r"sm_\d+a?", args.arch):
         print(f"Argumen '--arch' harus berbentuk 'sm_XX' (misalnya sm_90), tetapi yang "
               f"diterima {args.arch!r}.", file=sys.stderr)

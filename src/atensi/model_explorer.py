@@ -88,9 +88,10 @@ def _maps(model, sentences):
     return {s: np.asarray(model.attention_maps(s), dtype=np.float64) for s in sentences}
 
 
-def _text(summary, layer, head):
+def _text(summary, layer, head, sentence):
     f = plots.format_number
-    return (f"<p><b>Layer {layer + 1}, head {head + 1}</b>: rata-rata bobot ke karakter "
+    return (f"<p>Kalimat: <q>{html.escape(sentence)}</q></p>"
+            f"<p><b>Layer {layer + 1}, head {head + 1}</b>: rata-rata bobot ke karakter "
             f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dua karakter sebelumnya "
             f"{f(summary['dua_sebelumnya'], 2)}, ke dirinya sendiri {f(summary['diri'], 2)}, "
             f"ke huruf pertama katanya {f(summary['awal_kata'], 2)}.</p>"
@@ -102,7 +103,8 @@ def _text(summary, layer, head):
 def _render(maps, sentence, layer, head):
     A = maps[sentence][layer, head]
     fig = attention_figure(A, sentence, title=f"layer {layer + 1}, head {head + 1}")
-    return fig, head_summary(A, sentence), _text(head_summary(A, sentence), layer, head)
+    summary = head_summary(A, sentence)
+    return fig, summary, _text(summary, layer, head, sentence)
 
 
 def attention_maps_static(model, sentences=SENTENCES, *, sentence=0, layer=0, head=0):
@@ -111,8 +113,7 @@ def attention_maps_static(model, sentences=SENTENCES, *, sentence=0, layer=0, he
     c = model.config
     controls = [
         Control("kalimat", "kalimat", "range", tuple(sentences),
-                tuple(f"{n + 1}: {s[:18]}…" if len(s) > 18 else f"{n + 1}: {s}"
-                      for n, s in enumerate(sentences)), sentence),
+                tuple(f"kalimat {n + 1}" for n in range(len(sentences))), sentence),
         Control("layer", "layer", "range", tuple(range(c.n_layer)),
                 tuple(f"layer {n + 1}" for n in range(c.n_layer)), layer),
         Control("head", "head", "range", tuple(range(c.n_head)),
@@ -198,9 +199,9 @@ def training_curve_figure(curve, *, bigram=None, unigram=None, title=None, smoot
 def experiment_figure(result, *, smooth=10):
     """Eksperimen √d_k: loss (kiri) dan entropi atensi per layer (kanan), dengan
     dan tanpa pembagian, seed yang sama."""
-    fig = plots.new_figure(5.0, 5.6)
-    ax_loss = fig.add_axes([0.14, 0.6, 0.83, 0.33])
-    ax_ent = fig.add_axes([0.14, 0.1, 0.83, 0.33])
+    fig = plots.new_figure(5.0, 6.4)
+    ax_loss = fig.add_axes([0.14, 0.64, 0.83, 0.3])
+    ax_ent = fig.add_axes([0.14, 0.22, 0.83, 0.3])
     colors = {"dengan": plots.BAR, "tanpa": plots.HIGHLIGHT}
     names = {"dengan": "dibagi √d_k", "tanpa": "tanpa pembagian"}
     for key, run in result["runs"].items():
@@ -216,7 +217,8 @@ def experiment_figure(result, *, smooth=10):
                         ls="-" if layer == 0 else "--", marker="o" if layer == 0 else "s",
                         ms=3, lw=1.3, label=f"{names[key]}, layer {layer + 1}")
     ax_loss.legend(fontsize=plots.SMALL - 1, frameon=False, loc="upper right")
-    ax_ent.legend(fontsize=plots.SMALL - 1, frameon=False, loc="best", ncol=1)
+    ax_ent.legend(fontsize=plots.SMALL - 1, frameon=False, loc="upper center",
+                  bbox_to_anchor=(0.45, -0.2), ncol=2)
     for ax in (ax_loss, ax_ent):
         ax.yaxis.set_major_formatter(plots._TICKS)
         ax.grid(True, color="#e5e5e5", lw=0.6)

@@ -3,6 +3,10 @@
 Semua fungsi menerima bentuk ``(..., T, d_k)`` dengan sumbu depan apa pun
 (head, batch). Fungsi ini tidak terikat pada NumPy: array CuPy masuk, array
 CuPy keluar (lewat ``_xp``), sehingga rumus yang sama berjalan di GPU.
+Masukan diperiksa dulu oleh :mod:`atensi.validation`, sama seperti di
+:mod:`atensi.kernels`: float16/32/64 (list angka diubah), bentuk yang cocok,
+tanpa NaN/inf (-inf boleh di skor), flag bool, dan skor yang tidak melampaui
+batas float; pesan kesalahannya berbahasa Indonesia.
 
     scores        S = Q Kᵀ / √d_k          (..., T, T)
     causal_mask   S[i, j] = -inf bila j > i

@@ -162,6 +162,12 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
     ``entropy`` (entropi atensi rata-rata per layer, pada potongan validasi).
     ``log``: fungsi cetak (``None`` = diam).
     """
+    for name, value in (("steps", steps), ("batch_size", batch_size), ("eval_every", eval_every)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"Argumen '{name}' harus bilangan bulat >= 1, tetapi yang "
+                             f"diterima {value!r}.")
+    if not lr > 0:
+        raise ValueError(f"Argumen 'lr' harus lebih dari 0, tetapi yang diterima {lr!r}.")
     train_ids, val_ids = data_ids(model, corpus)
     T = model.config.T
     x_val, y_val = windows(val_ids, T)

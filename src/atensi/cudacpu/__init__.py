@@ -29,7 +29,13 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
   *between blocks* on global memory is not detected.
 * Compile errors raise CudaCpuError with g++'s text, pointing at the .cu
   file:line (the ``path`` given). Libraries are cached in
-  ``$ATENSI_CACHE/cudacpu`` (default ``~/.cache/atensi/cudacpu``).
+  ``$ATENSI_CACHE/cudacpu`` (default ``~/.cache/atensi/cudacpu``); the folder
+  and every library are checked to be private (this user's, 0700) before a
+  library is loaded, else a private temporary folder is used (see ``build``).
+* Ctrl-C stops a launch between blocks (KeyboardInterrupt; the output is then
+  incomplete). A launch of more than 2³¹ CUDA threads is refused
+  (``ATENSI_CUDACPU_MAX_THREADS``), and a kernel whose local arrays do not fit
+  a fiber's 256 KiB stack is refused when it is compiled.
 * Supported in kernels: ``__global__ __device__ __forceinline__ __restrict__
   __shared__`` (static arrays and ``extern __shared__ T s[];``), ``dim3``,
   ``threadIdx blockIdx blockDim gridDim warpSize``, ``__syncthreads``,

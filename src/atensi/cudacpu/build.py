@@ -7,7 +7,8 @@ Security: a library in the cache is loaded into this Python process, so the
 cache must be private. Folders are created 0700; before use the folder must
 be a real directory (not a symlink), owned by this user, without group or
 other write permission, and every folder above it must be owned by this user
-or root and not writable by others (unless sticky, like /tmp). Every ``.so``
+or root and not writable by others (unless sticky, like /tmp; writable by the
+user's own primary group is allowed there). Every ``.so``
 is checked the same way before it is loaded. When the folder fails a check,
 a private ``tempfile.mkdtemp`` folder is used for this process instead, and a
 warning says so once. No fixed name in a shared temp folder is ever used.
@@ -91,7 +92,9 @@ def _trusted_dir(path: Path) -> str | None:
             continue
         if pst.st_uid not in (0, os.getuid()) and not _owner_ok(pst):
             return f"folder induk {parent} dimiliki pengguna lain (uid {pst.st_uid})"
-        if pst.st_mode & 0o022 and not pst.st_mode & stat.S_ISVTX:
+        # Group-writable is fine for the user's own (private) group, e.g. a 0775 home.
+        others = pst.st_mode & 0o002 or (pst.st_mode & 0o020 and pst.st_gid != os.getgid())
+        if others and not pst.st_mode & stat.S_ISVTX:
             return f"folder induk {parent} bisa ditulisi pengguna lain tanpa sticky bit"
     return None
 
@@ -298,7 +301,7 @@ def build(tu: str, *, path: str, flags: tuple[str, ...]) -> tuple[Path, bool]:
     cmd = [cxx, *flags, "-fstack-usage", "-I", str(HEADER.parent), "-o", tmp_lib, cpp]
     sanitize = next((s for s, f in SANITIZE_FLAGS.items() if s and f[-1] in flags), None)
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=out_dir)
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise CudaCpuError(
                 f"Kompilasi {path} dengan g++ gagal (kode keluar {proc.returncode}). "
