@@ -21,6 +21,8 @@ import _kernel_cases as kc
 from atensi import bench, kernels
 
 ROOT = Path(__file__).resolve().parents[1]
+# The PyTorch CPU row appears only where PyTorch is installed (never required).
+_TORCH_ROW = ["torch_sdpa_cpu"] if bench._torch() is not None else []
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +35,11 @@ def test_rows_cover_every_cpu_method_and_shape(tiny):
     shapes = {}
     for r in tiny["rows"]:
         shapes.setdefault((r["B"], r["T"]), []).append(r["method"])
+    cpu = ["numpy_naive", "numpy_blocked", "numpy_fast"] + _TORCH_ROW
     assert shapes == {
-        (1, 32): ["numpy_naive", "numpy_blocked", "cpu_chain_v2", "cpu_fused"],
-        (1, 256): ["numpy_naive", "numpy_blocked"],
-        (2, 48): ["numpy_naive", "numpy_blocked"],
+        (1, 32): cpu + ["cpu_chain_v2", "cpu_fused"],
+        (1, 256): cpu,
+        (2, 48): cpu,
     }
     assert all(r["device"] == "cpu" and r["H"] == 12 and r["d_k"] == 64 for r in tiny["rows"])
 
@@ -46,6 +49,9 @@ def test_numbers_are_consistent(tiny):
         assert r["time_ms"] > 0 and r["repeats"] >= 1
         want = 4 * r["B"] * 12 * r["T"] ** 2 * 64 / 2 / (r["time_ms"] / 1e3) / 1e9
         assert math.isclose(r["gflops"], want, rel_tol=1e-9)
+        if r["method"] == "torch_sdpa_cpu":  # tracemalloc cannot see PyTorch's memory
+            assert r["peak_mib"] is None and r["max_rel_err"] <= 1e-4, r
+            continue
         assert r["peak_mib"] > 0
         assert r["max_rel_err"] <= 1e-5, r
         assert r["fp32_peak_share"] is None  # CPU rows
@@ -122,7 +128,8 @@ def test_emulation_rows_need_a_compiler(monkeypatch):
     monkeypatch.setattr(kernels, "_cpu_available", lambda: False)
     preset = dataclasses.replace(bench.PRESETS["tiny"], sweep=(), batches=())
     results = bench.run(preset, device="cpu")
-    assert [r["method"] for r in results["rows"]] == ["numpy_naive", "numpy_blocked"]
+    assert [r["method"] for r in results["rows"]] == (
+        ["numpy_naive", "numpy_blocked", "numpy_fast"] + _TORCH_ROW)
     assert [(s["method"], s["T"]) for s in results["skipped"]] == [("cpu_chain_v2", 32), ("cpu_fused", 32)]
     assert all("g++" in s["why"] for s in results["skipped"])
 

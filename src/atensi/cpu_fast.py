@@ -273,3 +273,50 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
         for f in [_pool(workers).submit(work) for _ in range(workers)]:
             f.result()
     return out
+
+
+# ---------------------------------------------------------------------------
+# For python -m atensi.bench: the PyTorch row (optional) and the comparison.
+# ---------------------------------------------------------------------------
+
+# The shapes of issue 12's CPU target: (B, T), H = 12, d_k = 64, causal.
+TARGET_SHAPES = ((1, 1024), (1, 4096), (8, 1024))
+
+
+def torch_sdpa_cpu(Q, K, V, threads=None):
+    """Fungsi tanpa argumen: ``scaled_dot_product_attention`` PyTorch di CPU,
+    kausal, float32, masukan 4-D, dengan banyak *thread* yang sama seperti
+    :func:`attention_cpu_fast`. PyTorch harus sudah terpasang (opsional)."""
+    import torch
+
+    torch.set_num_threads(default_threads() if threads is None else int(threads))
+    q, k, v = (torch.from_numpy(np.ascontiguousarray(x)) for x in (Q, K, V))
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    return lambda: sdpa(q, k, v, is_causal=True).numpy()
+
+
+def torch_comparison(rows):
+    """[(B, T, waktu torch / waktu attention_cpu_fast)] untuk setiap bentuk yang
+    punya kedua baris (``method`` ``numpy_fast`` dan ``torch_sdpa_cpu``)."""
+    times = {}
+    for r in rows:
+        if r.get("device", "cpu") == "cpu" and r["method"] in ("numpy_fast", "torch_sdpa_cpu"):
+            times.setdefault((r["B"], r["T"]), {})[r["method"]] = r["time_ms"]
+    return [(B, T, t["torch_sdpa_cpu"] / t["numpy_fast"])
+            for (B, T), t in sorted(times.items()) if len(t) == 2]
+
+
+def torch_comparison_lines(rows, threads=None):
+    """Baris ringkasan bench: kecepatan attention_cpu_fast relatif PyTorch."""
+    pairs = torch_comparison(rows)
+    if not pairs:
+        return []
+    from atensi.formatting import id_float
+
+    n = default_threads() if threads is None else threads
+    lines = [f"CPU, {n} thread: attention_cpu_fast terhadap PyTorch SDPA "
+             "(waktu PyTorch / waktu kita; target ≥ 1 di B=1 T=1024, B=1 T=4096, B=8 T=1024):"]
+    for B, T, ratio in pairs:
+        mark = " (target)" if (B, T) in TARGET_SHAPES else ""
+        lines.append(f"  B = {B}, T = {T}: {id_float(ratio, 2)}×{mark}")
+    return lines
