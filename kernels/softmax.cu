@@ -33,6 +33,12 @@
 //                      dengan __shfl_xor_sync (register, tanpa shared memory,
 //                      tanpa __syncthreads), lalu B/32 hasil warp digabung
 //                      lewat shared memory.
+//   softmax_v2_warp_causal
+//                      softmax_v2_warp untuk bobot kausal (H, T, T): baris r
+//                      adalah posisi i = r % n (rows = H*T, n = T). Hanya
+//                      S[r][0..i] yang dibaca; A[r][j] untuk j > i langsung
+//                      ditulis 0 tanpa membaca S di sana. Separuh masa depan
+//                      tidak pernah dibaca.
 //
 // Kompilasi (NVRTC, kompiler yang dipakai CuPy; atensi.kernels.compile_report
 // menjalankan persis ini):
@@ -157,6 +163,43 @@ extern "C" __global__ void softmax_v2_warp(const float* S, float* A,
         float total = block_reduce_warp(warp_results, sum, false);
 
         for (int j = threadIdx.x; j < n; j += blockDim.x)
+            a[j] = a[j] / total;
+    }
+}
+
+// ---- v2 kausal: masa depan tidak dibaca ------------------------------
+
+extern "C" __global__ void softmax_v2_warp_causal(const float* S, float* A,
+                                                  int rows, int n)
+{
+    __shared__ float warp_results[SOFTMAX_MAX_BLOCK / 32];
+    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+        const float* s = S + (size_t)r * n;
+        float* a = A + (size_t)r * n;
+        int seen = r % n + 1;  // key 0 .. i boleh dilihat: i + 1 nilai
+
+        // Masa depan (j > i): bobot 0, S di sana tidak dibaca.
+        for (int j = seen + threadIdx.x; j < n; j += blockDim.x) a[j] = 0.0f;
+
+        float m = -INFINITY;
+        for (int j = threadIdx.x; j < seen; j += blockDim.x)
+            m = fmaxf(m, s[j]);
+        float row_max = block_reduce_warp(warp_results, m, true);
+
+        if (row_max == -INFINITY) {
+            for (int j = threadIdx.x; j < seen; j += blockDim.x) a[j] = 0.0f;
+            continue;
+        }
+
+        float sum = 0.0f;
+        for (int j = threadIdx.x; j < seen; j += blockDim.x) {
+            float e = expf(s[j] - row_max);
+            a[j] = e;
+            sum += e;
+        }
+        float total = block_reduce_warp(warp_results, sum, false);
+
+        for (int j = threadIdx.x; j < seen; j += blockDim.x)
             a[j] = a[j] / total;
     }
 }

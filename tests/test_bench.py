@@ -195,6 +195,7 @@ def test_command_line(tmp_path):
     for column in bench.COLUMNS:
         assert column in proc.stdout
     assert "NumPy berubin" in proc.stdout and "Diukur pada" in proc.stdout
+    assert "NumPy cepat" in proc.stdout and "Model roofline per kernel" in proc.stdout
     assert bench.load_results(out)["rows"]
 
 

@@ -8,12 +8,16 @@ fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backend``:
         dengan mask kausal yang menyatu (v2) atau v1 lalu kernel mask (v1).
     causal_mask(S, *, backend=None)
         Salinan baru S dengan -inf di j > i; S tidak diubah.
-    softmax(S, axis=-1, *, version="v2", backend=None)
-        Softmax per baris (hanya sumbu terakhir).
-    weighted_sum(A, V, *, backend=None)
-        O = A V, bentuk (..., T, d_k).
+    softmax(S, axis=-1, *, causal=False, version="v2", backend=None)
+        Softmax per baris (hanya sumbu terakhir). ``causal=True`` (v2, S
+        berbentuk (..., T, T)): j > i bobotnya 0 tanpa S dibaca di sana.
+    weighted_sum(A, V, *, causal=False, version="v1", backend=None)
+        O = A V, bentuk (..., T, d_k). v2: diubin seperti GEMM; ``causal=True``
+        menganggap A[i, j] = 0 untuk j > i dan melewati ubin masa depan.
     attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, backend=None)
         Rantai scores → softmax → weighted_sum tanpa bolak-balik ke host;
+        ``version="v3"``: scores v2, softmax v2 kausal, weighted_sum v2
+        (bila kausal, masa depan dilewati di ketiga langkah);
         ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu).
     available_backends()      backend yang bisa dipakai di mesin ini
     compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill, okupansi)
@@ -76,6 +80,15 @@ SOFTMAX_VERSIONS = {"v1": "softmax_v1_shared", "v2": "softmax_v2_warp"}
 CAUSAL_MASK = "causal_mask_v1"
 WEIGHTED_SUM = "weighted_sum_v1"
 WEIGHTED_SUM_BLOCK = (32, 8, 1)
+SOFTMAX_CAUSAL = "softmax_v2_warp_causal"
+WEIGHTED_SUM_VERSIONS = {"v1": WEIGHTED_SUM, "v2": "weighted_sum_v2_tiled"}
+WEIGHTED_SUM_CAUSAL = "weighted_sum_v2_tiled_causal"
+WEIGHTED_SUM_V2_TILE = 64  # WS_BM = WS_BN in kernels/weighted_sum.cu
+WEIGHTED_SUM_V2_THREADS = 256  # WS_THREADS
+# attention(version=...): (scores/softmax version, softmax causal variant,
+# weighted_sum version).
+ATTENTION_VERSIONS = {"v1": ("v1", False, "v1"), "v2": ("v2", False, "v1"),
+                      "v3": ("v2", True, "v2")}
 
 # Largest T each launch shape allows: grid.y = ceil(T / rows per block) <= 65535.
 MAX_T = {
@@ -616,19 +629,29 @@ def _softmax_block(n: int) -> int:
     return max(32, min(256, 1 << (n - 1).bit_length()))
 
 
-def _launch_softmax(Sd, Ad, rows, n, *, version, backend):
+def _launch_softmax(Sd, Ad, rows, n, *, version, backend, causal=False):
+    # causal: rows = H*T, n = T; only the v2 kernel has a causal variant.
     grid = (min(rows, MAX_GRID_X), 1, 1)
     block = (_softmax_block(n), 1, 1)
     args = (Sd, Ad, np.int32(rows), np.int32(n))
-    get_function("softmax.cu", SOFTMAX_VERSIONS[version], backend)(grid, block, args)
+    name = SOFTMAX_CAUSAL if causal else SOFTMAX_VERSIONS[version]
+    get_function("softmax.cu", name, backend)(grid, block, args)
     return Ad
 
 
-def _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, *, backend):
-    bx, by, _ = WEIGHTED_SUM_BLOCK
-    grid = (_ceil_div(d_k, bx), _ceil_div(T, by), min(H, MAX_GRID_YZ))
+def _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, *, backend, version="v1",
+                         causal=False):
+    if version == "v2":
+        tile = WEIGHTED_SUM_V2_TILE
+        grid = (_ceil_div(d_k, tile), _ceil_div(T, tile), min(H, MAX_GRID_YZ))
+        block = (WEIGHTED_SUM_V2_THREADS, 1, 1)
+        name = WEIGHTED_SUM_CAUSAL if causal else WEIGHTED_SUM_VERSIONS["v2"]
+    else:  # v1 multiplies every weight, masked or not
+        bx, by, _ = block = WEIGHTED_SUM_BLOCK
+        grid = (_ceil_div(d_k, bx), _ceil_div(T, by), min(H, MAX_GRID_YZ))
+        name = WEIGHTED_SUM
     args = (Ad, Vd, Od, np.int32(H), np.int32(T), np.int32(d_k))
-    get_function("weighted_sum.cu", WEIGHTED_SUM, backend)(grid, WEIGHTED_SUM_BLOCK, args)
+    get_function("weighted_sum.cu", name, backend)(grid, block, args)
     return Od
 
 
@@ -680,15 +703,26 @@ def causal_mask(S, *, backend=None):
     return _like_input(Od, S)
 
 
-def softmax(S, axis=-1, *, version="v2", backend=None):
+def softmax(S, axis=-1, *, causal=False, version="v2", backend=None):
     """Softmax per baris pada sumbu terakhir. Baris yang seluruhnya -inf → nol.
 
     ``S`` boleh berbentuk apa saja ``(..., n)``; -inf boleh (hasil mask), NaN
-    dan +inf ditolak.
+    dan +inf ditolak. ``causal=True`` (hanya v2, ``S`` berbentuk ``(..., T, T)``):
+    kernel ``softmax_v2_warp_causal`` memberi bobot 0 pada j > i tanpa membaca
+    ``S`` di sana, seolah-olah S sudah dimask.
     """
     backend = resolve_backend(backend)
+    causal = _v.check_flag(causal, "causal")
     _check_version(version, SOFTMAX_VERSIONS)
+    if causal and version != "v2":
+        raise ValueError(
+            f"softmax(..., causal=True) hanya ada untuk version='v2' "
+            f"(kernel softmax_v2_warp_causal), tetapi yang diterima version={version!r}. "
+            "Pakai version='v2', atau mask dulu S dengan causal_mask(S)."
+        )
     _check_array(S, "S", min_ndim=1, layout="(..., n)")
+    if causal:
+        _check_square(S, "S")
     if (isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer))
             or axis not in (-1, S.ndim - 1)):
         raise ValueError(
@@ -706,13 +740,26 @@ def softmax(S, axis=-1, *, version="v2", backend=None):
     _check_finite(S, "S", allow_neg_inf=True)
     Sd = _to_backend(S, backend)
     Ad = _empty(S.shape, backend)
-    _launch_softmax(Sd, Ad, rows, n, version=version, backend=backend)
+    _launch_softmax(Sd, Ad, rows, n, version=version, backend=backend, causal=causal)
     return _like_input(Ad, S)
 
 
-def weighted_sum(A, V, *, backend=None):
-    """Keluaran ``A V`` dengan A ``(..., T, T)`` dan V ``(..., T, d_k)``."""
+def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
+    """Keluaran ``A V`` dengan A ``(..., T, T)`` dan V ``(..., T, d_k)``.
+
+    ``version="v2"``: kernel diubin seperti GEMM (ubin 64 × 64 di *shared
+    memory*, 4 × 4 keluaran per *thread*). ``causal=True`` (hanya v2): A[i, j]
+    untuk j > i dianggap 0 dan tidak dibaca; ubin masa depan dilewati.
+    """
     backend = resolve_backend(backend)
+    causal = _v.check_flag(causal, "causal")
+    _check_version(version, WEIGHTED_SUM_VERSIONS)
+    if causal and version != "v2":
+        raise ValueError(
+            f"weighted_sum(..., causal=True) hanya ada untuk version='v2' "
+            f"(kernel {WEIGHTED_SUM_CAUSAL}), tetapi yang diterima version={version!r}. "
+            "Pakai version='v2'; v1 selalu mengalikan seluruh A."
+        )
     H, T = _check_square(A, "A")
     _check_array(V, "V")
     _check_same_kind(A=A, V=V)
@@ -729,14 +776,17 @@ def weighted_sum(A, V, *, backend=None):
     _check_finite(V, "V")
     Ad, Vd = _to_backend(A, backend), _to_backend(V, backend)
     Od = _empty(V.shape, backend)
-    _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend)
+    _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend, version=version,
+                         causal=causal)
     return _like_input(Od, V)
 
 
 def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, backend=None):
     """Satu *attention head* utuh dengan kernel: ``softmax(mask(Q Kᵀ/√d_k)) V``.
 
-    ``version`` dipakai untuk scores dan softmax. Semua hasil antara tetap di
+    ``version`` dipakai untuk scores dan softmax ("v1", "v2"); ``"v3"`` adalah
+    v2 ditambah softmax kausal dan weighted_sum v2 (diubin), sehingga bila
+    ``causal`` ketiga langkah melewati masa depan. Semua hasil antara tetap di
     backend (di GPU untuk ``"cupy"``). ``fused=True``: satu *fused kernel*
     dengan *online softmax*, tanpa matriks (T, T).
     """
@@ -744,7 +794,9 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, ba
     causal = _v.check_flag(causal, "causal")
     scale = _v.check_flag(scale, "scale")
     fused = _v.check_flag(fused, "fused")
-    _check_version(version, SCORES_VERSIONS)
+    version, causal_softmax, ws_version = (
+        _check_version(version, ATTENTION_VERSIONS)
+        if not fused else (_check_version(version, ATTENTION_VERSIONS), None)[0])
     H, T, d_k = _check_qkv(Q, K, V, max_d_k=FUSED_MAX_D_K if fused else None,
                            kernel="attention_fused")
     work = float(H) * T * T * d_k * (1 if causal else 2)
@@ -764,9 +816,11 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, ba
     _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
                    backend=backend)
     Ad = _empty(Sd.shape, backend)
-    _launch_softmax(Sd, Ad, H * T, T, version=version, backend=backend)
+    _launch_softmax(Sd, Ad, H * T, T, version=version, backend=backend,
+                    causal=causal and causal_softmax)
     Od = _empty(V.shape, backend)
-    _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend)
+    _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend, version=ws_version,
+                         causal=causal and ws_version == "v2")
     return _like_input(Od, Q)
 
 
@@ -889,5 +943,8 @@ def _main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(_main())
-
-from atensi.kernels_backward import attention_backward  # noqa: E402,F401
+else:
+    # The backward chain lives in its own module and is public here as
+    # atensi.kernels.attention_backward. Not under `python -m atensi.kernels`:
+    # this file is __main__ then, and the import would load it a second time.
+    from atensi.kernels_backward import attention_backward  # noqa: E402,F401
