@@ -91,22 +91,21 @@ __device__ __forceinline__ void weighted_sum_tiled_body(
 
         for (int j0 = 0; j0 < j_end; j0 += WS_BK) {
             // Setiap thread memuat 4 nilai A dan 4 nilai V. Untuk A, 16
-            // thread berurutan membaca 16 nilai bersebelahan dari satu
+            // thread berurutan (tx) membaca 16 nilai bersebelahan dari satu
             // baris (coalesced); di luar matriks, atau di masa depan bila
             // kausal, nilainya 0 dan memori tidak dibaca.
-            for (int e = 0; e < 4; ++e) {
-                int idx = t + e * WS_THREADS;
-                int r = idx / WS_BK, jj = idx % WS_BK;
-                int i = i0 + r, j = j0 + jj;
+            int j = j0 + tx;
+            for (int p = 0; p < 4; ++p) {
+                int r = ty + 16 * p, i = i0 + r;
                 bool ok = i < T && j < T && (!causal || j <= i);
-                As[jj][r] = ok ? a[(size_t)i * T + j] : 0.0f;
+                As[tx][r] = ok ? a[(size_t)i * T + j] : 0.0f;
             }
+            // V: 64 thread berurutan membaca 64 kolom satu baris V.
+            int cc = t % WS_BN, c = c0 + cc;
             for (int e = 0; e < 4; ++e) {
-                int idx = t + e * WS_THREADS;
-                int jj = idx / WS_BN, cc = idx % WS_BN;
-                int j = j0 + jj, c = c0 + cc;
-                Vs[jj][cc] = (j < T && c < d_k)
-                           ? v[(size_t)j * d_k + c] : 0.0f;
+                int jj = t / WS_BN + 4 * e, jv = j0 + jj;
+                Vs[jj][cc] = (jv < T && c < d_k)
+                           ? v[(size_t)jv * d_k + c] : 0.0f;
             }
             __syncthreads();
             for (int jj = 0; jj < WS_BK; ++jj) {

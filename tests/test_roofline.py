@@ -45,6 +45,12 @@ def test_counts_by_hand():
     assert m["attention_fused_d64"].bytes == 4 * 4 * N * T * D
     # The same convention as the bench's GFLOP/s (4·B·H·T²·d / 2), up to the diagonal.
     assert math.isclose(pairs * 4 * D, bench.flops(B, T), rel_tol=2 / T)
+    if "softmax_v2_warp_causal" in m:  # reads S[i, 0..i] only, writes all of A
+        assert m["softmax_v2_warp_causal"].flops == 5 * pairs
+        assert m["softmax_v2_warp_causal"].bytes == 4 * (pairs + N * T * T)
+    if "weighted_sum_v2_tiled_causal" in m:  # A[i, j > i] never read
+        assert m["weighted_sum_v2_tiled_causal"].flops == 2 * pairs * D
+        assert m["weighted_sum_v2_tiled_causal"].bytes == 4 * (pairs + 2 * N * T * D)
     # Non-causal: all T² pairs.
     full = _by_name(causal=False)["attention_fused_d64"]
     assert full.flops == N * T * T * (4 * D + 5)

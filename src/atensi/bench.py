@@ -88,6 +88,8 @@ METHODS = {
         Method("cpu_fused", "fused kernel, emulasi CPU", "cpu", False),
         Method("gpu_chain_v1", "rantai kernel v1 (GPU)", "gpu", True),
         Method("gpu_chain_v2", "rantai kernel v2, terbaik (GPU)", "gpu", True),
+        Method("gpu_chain_v3", "rantai kernel v3: softmax dan jumlah V melewati masa depan (GPU)",
+               "gpu", True),
         Method("gpu_fused", "fused kernel (GPU)", "gpu", False),
         Method("cupy_cublas", "CuPy cuBLAS (cp.matmul + elementwise)", "gpu", True),
         Method("torch_sdpa", "PyTorch scaled_dot_product_attention", "gpu", False),
@@ -257,13 +259,17 @@ def _chain(Qd, Kd, Vd, version, backend):
     the GPU rows time the kernels and nothing else."""
     B_, H_, T, d_k = Qd.shape
     heads = B_ * H_
+    # v3: v2 plus the causal softmax and the tiled weighted sum (issue 12 §3).
+    version, causal_softmax, ws_version = kernels.ATTENTION_VERSIONS[version]
     S = kernels._empty(Qd.shape[:-1] + (T,), backend)
     kernels._launch_scores(Qd, Kd, S, heads, T, d_k, scale=True, causal=True,
                            version=version, backend=backend)
     A = kernels._empty(S.shape, backend)
-    kernels._launch_softmax(S, A, heads * T, T, version=version, backend=backend)
+    kernels._launch_softmax(S, A, heads * T, T, version=version, backend=backend,
+                            causal=causal_softmax)
     O = kernels._empty(Vd.shape, backend)
-    kernels._launch_weighted_sum(A, Vd, O, heads, T, d_k, backend=backend)
+    kernels._launch_weighted_sum(A, Vd, O, heads, T, d_k, backend=backend,
+                                 version=ws_version, causal=ws_version == "v2")
     return O
 
 
@@ -289,6 +295,8 @@ def _callable(key, Q, K, V):
         return lambda: _chain(Q, K, V, "v1", "cupy")
     if key == "gpu_chain_v2":
         return lambda: _chain(Q, K, V, "v2", "cupy")
+    if key == "gpu_chain_v3":
+        return lambda: _chain(Q, K, V, "v3", "cupy")
     if key == "gpu_fused":
         return lambda: _fused(Q, K, V, "cupy")
     if key == "cupy_cublas":
@@ -386,8 +394,8 @@ def _time_gpu(fn, repeats):
 # Kernel launches per call of each GPU method (cuBLAS path: matmuls and CuPy
 # elementwise kernels), and how many launch times a row must take before its
 # GFLOP/s mean anything: below that it measures latency, not throughput.
-GPU_LAUNCHES = {"gpu_chain_v1": 4, "gpu_chain_v2": 3, "gpu_fused": 1, "cupy_cublas": 8,
-                "torch_sdpa": 1}
+GPU_LAUNCHES = {"gpu_chain_v1": 4, "gpu_chain_v2": 3, "gpu_chain_v3": 3, "gpu_fused": 1,
+                "cupy_cublas": 8, "torch_sdpa": 1}
 LATENCY_FACTOR = 5
 
 
@@ -448,7 +456,7 @@ def _cases(preset, device, skipped):
                                    for key in ("cpu_chain_v2", "cpu_fused"))
             cases.append(("cpu", B, T, keys))
     if gpu:
-        keys = ["cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_fused"]
+        keys = ["cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_chain_v3", "gpu_fused"]
         if _torch_gpu_ok():
             keys.append("torch_sdpa")
         shapes = {(1, T) for T in preset.gpu_sweep} | set(batched)

@@ -794,9 +794,7 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, ba
     causal = _v.check_flag(causal, "causal")
     scale = _v.check_flag(scale, "scale")
     fused = _v.check_flag(fused, "fused")
-    version, causal_softmax, ws_version = (
-        _check_version(version, ATTENTION_VERSIONS)
-        if not fused else (_check_version(version, ATTENTION_VERSIONS), None)[0])
+    version, causal_softmax, ws_version = _check_version(version, ATTENTION_VERSIONS)
     H, T, d_k = _check_qkv(Q, K, V, max_d_k=FUSED_MAX_D_K if fused else None,
                            kernel="attention_fused")
     work = float(H) * T * T * d_k * (1 if causal else 2)

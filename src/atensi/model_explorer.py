@@ -95,8 +95,8 @@ def _text(summary, layer, head, sentence):
             f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dua karakter sebelumnya "
             f"{f(summary['dua_sebelumnya'], 2)}, ke dirinya sendiri {f(summary['diri'], 2)}, "
             f"ke huruf pertama katanya {f(summary['awal_kata'], 2)}.</p>"
-            "<p class='atensi-note'>Baris: posisi query (karakter yang sedang menebak "
-            "karakter berikutnya); kolom: key yang dilihatnya. ␣ = spasi. Di atas "
+            "<p class='atensi-note'>Baris: posisi <i>query</i> (karakter yang sedang menebak "
+            "karakter berikutnya); kolom: <i>key</i> yang dilihatnya. ␣ = spasi. Di atas "
             "diagonal selalu 0: mask kausal.</p>")
 
 

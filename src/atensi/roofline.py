@@ -121,12 +121,20 @@ def _model(name: str, file: str, N: int, T: int, d: int, causal: bool):
     if name.startswith("softmax_backward"):
         return KernelModel(name, file, "dS = A ⊙ (dA − rowsum(dA ⊙ A))",
                            4 * sq, f * 3 * sq)
+    if name.startswith("softmax") and "causal" in name and causal:
+        # Reads only S[i, 0..i], still writes all of A (zeros in the future).
+        return KernelModel(name, file, "A = softmax(S), masa depan tidak dibaca (ditulis 0)",
+                           5 * pairs, f * (pairs + sq))
+    if name.startswith("softmax") and "causal" in name:
+        # Reads only j <= i, still writes the zeros of the future half.
+        return KernelModel(name, file, "A = softmax(S) kausal (masa depan tidak dibaca)",
+                           5 * pairs, f * (pairs + sq))
     if name.startswith("softmax"):
         # max, subtract, exp, add, divide: 5 operations per score.
         return KernelModel(name, file, "A = softmax(S) per baris (maks, exp, jumlah, bagi)",
                            5 * sq, f * 2 * sq)
     if name.startswith("weighted_sum"):
-        used = pairs if "causal" in name else sq
+        used = pairs if "causal" in name and causal else sq
         return KernelModel(name, file, "O = A V" + (" (lewati masa depan)" if used < sq else ""),
                            2 * used * d, f * (used + 2 * vec))
     if name.startswith("attention_fused"):

@@ -48,7 +48,10 @@ from .errors import CudaCpuError
 
 HEADER = Path(__file__).with_name("cuda_cpu.h")
 BASE_FLAGS = ("-std=c++20", "-fPIC", "-shared", "-pthread", "-fvisibility=hidden", "-fno-math-errno")
-MODE_FLAGS = {"fibers": ("-DCUDACPU_FIBERS",), "threads": ("-DCUDACPU_THREADS",)}
+MODE_FLAGS = {"fibers": ("-DCUDACPU_FIBERS",), "threads": ("-DCUDACPU_THREADS",),
+              "shuffle": ("-DCUDACPU_FIBERS", "-DCUDACPU_SHUFFLE")}
+# Floating-point options a kernel build may ask for (see the package docstring).
+FP_OPTIONS = ("-ffp-contract=fast", "-ffp-contract=off")
 SANITIZE_FLAGS = {
     None: ("-O2",),
     "address": ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address"),
@@ -178,6 +181,16 @@ def _compiler_version(cxx: str) -> str:
     return out.stdout.splitlines()[0] if out.stdout else "unknown"
 
 
+@functools.lru_cache(maxsize=None)
+def cpu_has_fma() -> bool:
+    """Does this CPU have fused multiply-add (x86-64: the ``fma`` flag)?"""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return any(line.startswith("flags") and " fma" in line for line in text.splitlines())
+
+
 def user_flags(options) -> tuple[str, ...]:
     """Keep -D/-U/-I from CuPy-style ``options``; refuse anything else."""
     if isinstance(options, str):
@@ -190,9 +203,14 @@ def user_flags(options) -> tuple[str, ...]:
             raise ValueError(f"Opsi kompilasi {opt!r} berisi karakter NUL.")
         if opt.startswith(("-D", "-U", "-I")):
             kept.append(opt)
+        elif opt in FP_OPTIONS:
+            kept.append(opt)
+            if opt == "-ffp-contract=fast" and cpu_has_fma():
+                kept.append("-mfma")  # without it x86-64 has no FMA instruction to contract into
         elif not _NVRTC_ONLY.match(opt):
             raise ValueError(
-                f"Opsi kompilasi {opt!r} tidak didukung cudacpu. Yang dipakai hanya -D, -U dan -I; "
+                f"Opsi kompilasi {opt!r} tidak didukung cudacpu. Yang dipakai hanya -D, -U, -I dan "
+                "-ffp-contract=fast/off; "
                 "opsi khusus NVRTC (-arch, -lineinfo, --use_fast_math, -std, -Xptxas) diabaikan."
             )
     return tuple(kept)

@@ -36,6 +36,8 @@
 #include <type_traits>
 #include <utility>
 
+#include <source_location>
+
 #include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -77,7 +79,8 @@
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 // Blocks run in turn and a block's threads share one address space, so one
-// static copy per kernel is exactly CUDA's "one copy per block".
+// static copy per kernel is exactly CUDA's "one copy per block" (poisoned at
+// every block start: see SharedReg).
 #define __shared__ static
 
 // ---------------------------------------------------------------------------
@@ -91,15 +94,49 @@ struct dim3 {
   constexpr operator uint3() const { return uint3{x, y, z}; }
 };
 
-#define CUDACPU_VEC2(T, N, A) \
-  struct alignas(A) N##2 { T x, y; }; \
-  inline N##2 make_##N##2(T x, T y) { return N##2{x, y}; }
+// A copy of a 16- or 8-byte vector (a vector load or store on a GPU) must
+// come from / go to an address that is a multiple of its size, else the GPU
+// stops with cudaErrorMisalignedAddress. The copy constructor takes the
+// source line through std::source_location (a defaulted second parameter:
+// still a copy constructor); the copy assignment cannot, so a misaligned
+// store is reported without a line. Defined with the execution modes below.
+namespace cudacpu {
+[[noreturn]] inline void misaligned(const char* type, const void* p, unsigned align, bool store, const char* file,
+                             unsigned line);
+}
+#define CUDACPU_VEC_CHECKED(N, A, BODY, CTOR_P, CTOR_I, COPY)                                          \
+  struct alignas(A) N {                                                                             \
+    BODY                                                                                            \
+    N() = default;                                                                                  \
+    constexpr N(CTOR_P) : CTOR_I {}                                                                 \
+    N(const N& o, std::source_location loc = std::source_location::current()) {                     \
+      if (reinterpret_cast<std::uintptr_t>(&o) % (A))                                               \
+        ::cudacpu::misaligned(#N, &o, A, false, loc.file_name(), loc.line());                       \
+      COPY                                                                                          \
+    }                                                                                               \
+    N& operator=(const N& o) {                                                                      \
+      if (reinterpret_cast<std::uintptr_t>(&o) % (A))                                               \
+        ::cudacpu::misaligned(#N, &o, A, false, "", 0);                                             \
+      if (reinterpret_cast<std::uintptr_t>(this) % (A))                                             \
+        ::cudacpu::misaligned(#N, this, A, true, "", 0);                                            \
+      COPY                                                                                          \
+      return *this;                                                                                 \
+    }                                                                                               \
+  };
+#define CUDACPU_COMMA ,
+#define CUDACPU_VEC2(T, N, A)                                                                          \
+  CUDACPU_VEC_CHECKED(N##2, A, T x CUDACPU_COMMA y;, T a CUDACPU_COMMA T b, x(a) CUDACPU_COMMA y(b),   \
+                      x = o.x; y = o.y;)                                                             \
+  inline N##2 make_##N##2(T x, T y) { return N##2(x, y); }
 #define CUDACPU_VEC3(T, N) \
   struct N##3 { T x, y, z; }; \
   inline N##3 make_##N##3(T x, T y, T z) { return N##3{x, y, z}; }
-#define CUDACPU_VEC4(T, N, A) \
-  struct alignas(A) N##4 { T x, y, z, w; }; \
-  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4{x, y, z, w}; }
+#define CUDACPU_VEC4(T, N, A)                                                                          \
+  CUDACPU_VEC_CHECKED(N##4, A, T x CUDACPU_COMMA y CUDACPU_COMMA z CUDACPU_COMMA w;,                   \
+                      T a CUDACPU_COMMA T b CUDACPU_COMMA T c CUDACPU_COMMA T d,                       \
+                      x(a) CUDACPU_COMMA y(b) CUDACPU_COMMA z(c) CUDACPU_COMMA w(d),                   \
+                      x = o.x; y = o.y; z = o.z; w = o.w;)                                           \
+  inline N##4 make_##N##4(T x, T y, T z, T w) { return N##4(x, y, z, w); }
 CUDACPU_VEC2(float, float, 8)
 CUDACPU_VEC3(float, float)
 CUDACPU_VEC4(float, float, 16)
@@ -113,6 +150,8 @@ inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return
 #undef CUDACPU_VEC2
 #undef CUDACPU_VEC3
 #undef CUDACPU_VEC4
+#undef CUDACPU_VEC_CHECKED
+#undef CUDACPU_COMMA
 
 // ---------------------------------------------------------------------------
 // Math and bit intrinsics (NVRTC has no INFINITY; <cmath> defines it, so a
@@ -247,6 +286,43 @@ inline std::atomic<int> g_cancel{0};
 // `extern __shared__ T s[];` is rewritten to a pointer at this buffer. Its
 // address never changes, so the rewrite works at any scope.
 alignas(256) inline unsigned char g_dyn_smem[kMaxDynSmem];
+
+// ---- static __shared__ arrays ----------------------------------------------
+// On a GPU a block's __shared__ memory starts with whatever the previous user
+// left there. source.py follows every static `__shared__` declaration with a
+// `static const SharedReg` that registers the variable the first time it is
+// reached; every block then starts with all registered variables filled with
+// 0xff bytes (NaN as float, -1 as int), so a read of an element the block
+// never wrote shows up, and nothing carries over from the previous block.
+struct SharedVar {
+  volatile unsigned char* p;
+  std::size_t n;
+};
+constexpr unsigned kMaxSharedVars = 1024;
+inline SharedVar g_shared_vars[kMaxSharedVars];
+inline unsigned g_shared_count = 0;
+inline pthread_mutex_t g_shared_mx = PTHREAD_MUTEX_INITIALIZER;
+// Volatile stores, not memset: ThreadSanitizer intercepts memset even here,
+// and the poisoning is the runtime's write, not a CUDA thread's.
+CUDACPU_RT inline void poison_bytes(volatile unsigned char* b, std::size_t n) {
+  while (n && reinterpret_cast<std::uintptr_t>(b) % 8) { *b++ = 0xff; --n; }
+  volatile std::uint64_t* w = reinterpret_cast<volatile std::uint64_t*>(b);
+  for (; n >= 8; n -= 8) *w++ = ~std::uint64_t{0};
+  b = reinterpret_cast<volatile unsigned char*>(w);
+  while (n--) *b++ = 0xff;
+}
+CUDACPU_RT inline void poison_shared() {
+  for (unsigned i = 0; i < g_shared_count; ++i) poison_bytes(g_shared_vars[i].p, g_shared_vars[i].n);
+}
+struct SharedReg {
+  CUDACPU_RT SharedReg(const volatile void* p, std::size_t n) {
+    auto* b = const_cast<volatile unsigned char*>(static_cast<const volatile unsigned char*>(p));
+    pthread_mutex_lock(&g_shared_mx);
+    if (g_shared_count < kMaxSharedVars) g_shared_vars[g_shared_count++] = SharedVar{b, n};
+    poison_bytes(b, n);  // the block that reaches it first starts poisoned too
+    pthread_mutex_unlock(&g_shared_mx);
+  }
+};
 
 inline dim3 g_grid_dim, g_block_dim;
 inline const char* g_kernel = "";
@@ -391,6 +467,13 @@ struct BlockSync {
     for (unsigned i = 0; i < m; ++i) {
       const Slot& s = slot[lo + i];
       const int wd = s.width;
+      if (s.mask & ~full) {
+        fail_misuse(lo + i, "mask %#x menyebut lane yang tidak ada: warp ini hanya punya %u lane "
+                    "(jumlah thread block bukan kelipatan 32), jadi mask untuk semua lane-nya adalah %#x. "
+                    "Di GPU hasilnya tak terdefinisi (compute-sanitizer --tool synccheck melaporkannya). "
+                    "Pakai jumlah thread kelipatan 32, atau mask %#x.", s.mask, m, full, full);
+        return;
+      }
       if ((s.mask & full) != full) {
         fail_misuse(lo + i, "mask %#x tidak mencakup semua lane warp ini (%#x). cudacpu hanya mendukung "
                     "mask penuh 0xffffffff: semua lane warp ikut serta.", s.mask, full);
@@ -419,7 +502,12 @@ struct BlockSync {
         }
         default: break;
       }
-      if (src < 0 || src >= long(m)) src = i;  // lane outside a partial last warp
+      if (src < 0 || src >= long(m)) {  // a lane the partial last warp does not have
+        fail_misuse(lo + i, "lane %u membaca dari lane %ld, padahal warp ini hanya punya %u lane "
+                    "(jumlah thread block bukan kelipatan 32). Di GPU nilai itu tak terdefinisi.",
+                    i, src, m);
+        return;
+      }
       switch (s.op) {
         case Op::Ballot: s.res = ballot; break;
         case Op::Any: s.res = ballot != 0; break;
@@ -756,20 +844,47 @@ CUDACPU_RT inline void sync_threads(const char* file, int line) {
   __tsan_acquire(hb);
 #endif
 }
+// Only __syncwarp orders memory between the lanes of a warp; shuffles and
+// votes exchange their operands and nothing else (as on a GPU, where a lane's
+// earlier stores need not be visible to the others after a shuffle).
 CUDACPU_RT inline std::uint64_t warp_op(const char* file, int line, const char* what, Op op, unsigned mask,
                                         std::uint64_t val, int arg, int width) {
 #if defined(CUDACPU_TSAN)
   const unsigned w = g_cur / kWarp;
   char* hb = &g_hb_warp[w][g_sync.warp_epoch[w] & 1];
-  __tsan_release(hb);
+  if (op == Op::Sync) __tsan_release(hb);
 #endif
   g_sync.arrive_warp(g_cur, Site{file, line, what}, op, mask, val, arg, width);
   yield_to_scheduler();
 #if defined(CUDACPU_TSAN)
-  __tsan_acquire(hb);
+  if (op == Op::Sync) __tsan_acquire(hb);
 #endif
   return g_sync.slot[g_cur].res;
 }
+
+// A CUDA thread that must stop at once (misaligned vector access): record
+// the error and hand control back to the scheduler for good; run_grid gives
+// the abandoned stacks back.
+[[noreturn]] CUDACPU_RT inline void abort_thread(int status) {
+  g_sync.failed = status;
+  yield_to_scheduler();
+  __builtin_unreachable();
+}
+
+#if defined(CUDACPU_SHUFFLE)
+// Schedule shuffling: each round resumes the runnable threads in a random
+// order (seeded: the same seed gives the same order), so code that assumes
+// the lanes of a warp run in lockstep, or that thread t-1 ran before thread t,
+// gives different results from one seed to the next.
+inline unsigned long long g_seed = 0;
+inline unsigned long long g_rng = 0;
+CUDACPU_RT inline unsigned long long next_random() {  // splitmix64
+  unsigned long long z = (g_rng += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+#endif
 
 // Runs the blocks in turn; in each, resumes every runnable fiber in index
 // order until all have returned. BlockSync decides who is runnable.
@@ -787,10 +902,27 @@ CUDACPU_RT inline int run_blocks(unsigned n) {
     g_block_lin = b;
 #endif
     g_sync.begin(n, g_bid);
+    poison_shared();
     for (unsigned t = 0; t < n; ++t) ctx_init(g_fib[t], stack_lo(t), kStackSize, &fiber_main, nullptr, g_sched);
+#if defined(CUDACPU_SHUFFLE)
+    g_rng = g_seed * 0x2545f4914f6cdd1dull + b;
+    static unsigned order[kMaxThreads];
+#endif
     while (g_sync.done < n) {
+#if defined(CUDACPU_SHUFFLE)
+      unsigned ready = 0;
+      for (unsigned t = 0; t < n; ++t)
+        if (g_sync.slot[t].st == St::Ready) order[ready++] = t;
+      for (unsigned i = ready; i > 1; --i) {
+        const unsigned j = static_cast<unsigned>(next_random() % i);
+        std::swap(order[i - 1], order[j]);
+      }
+      for (unsigned i = 0; i < ready; ++i) {
+        const unsigned t = order[i];
+#else
       for (unsigned t = 0; t < n; ++t) {
         if (g_sync.slot[t].st != St::Ready) continue;
+#endif
         g_cur = t;
         g_tid = g_tids[t];
         switch_to_fiber(t);
@@ -882,8 +1014,29 @@ inline void sync_threads(const char* file, int line) {
   g_sync.arrive_sync(t_lin, Site{file, line, "__syncthreads()"});
   wait_released(t_lin);
 }
-inline std::uint64_t warp_op(const char* file, int line, const char* what, Op op, unsigned mask,
-                             std::uint64_t val, int arg, int width) {
+#if defined(CUDACPU_TSAN)
+extern "C" void AnnotateIgnoreSyncBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreSyncEnd(const char* file, int line);
+// While alive, this thread's mutex and condition-variable operations carry no
+// happens-before for ThreadSanitizer.
+struct IgnoreSync {
+  bool on;
+  explicit IgnoreSync(bool b) : on(b) {
+    if (on) AnnotateIgnoreSyncBegin(__FILE__, __LINE__);
+  }
+  ~IgnoreSync() {
+    if (on) AnnotateIgnoreSyncEnd(__FILE__, __LINE__);
+  }
+};
+#endif
+
+// Only __syncwarp orders memory between lanes; for shuffles and votes the
+// mutex that the bookkeeping needs is hidden from ThreadSanitizer.
+CUDACPU_RT inline std::uint64_t warp_op(const char* file, int line, const char* what, Op op, unsigned mask,
+                                        std::uint64_t val, int arg, int width) {
+#if defined(CUDACPU_TSAN)
+  IgnoreSync quiet(op != Op::Sync);
+#endif
   Lock lk;
   if (g_sync.failed) throw Abort{};
   g_sync.arrive_warp(t_lin, Site{file, line, what}, op, mask, val, arg, width);
@@ -912,11 +1065,21 @@ inline bool end_block(unsigned t, unsigned long long next_block) {
     }
     ++g_block_gen;
     g_sync.begin(g_sync.n, block_index_of(next_block));
+    poison_shared();
     wake_all();
     return true;
   }
   while (g_block_gen == gen && !g_sync.failed) pthread_cond_wait(&g_cv.cv[t / kWarp], &g_mx);
   return !g_sync.failed;
+}
+
+[[noreturn]] inline void abort_thread(int status) {
+  {
+    Lock lk;
+    if (!g_sync.failed) g_sync.failed = status;
+    wake_all();
+  }
+  throw Abort{};
 }
 
 inline void fail_runtime(const char* what) {
@@ -953,6 +1116,7 @@ inline void* worker(void* p) {
 inline int run_grid() {
   const unsigned n = g_block_dim.x * g_block_dim.y * g_block_dim.z;
   g_sync.begin(n, block_index_of(0));
+  poison_shared();
   g_block_gen = 0;
   static pthread_t threads[kMaxThreads];
   pthread_attr_t attr;
@@ -1025,6 +1189,24 @@ inline void syncwarp(const char* f, int l, unsigned mask = 0xffffffffu) {
 #define __all_sync(...) ::cudacpu::all_sync(__FILE__, __LINE__, __VA_ARGS__)
 #define __syncwarp(...) ::cudacpu::syncwarp(__FILE__, __LINE__ __VA_OPT__(, ) __VA_ARGS__)
 
+namespace cudacpu {
+[[noreturn]] CUDACPU_RT inline void misaligned(const char* type, const void* p, unsigned align, bool store,
+                                               const char* file, unsigned line) {
+  if (!g_sync.failed) {
+    err_clear();
+    err_add("Akses vektor tidak sejajar (misaligned) di kernel '%s'", g_kernel);
+    if (line) err_add(" (%s:%u)", file, line);
+    const uint3 b = cur_block_idx(), t = cur_thread_idx();
+    err_add(", blockIdx (%u,%u,%u), threadIdx (%u,%u,%u): %s %s alamat %p, yang bukan kelipatan %u byte. "
+            "Di GPU kernel berhenti dengan cudaErrorMisalignedAddress (\"misaligned address\"). Baca %s "
+            "hanya dari offset yang kelipatan %u byte (mis. indeks float kelipatan %u), atau baca per "
+            "elemen.", b.x, b.y, b.z, t.x, t.y, t.z, type, store ? "ditulis ke" : "dibaca dari", p, align,
+            type, align, align / 4);
+  }
+  abort_thread(kMisuse);
+}
+}  // namespace cudacpu
+
 // ---------------------------------------------------------------------------
 // Launch entry points used by the generated trampolines
 // ---------------------------------------------------------------------------
@@ -1076,7 +1258,7 @@ inline pthread_mutex_t g_launch_mx = PTHREAD_MUTEX_INITIALIZER;
 // cfg: grid x,y,z then block x,y,z. The Python side validates first; the
 // checks here only keep a direct caller from crashing the process.
 CUDACPU_RT inline int launch(const char* name, void (*thunk)(void**), const unsigned* cfg, unsigned long long smem,
-                  void** args) {
+                  void** args, unsigned max_threads = kMaxThreads) {
   pthread_mutex_lock(&g_launch_mx);
   err_clear();
   g_kernel = name;
@@ -1086,6 +1268,10 @@ CUDACPU_RT inline int launch(const char* name, void (*thunk)(void**), const unsi
   int rc = kOk;
   if (cfg[0] == 0 || cfg[1] == 0 || cfg[2] == 0 || nthreads == 0 || nthreads > kMaxThreads) {
     err_add("Konfigurasi peluncuran kernel '%s' tidak sah.", name);
+    rc = kMisuse;
+  } else if (nthreads > max_threads) {
+    err_add("Kernel '%s' dideklarasikan dengan __launch_bounds__(%u), tetapi diluncurkan dengan %llu thread "
+            "per block (cudaErrorLaunchOutOfResources).", name, max_threads, nthreads);
     rc = kMisuse;
   } else if (smem > kMaxDynSmem) {
     err_add("shared_mem=%llu melebihi %zu byte.", smem, kMaxDynSmem);
@@ -1113,3 +1299,10 @@ CUDACPU_RT inline int launch(const char* name, void (*thunk)(void**), const unsi
 CUDACPU_EXPORT const char* cudacpu_last_error() { return ::cudacpu::t_err; }
 CUDACPU_EXPORT void cudacpu_cancel(int on) { ::cudacpu::g_cancel.store(on); }
 CUDACPU_EXPORT int cudacpu_abi_version() { return 1; }
+CUDACPU_EXPORT void cudacpu_set_seed(unsigned long long seed) {
+#if defined(CUDACPU_SHUFFLE)
+  ::cudacpu::g_seed = seed;
+#else
+  (void)seed;
+#endif
+}

@@ -18,7 +18,7 @@ from . import args as _args
 from . import build, source
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError
 
-MODES = ("fibers", "threads")
+MODES = ("fibers", "threads", "shuffle")
 SANITIZERS = ("address", "thread")
 # CUDA limits (compute capability 7.0 and newer).
 MAX_BLOCK = (1024, 1024, 64)
@@ -46,7 +46,7 @@ def resolve_mode(mode: str | None, sanitize: str | None) -> tuple[str, str | Non
     if mode is None:  # "thread" alone means real threads; mode="fibers" opts into TSan fibers
         mode = os.environ.get("ATENSI_CUDACPU_MODE") or ("threads" if sanitize == "thread" else "fibers")
     if mode not in MODES:
-        raise ValueError(f"mode harus 'fibers' atau 'threads', bukan {mode!r}.")
+        raise ValueError(f"mode harus 'fibers', 'threads' atau 'shuffle', bukan {mode!r}.")
     return mode, sanitize
 
 
@@ -188,6 +188,10 @@ class RawKernel:
         self._launch.argtypes = [ctypes.POINTER(ctypes.c_uint), ctypes.c_ulonglong, ctypes.c_void_p]
         self._launch.restype = ctypes.c_int
         self._max_dyn = DEFAULT_DYN_SMEM
+        bound = getattr(lib, f"cudacpu_max_threads__{decl.name}")
+        bound.restype = ctypes.c_uint
+        self._bound = decl.max_threads is not None
+        self._max_threads = min(int(bound()), MAX_THREADS_PER_BLOCK)
 
     @property
     def param_names(self) -> tuple[str, ...]:
@@ -203,12 +207,26 @@ class RawKernel:
             raise ValueError(f"max_dynamic_shared_size_bytes harus int 0..{MAX_DYN_SMEM}, bukan {value!r}.")
         self._max_dyn = int(value)
 
+    @property
+    def max_threads_per_block(self) -> int:
+        """Most threads per block: 1024, or less under ``__launch_bounds__`` (as in CuPy)."""
+        return self._max_threads
+
     def __repr__(self) -> str:
         sig = ", ".join(f"{p.ctype} {p.name}" for p in self.params)
         return f"<cudacpu.RawKernel {self.name}({sig}) mode={self.module.mode}>"
 
     def __call__(self, grid, block, args, *, shared_mem=0) -> None:
         g, b = check_launch(self.name, grid, block)
+        if b[0] * b[1] * b[2] > self._max_threads:
+            raise LaunchConfigError(
+                f"Peluncuran kernel '{self.name}' ditolak: block {b} berisi {b[0] * b[1] * b[2]} thread, "
+                f"padahal kernel '{self.name}' dideklarasikan dengan __launch_bounds__("
+                f"{self._max_threads}), jadi satu block paling banyak {self._max_threads} thread. Di GPU, "
+                "peluncuran ini gagal dengan cudaErrorLaunchOutOfResources (CuPy: "
+                "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, \"too many resources requested for launch\"). "
+                f"Kecilkan block, atau naikkan angka __launch_bounds__ kernel ini."
+            )
         if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
             raise TypeError(f"'shared_mem' harus int >= 0 (jumlah byte), bukan {shared_mem!r}.")
         if shared_mem > self._max_dyn:
@@ -219,6 +237,8 @@ class RawKernel:
             )
         packed = _args.pack(self.params, args, self.name)
         cfg = (ctypes.c_uint * 6)(*g, *b)
+        if self.module.mode == "shuffle":
+            self.module._lib.cudacpu_set_seed(ctypes.c_ulonglong(self.module.seed))
         copies = _AsanCopies(packed) if self.module.sanitize == "address" else None
         rc, msg = -1, ""
         try:
@@ -280,9 +300,11 @@ class RawModule:
     code      the .cu text; when None it is read from ``path``.
     path      name used in ``#line`` so g++/sanitizer messages point at the .cu
               line (e.g. "kernels/softmax.cu").
-    mode      "fibers" (default; deterministic, detects barrier deadlock) or
+    mode      "fibers" (default; deterministic, detects barrier deadlock),
               "threads" (one OS thread per CUDA thread: real concurrency,
-              slow -- a few ms per __syncthreads).
+              slow -- a few ms per __syncthreads) or "shuffle" (fibers run
+              in a seeded random order between barriers).
+    seed      the order of mode="shuffle" (default ATENSI_CUDACPU_SEED or 0).
     sanitize  None, "address" or "thread" (mode defaults to "threads" then).
               A sanitized module loads only in a process started with the
               sanitizer runtime preloaded: see ``run_in_subprocess``. "thread"
@@ -296,7 +318,7 @@ class RawModule:
     """
 
     def __init__(self, code: str | None = None, *, path: str | os.PathLike | None = None,
-                 mode: str | None = None, sanitize: str | None = None, options=()):
+                 mode: str | None = None, sanitize: str | None = None, options=(), seed: int | None = None):
         if code is None:
             if path is None:
                 raise TypeError("Berikan 'code' (teks .cu) atau 'path' (berkas .cu).")
@@ -306,6 +328,15 @@ class RawModule:
         self.path = str(path) if path is not None else "<kode-cuda>"
         self.mode, self.sanitize = resolve_mode(mode, sanitize)
         self.options = tuple(options) if not isinstance(options, str) else (options,)
+        if seed is None:
+            env = os.environ.get("ATENSI_CUDACPU_SEED", "0")
+            try:
+                seed = int(env)
+            except ValueError:
+                raise ValueError(f"ATENSI_CUDACPU_SEED harus bilangan bulat, bukan {env!r}.") from None
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise TypeError(f"'seed' harus int >= 0, bukan {seed!r}.")
+        self.seed = int(seed) % 2**64
         t0 = time.perf_counter()
         self.library_path, self.compiled, self._decls = build_library(
             code, path=self.path, mode=self.mode, sanitize=self.sanitize, options=self.options)

@@ -27,6 +27,7 @@ class KernelDecl:
     param_names: tuple[str, ...]
     extern_c: bool
     line: int
+    max_threads: str | None = None  # first argument of __launch_bounds__, as written
 
 
 def _blank(text: str, pattern: re.Pattern) -> str:
@@ -38,10 +39,12 @@ _COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _STRINGS = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 _PREPROC = re.compile(r"^[ \t]*#(?:[^\n]*\\\n)*[^\n]*", re.M)
 
+_BOUNDS = r"__launch_bounds__\s*\((?:[^()]|\([^()]*\))*\)"
 _KERNEL = re.compile(
-    r"\b__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+"
-    r"(?:__launch_bounds__\s*\([^)]*\)\s*)?([A-Za-z_]\w*)\s*\("
+    r"\b__global__\s+(?:" + _BOUNDS + r"\s*)?void\s+"
+    r"(?:" + _BOUNDS + r"\s*)?([A-Za-z_]\w*)\s*\("
 )
+_BOUNDS_ARGS = re.compile(r"__launch_bounds__\s*\(")
 _EXTERN_C_BLOCK = re.compile(r'\bextern\s+"C"\s*\{')
 _EXTERN_C_DECL = re.compile(r'\bextern\s+"C"(?:\s+\w+)*$')
 _ATTR = r"(?:__shared__|volatile|__align__\s*\(\s*\w+\s*\)|alignas\s*\(\s*\w+\s*\))"
@@ -104,10 +107,89 @@ def find_kernels(code: str) -> dict[str, KernelDecl]:
         params = plain[m.end():close] if close >= 0 else ""
         extern_c = bool(_EXTERN_C_DECL.search(head.rstrip())
                         or any(a <= m.start() < b for a, b in c_spans))
-        decl = KernelDecl(name, _param_names(params), extern_c, code.count("\n", 0, m.start()) + 1)
+        decl = KernelDecl(name, _param_names(params), extern_c, code.count("\n", 0, m.start()) + 1,
+                          _launch_bounds(plain, head_start, m.end()))
         if name not in kernels or (params.strip() and not kernels[name].param_names):
             kernels[name] = decl
     return kernels
+
+
+def _launch_bounds(plain: str, start: int, end: int) -> str | None:
+    """The maxThreadsPerBlock expression of a ``__launch_bounds__`` in plain[start:end]."""
+    b = _BOUNDS_ARGS.search(plain, start, end)
+    if b is None:
+        return None
+    close = _matching(plain, b.end() - 1, "(", ")")
+    if close < 0:
+        return None
+    args = plain[b.end():close]
+    depth = 0
+    for i, ch in enumerate(args):
+        depth += ch in "(<[" 
+        depth -= ch in ")>]"
+        if ch == "," and depth == 0:
+            args = args[:i]
+            break
+    return " ".join(args.split()) or None
+
+
+_SHARED = re.compile(r"\b__shared__\b")
+
+
+def _declared_names(decl: str) -> list[str]:
+    """Names declared by ``decl`` (the text after ``__shared__`` up to ``;``)."""
+    parts, depth, cur = [], 0, ""
+    for ch in decl + ",":
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    names = []
+    for i, part in enumerate(parts):
+        part = re.sub(r"\[.*$", "", part.split("=")[0], flags=re.S).strip()
+        found = re.findall(r"[A-Za-z_]\w*", part)
+        if found:
+            names.append(found[-1])
+    return names
+
+
+def _register_static_shared(code: str, plain: str) -> str:
+    """Follow each static ``__shared__`` declaration (at any scope) with a
+    ``static const ::cudacpu::SharedReg`` on the same line, so the runtime can
+    poison the variable at every block start (see cuda_cpu.h)."""
+    out, last, count = [], 0, 0
+    for m in _SHARED.finditer(plain):
+        before = plain[max(0, m.start() - 200):m.start()]
+        if re.search(r"\bextern\s+(?:\w+\s+|\w+\s*\([^)]*\)\s*)*$", before):
+            continue
+        end = m.end()
+        depth = 0
+        while end < len(plain):
+            ch = plain[end]
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+            elif ch == ";" and depth == 0:
+                break
+            end += 1
+        if end >= len(plain):
+            continue
+        regs = []
+        for name in _declared_names(plain[m.end():end]):
+            regs.append(f" static const ::cudacpu::SharedReg cudacpu_shared_reg_{count}_{name}"
+                        f"{{&{name}, sizeof({name})}};")
+            count += 1
+        out.append(code[last:end + 1])
+        out.append("".join(regs))
+        last = end + 1
+    out.append(code[last:])
+    return "".join(out)
 
 
 def _rewrite_extern_shared(code: str, plain: str) -> str:
@@ -131,6 +213,12 @@ def _display_name(path: str) -> str:
     return path.replace("\\", "/").replace('"', "'")
 
 
+def _max_threads(k: KernelDecl) -> str:
+    if k.max_threads is None:
+        return "::cudacpu::kMaxThreads"
+    return f"static_cast<unsigned>({k.max_threads})"
+
+
 def translation_unit(code: str, path: str, kernels: dict[str, KernelDecl]) -> str:
     """The C++ text that g++ compiles for ``code``."""
     if "\0" in code:
@@ -138,13 +226,16 @@ def translation_unit(code: str, path: str, kernels: dict[str, KernelDecl]) -> st
     plain = _blank(_blank(code, _COMMENTS), _STRINGS)
     body = _rewrite_extern_shared(code, plain)
     body = _STATIC_SHARED.sub(lambda m: " " * len(m.group(0)), body)
+    body = _register_static_shared(body, _blank(_blank(_blank(body, _COMMENTS), _STRINGS), _PREPROC))
     lines = ['#include "cuda_cpu.h"', f'#line 1 "{_display_name(path)}"', body.rstrip("\n"), "",
              f'#line 1 "{TRAMPOLINE_FILE}"']
     for k in kernels.values():
         lines += [
             f'CUDACPU_EXPORT int cudacpu_launch__{k.name}(const unsigned* cfg, unsigned long long smem, void** a) {{',
-            f'  return ::cudacpu::launch("{k.name}", [](void** p) {{ ::cudacpu::invoke(&::{k.name}, p); }}, cfg, smem, a);',
+            f'  return ::cudacpu::launch("{k.name}", [](void** p) {{ ::cudacpu::invoke(&::{k.name}, p); }}, cfg, smem, a,',
+            f"                           {_max_threads(k)});",
             "}",
+            f"CUDACPU_EXPORT unsigned cudacpu_max_threads__{k.name}() {{ return {_max_threads(k)}; }}",
             f"CUDACPU_EXPORT const char* cudacpu_signature__{k.name}() {{ return ::cudacpu::signature(&::{k.name}); }}",
         ]
     return "\n".join(lines) + "\n"
