@@ -45,6 +45,10 @@
 //   attention_fused_d64   d_k <= 64,  P = 2, R = 64 baris per block
 //   attention_fused_d128  d_k <= 128, P = 4, R = 32 baris per block
 //   Argumen: (Q, K, V, O, int T, int d_k, int H, float scale, int causal).
+//   v2, struktur FlashAttention-2 (lihat bagian "v2" di akhir berkas):
+//   attention_fused_v2_d32   d_k <= 32, 4 warp, 64 baris query per block
+//   attention_fused_v2_d64   d_k <= 64, 4 warp, 64 baris query per block
+//   Argumen v2: argumen v1 ditambah int vec (boleh dibaca sebagai float4).
 //
 // Kompilasi (NVRTC, kompiler yang dipakai CuPy; atensi.kernels.compile_report menjalankan
 // persis ini):
@@ -199,4 +203,305 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
     alignas(16) __shared__ float Ks[FUSED_TILE(128, 4)];
     alignas(16) __shared__ float Vs[FUSED_TILE(128, 4)];
     attention_fused_body<128, 4>(Q, K, V, O, T, d_k, H, scale, causal, Ks, Vs);
+}
+
+// =====================================================================
+// ---- v2: struktur FlashAttention-2 (FP32) ---------------------------
+// =====================================================================
+//
+// attention_fused_v2_d32, attention_fused_v2_d64 (d_k <= 32, d_k <= 64).
+// Argumen: (Q, K, V, O, int T, int d_k, int H, float scale, int causal,
+//           int vec); vec = 1 bila d_k kelipatan 4 dan Q, K, V, O rata 16
+//           byte (host yang memeriksa), sehingga baris-baris boleh dibaca
+//           sebagai float4.
+//
+// Bedanya dengan v1:
+//   - block = 4 warp (128 thread) dan FV2_BQ = 64 baris query; setiap warp
+//     memiliki 16 baris. Lane = (lr, lc), lr = lane / 8, lc = lane % 8:
+//     lane memegang ubin skor kecil 4 x 4 di register, baris lr*4 + a
+//     (a = 0..3) dan key lc + 8b (b = 0..3) dari ubin key FV2_BK = 32.
+//   - Q dikalikan scale * log2(e) sekali saat dimuat, jadi bobot cukup
+//     exp2f(s - m) (satu instruksi) alih-alih expf.
+//   - Maksimum dan skala ulang sekali per ubin key (bukan per key):
+//     maksimum ubin satu baris dari 8 lane lewat 3 shuffle, lalu l dan o
+//     dikalikan alpha = exp2f(m_lama - m_baru) satu kali.
+//   - O += P V: bobot P dikirim antar-lane dengan __shfl_sync, V dibaca
+//     dari shared memory sebagai float4; setiap lane menambah 4 baris x
+//     D/8 kolom akumulator o (kolom lc*4 + 32g + 0..3).
+//   - Ubin K dan V dimuat bergantian ke dua penyangga (double buffer):
+//     ubin berikutnya dimuat sementara ubin ini dihitung. Di sm_80 ke atas
+//     dengan cp.async (salinan global -> shared tanpa lewat register);
+//     di arsitektur lama dan di emulator CPU atensi.cudacpu (yang tidak
+//     mengenal __CUDA_ARCH__) dengan muatan biasa: urutan dan hasilnya
+//     sama, hanya tidak tumpang-tindih.
+//   - Ks disimpan dengan swizzle XOR: potongan float4 ke-c4 dari baris
+//     key j ada di posisi c4 ^ (j % 8). Lane lc membaca baris lc + 8b,
+//     jadi 8 lane seperempat-warp jatuh di 8 kelompok bank berbeda tanpa
+//     kolom padding (shared memory pas 48 KiB untuk D = 64).
+//   - Kausal: ubin key di atas diagonal tidak dimuat; warp yang seluruh
+//     barisnya berada sebelum ubin key itu tidak menghitungnya.
+//   - __launch_bounds__(128, 4): register <= 128 per thread, jadi empat
+//     block (16 warp) muat di satu SM, sama dengan batas shared memory
+//     48 KiB per block di sm_90.
+//   Belum ada: pembagian key antar-block (split-K) untuk B*H*T kecil.
+
+#define FV2_THREADS 128
+#define FV2_BQ 64          // baris query per block (4 warp x 16)
+#define FV2_BK 32          // key per ubin
+#define FV2_LOG2E 1.4426950408889634f
+
+// Empat float bersebelahan, rata 16 byte (satu muatan vektor 128 bit). Di
+// emulator CPU float4 juga memeriksa kerataan: alamat yang bukan kelipatan
+// 16 byte dilaporkan, seperti "misaligned address" di GPU.
+typedef float4 fv2_vec;
+
+// Salin 16 byte global -> shared; bytes = 0 mengisi nol tanpa membaca.
+__device__ __forceinline__ void fv2_copy16(fv2_vec* dst, const float* src,
+                                           bool ok)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    unsigned s = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                 :: "r"(s), "l"(src), "r"(ok ? 16 : 0));
+#else
+    *dst = ok ? *(const fv2_vec*)src : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#endif
+}
+
+__device__ __forceinline__ void fv2_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+
+// Tunggu salinan cp.async: one_pending = true membiarkan kelompok terakhir
+// (ubin berikutnya) tetap berjalan, false menunggu semuanya. Tanpa cp.async
+// muatan sudah selesai, jadi tidak ada yang ditunggu.
+__device__ __forceinline__ void fv2_wait(bool one_pending)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (one_pending) asm volatile("cp.async.wait_group 1;\n" ::);
+    else asm volatile("cp.async.wait_group 0;\n" ::);
+#endif
+}
+
+// Empat nilai baris `row` kolom c..c+3 (nol di luar T dan d_k).
+__device__ __forceinline__ fv2_vec fv2_load4(const float* base, int row,
+                                            int c, int T, int d_k)
+{
+    const float* r = base + (size_t)row * d_k;
+    const bool in = row < T;
+    return make_float4((in && c < d_k) ? r[c] : 0.0f,
+                       (in && c + 1 < d_k) ? r[c + 1] : 0.0f,
+                       (in && c + 2 < d_k) ? r[c + 2] : 0.0f,
+                       (in && c + 3 < d_k) ? r[c + 3] : 0.0f);
+}
+
+// Muat ubin K (di-swizzle) dan V baris k0 .. k0+FV2_BK-1 ke satu penyangga.
+template <int D>
+__device__ __forceinline__ void fv2_load_kv(
+    const float* K, const float* V, fv2_vec* Ks, fv2_vec* Vs,
+    int k0, int T, int d_k, bool vec)
+{
+    constexpr int NC4 = D / 4;  // float4 per baris
+    for (int e = threadIdx.x; e < FV2_BK * NC4; e += FV2_THREADS) {
+        const int jj = e / NC4, c4 = e % NC4, j = k0 + jj, c = c4 * 4;
+        fv2_vec* kd = Ks + jj * NC4 + (c4 ^ (jj % 8));
+        fv2_vec* vd = Vs + jj * NC4 + c4;
+        if (vec) {
+            const bool ok = j < T && c < d_k;
+            const size_t g = ok ? (size_t)j * d_k + c : 0;
+            fv2_copy16(kd, K + g, ok);
+            fv2_copy16(vd, V + g, ok);
+        } else {
+            *kd = fv2_load4(K, j, c, T, d_k);
+            *vd = fv2_load4(V, j, c, T, d_k);
+        }
+    }
+}
+
+template <int D>
+__device__ __forceinline__ void attention_fused_v2_body(
+    const float* Q, const float* K, const float* V, float* O,
+    int T, int d_k, int H, float scale, int causal, int vec,
+    fv2_vec* Qs, fv2_vec* Ks, fv2_vec* Vs)
+{
+    constexpr int NC4 = D / 4;
+    constexpr int NG = D / 32;       // kelompok 4 kolom per lane (1 atau 2)
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int lr = lane / 8, lc = lane % 8;
+    const int q0 = blockIdx.x * FV2_BQ;
+    const int r0 = warp * 16 + lr * 4;          // baris pertama lane di ubin
+    const int warp_last = q0 + warp * 16 + 15;  // baris terakhir warp ini
+    const int k_end = causal ? min(T, q0 + FV2_BQ) : T;
+    const float qscale = scale * FV2_LOG2E;
+
+    for (int h = blockIdx.y; h < H; h += gridDim.y) {
+        const size_t head = (size_t)h * T * d_k;
+        const float* Qh = Q + head;
+        const float* Kh = K + head;
+        const float* Vh = V + head;
+        __syncthreads();  // head sebelumnya selesai memakai Qs, Ks, Vs
+
+        // Ubin key pertama mulai disalin, lalu Q (dikali scale*log2 e).
+        fv2_load_kv<D>(Kh, Vh, Ks, Vs, 0, T, d_k, vec);
+        fv2_commit();
+        for (int e = threadIdx.x; e < FV2_BQ * NC4; e += FV2_THREADS) {
+            fv2_vec v = fv2_load4(Qh, q0 + e / NC4, (e % NC4) * 4, T, d_k);
+            v.x *= qscale; v.y *= qscale; v.z *= qscale; v.w *= qscale;
+            Qs[e] = v;
+        }
+
+        float o[4][4 * NG], m[4], l[4];
+        #pragma unroll
+        for (int a = 0; a < 4; ++a) {
+            m[a] = -INFINITY;
+            l[a] = 0.0f;
+            #pragma unroll
+            for (int u = 0; u < 4 * NG; ++u) o[a][u] = 0.0f;
+        }
+
+        for (int k0 = 0, stage = 0; k0 < k_end; k0 += FV2_BK, stage ^= 1) {
+            const fv2_vec* Kt = Ks + stage * FV2_BK * NC4;
+            const fv2_vec* Vt = Vs + stage * FV2_BK * NC4;
+            // Ubin berikutnya ke penyangga lain selagi ubin ini dihitung.
+            const bool next = k0 + FV2_BK < k_end;
+            if (next) {
+                fv2_load_kv<D>(Kh, Vh, Ks + (stage ^ 1) * FV2_BK * NC4,
+                               Vs + (stage ^ 1) * FV2_BK * NC4,
+                               k0 + FV2_BK, T, d_k, vec);
+                fv2_commit();
+            }
+            fv2_wait(next);
+            __syncthreads();  // ubin ini (dan Qs) terlihat semua thread
+
+            // Warp yang semua barisnya sebelum ubin ini: tidak ada kerja
+            // (kondisi sama untuk seluruh warp, jadi shuffle tetap utuh).
+            if (!causal || k0 <= warp_last) {
+                // Skor 4 x 4 di register: s[a][b] = q(baris a) . k(key b).
+                float s[4][4];
+                #pragma unroll
+                for (int a = 0; a < 4; ++a)
+                    #pragma unroll
+                    for (int b = 0; b < 4; ++b) s[a][b] = 0.0f;
+                #pragma unroll 1
+                for (int c4 = 0; c4 < NC4; ++c4) {
+                    fv2_vec qv[4], kv[4];
+                    #pragma unroll
+                    for (int a = 0; a < 4; ++a) qv[a] = Qs[(r0 + a) * NC4 + c4];
+                    #pragma unroll
+                    for (int b = 0; b < 4; ++b)
+                        kv[b] = Kt[(lc + 8 * b) * NC4 + (c4 ^ lc)];
+                    #pragma unroll
+                    for (int a = 0; a < 4; ++a)
+                        #pragma unroll
+                        for (int b = 0; b < 4; ++b)
+                            s[a][b] += qv[a].x * kv[b].x + qv[a].y * kv[b].y
+                                     + qv[a].z * kv[b].z + qv[a].w * kv[b].w;
+                }
+
+                #pragma unroll
+                for (int a = 0; a < 4; ++a) {
+                    const int i = q0 + r0 + a;
+                    // Masa depan dan key di luar T: skor -inf, bobot 0.
+                    float mt = -INFINITY;
+                    #pragma unroll
+                    for (int b = 0; b < 4; ++b) {
+                        const int j = k0 + lc + 8 * b;
+                        if (j >= T || (causal && j > i)) s[a][b] = -INFINITY;
+                        mt = fmaxf(mt, s[a][b]);
+                    }
+                    // Maksimum ubin baris ini: 8 lane dengan lr yang sama.
+                    #pragma unroll
+                    for (int step = 1; step < 8; step *= 2)
+                        mt = fmaxf(mt, __shfl_xor_sync(FULL_WARP, mt, step));
+                    const float m_new = fmaxf(m[a], mt);
+                    // Semua skor sejauh ini -inf: acuan 0, bukan -inf - -inf.
+                    const float ref = m_new == -INFINITY ? 0.0f : m_new;
+                    const float alpha = exp2f(m[a] - ref);  // sekali per ubin
+                    m[a] = m_new;
+                    float sum = 0.0f;
+                    #pragma unroll
+                    for (int b = 0; b < 4; ++b) {
+                        s[a][b] = exp2f(s[a][b] - ref);  // s menjadi bobot p
+                        sum += s[a][b];
+                    }
+                    l[a] = l[a] * alpha + sum;  // jumlah parsial lane ini
+                    #pragma unroll
+                    for (int u = 0; u < 4 * NG; ++u) o[a][u] *= alpha;
+                }
+
+                // O += P V: bobot key lc' + 8b diambil dari lane (lr, lc').
+                #pragma unroll
+                for (int b = 0; b < 4; ++b) {
+                    #pragma unroll 4
+                    for (int src = 0; src < 8; ++src) {
+                        const int jj = src + 8 * b;
+                        float p[4];
+                        #pragma unroll
+                        for (int a = 0; a < 4; ++a)
+                            p[a] = __shfl_sync(FULL_WARP, s[a][b],
+                                               (lane & ~7) | src);
+                        #pragma unroll
+                        for (int g = 0; g < NG; ++g) {
+                            const fv2_vec v = Vt[jj * NC4 + lc + 8 * g];
+                            #pragma unroll
+                            for (int a = 0; a < 4; ++a) {
+                                o[a][4 * g + 0] += p[a] * v.x;
+                                o[a][4 * g + 1] += p[a] * v.y;
+                                o[a][4 * g + 2] += p[a] * v.z;
+                                o[a][4 * g + 3] += p[a] * v.w;
+                            }
+                        }
+                    }
+                }
+            }
+            __syncthreads();  // penyangga ini boleh ditimpa dua ubin lagi
+        }
+
+        // l lengkap = jumlah l parsial 8 lane; O = o / l.
+        #pragma unroll
+        for (int a = 0; a < 4; ++a) {
+            float tot = l[a];
+            #pragma unroll
+            for (int step = 1; step < 8; step *= 2)
+                tot += __shfl_xor_sync(FULL_WARP, tot, step);
+            const int i = q0 + r0 + a;
+            if (i >= T) continue;
+            const float inv = tot > 0.0f ? 1.0f / tot : 0.0f;
+            #pragma unroll
+            for (int g = 0; g < NG; ++g)
+                #pragma unroll
+                for (int u = 0; u < 4; ++u) {
+                    const int c = lc * 4 + 32 * g + u;
+                    if (c < d_k)
+                        O[head + (size_t)i * d_k + c] = o[a][4 * g + u] * inv;
+                }
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(FV2_THREADS, 4)
+attention_fused_v2_d32(const float* Q, const float* K, const float* V,
+                       float* O, int T, int d_k, int H, float scale,
+                       int causal, int vec)
+{
+    __shared__ fv2_vec Qs[FV2_BQ * 8];
+    __shared__ fv2_vec Ks[2 * FV2_BK * 8];
+    __shared__ fv2_vec Vs[2 * FV2_BK * 8];
+    attention_fused_v2_body<32>(Q, K, V, O, T, d_k, H, scale, causal, vec,
+                                Qs, Ks, Vs);
+}
+
+extern "C" __global__ void __launch_bounds__(FV2_THREADS, 4)
+attention_fused_v2_d64(const float* Q, const float* K, const float* V,
+                       float* O, int T, int d_k, int H, float scale,
+                       int causal, int vec)
+{
+    __shared__ fv2_vec Qs[FV2_BQ * 16];
+    __shared__ fv2_vec Ks[2 * FV2_BK * 16];
+    __shared__ fv2_vec Vs[2 * FV2_BK * 16];
+    attention_fused_v2_body<64>(Q, K, V, O, T, d_k, H, scale, causal, vec,
+                                Qs, Ks, Vs);
 }

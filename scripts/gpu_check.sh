@@ -185,7 +185,7 @@ s = float((cp.exp(x - 1) @ x).sum()); print(s); assert s == 64.0"
 # --- Tests ---------------------------------------------------------------------------
 step pytest-gpu 130 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
     tests/test_kernels_gpu.py tests/test_fused.py tests/test_blocked.py tests/test_bench.py \
-    tests/test_backward.py
+    tests/test_backward.py tests/test_kernels_v2.py
 
 # --- compute-sanitizer: fused kernel and one reduction kernel (softmax) ---------------
 SANITIZER=""

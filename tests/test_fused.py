@@ -43,8 +43,10 @@ def _reference(Q, K, V, **kw):
 def test_nvrtc_compiles_every_variant_without_spills(arch):
     report = kernels.compile_report(SOURCE, arch=arch)
     assert report.path == "kernels/attention_fused.cu"
-    assert set(report.kernels) == set(VARIANTS), report.log
-    for name, res in report.kernels.items():
+    # v2 (attention_fused_v2_*) is checked in test_kernels_v2.py.
+    v1 = {n: r for n, r in report.kernels.items() if not n.startswith("attention_fused_v2")}
+    assert set(v1) == set(VARIANTS), report.log
+    for name, res in v1.items():
         # __launch_bounds__(128, 3): three blocks share an SM's 65536 registers.
         assert 0 < res.registers <= 168, (name, report.log)
         assert res.spill_stores == res.spill_loads == res.stack_frame == 0, (name, report.log)

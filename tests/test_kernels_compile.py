@@ -19,8 +19,9 @@ ARCHS = ["sm_80", "sm_90"]
 EXPECTED = {
     "scores.cu": {"scores_v1_naive", "scores_v2_tiled", "scores_v2_tiled_causal"},
     "causal_mask.cu": {"causal_mask_v1"},
-    "softmax.cu": {"softmax_v1_shared", "softmax_v2_warp"},
-    "weighted_sum.cu": {"weighted_sum_v1"},
+    "softmax.cu": {"softmax_v1_shared", "softmax_v2_warp", "softmax_v2_warp_causal"},
+    "weighted_sum.cu": {"weighted_sum_v1", "weighted_sum_v2_tiled",
+                        "weighted_sum_v2_tiled_causal"},
 }
 
 

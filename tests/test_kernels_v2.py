@@ -1,5 +1,6 @@
-"""The v2 chain kernels (issue 12 §3): weighted_sum v2 (tiled like a GEMM,
-causal tiles skipped) and the causal softmax that never reads the future.
+"""The v2 kernels (issue 12 §3): weighted_sum v2 (tiled like a GEMM, causal
+tiles skipped), the causal softmax that never reads the future, and
+attention_fused v2 (FlashAttention-2 structure in FP32).
 
 On the CPU emulator against a float64 oracle, at ragged shapes (T and d_k not
 multiples of the 64 × 64 tile, T = 1, leading axes), causal on and off; the
@@ -125,7 +126,8 @@ def check_softmax_causal(lead, T, backend, to=None):
     np.testing.assert_allclose(A.sum(axis=-1)[visible], 1.0, atol=TOL)
 
 
-@pytest.mark.parametrize("lead, T", [((), 1), ((2, 3), 7), ((), 300)], ids=["T1", "lead-T7", "T300"])
+@pytest.mark.parametrize("lead, T", [((), 1), ((2, 3), 7), ((), 300)],
+                         ids=["T1", "lead-T7", "T300"])
 def test_softmax_causal(lead, T):
     check_softmax_causal(lead, T, CPU)
 
@@ -163,6 +165,81 @@ def test_attention_v3_uses_the_skipping_kernels(monkeypatch):
                                      "weighted_sum_v1"]
 
 
+# ---- attention_fused v2 (FlashAttention-2 structure) -----------------------------
+
+FUSED_SHAPES = [((), 1, 3), ((2,), 70, 64), ((2, 3), 33, 7), ((), 129, 32), ((), 65, 40)]
+FUSED_IDS = ["T1", "T70-d64", "lead2x3-d7", "T129-d32", "T65-d40"]
+
+
+def check_fused_v2(case, backend, causal, scale=True, to=None, offset=0):
+    """``offset`` > 0: inputs start ``offset`` floats into a buffer, so they
+    are not 16-byte aligned and the kernel must take its scalar loads."""
+    lead, T, d_k = case
+    rng = _rng("fused", lead, T, d_k, offset)
+    n = int(np.prod(lead, dtype=int)) * T * d_k
+    Q, K, V = (rng.standard_normal(n + offset).astype(np.float32)[offset:]
+               .reshape(lead + (T, d_k)) for _ in range(3))
+    args = tuple(to(x) for x in (Q, K, V)) if to else (Q, K, V)
+    out = kernels.attention(*args, causal=causal, scale=scale, fused=True,
+                            fused_version="v2", backend=backend)
+    assert type(out) is type(args[0]) and out.shape == Q.shape
+    ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)),
+                              causal=causal, scale=scale)
+    return _close(_get(out), ref)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["penuh", "kausal"])
+@pytest.mark.parametrize("case", FUSED_SHAPES, ids=FUSED_IDS)
+def test_fused_v2(case, causal):
+    check_fused_v2(case, CPU, causal)
+
+
+def test_fused_v2_without_scaling_and_grid_loop(monkeypatch):
+    check_fused_v2(((), 40, 16), CPU, True, scale=False)
+    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)  # 5 heads, 2 blocks in y
+    check_fused_v2(((5,), 9, 8), CPU, True)
+
+
+def _spy_args(monkeypatch):
+    seen = []
+    real = kernels.get_function
+
+    def spy(file, name, backend):
+        kernel = real(file, name, backend)
+
+        def launch(grid, block, args, shared_mem=0):
+            seen.append((name, tuple(grid), tuple(block), args))
+            return kernel(grid, block, args, shared_mem=shared_mem)
+
+        return launch
+
+    monkeypatch.setattr(kernels, "get_function", spy)
+    return seen
+
+
+@pytest.mark.parametrize("case, offset, vec", [
+    (((2,), 20, 8), 0, 1),   # aligned, d_k % 4 == 0: float4 / cp.async
+    (((2,), 20, 8), 1, 0),   # 4 bytes off: scalar loads
+    (((2,), 20, 6), 0, 0),   # rows not a multiple of 4 floats
+], ids=["float4", "tak-rata", "d6"])
+def test_fused_v2_vector_flag(monkeypatch, case, offset, vec):
+    seen = _spy_args(monkeypatch)
+    check_fused_v2(case, CPU, True, offset=offset)
+    name, grid, block, args = seen[-1]
+    assert name == ("attention_fused_v2_d32")
+    assert grid == (1, 2, 1) and block == (128, 1, 1)
+    assert int(args[-1]) == vec
+
+
+def test_fused_default_is_v1(monkeypatch):
+    calls = kc.spy_launches(monkeypatch)
+    Q = np.ones((5, 64), np.float32)
+    kernels.attention(Q, Q, Q, fused=True, backend=CPU)
+    assert calls[-1][0] == "attention_fused_d64"
+    kernels.attention(Q, Q, Q, fused=True, fused_version="v2", backend=CPU)
+    assert calls[-1][0] == "attention_fused_v2_d64"
+
+
 # ---- bad arguments: Indonesian errors before any work -------------------------
 
 
@@ -183,6 +260,11 @@ def test_bad_arguments():
         kernels.softmax(np.ones((4, 3), np.float32), causal=True, backend=CPU)
     with pytest.raises(ValueError, match="'version'.*'v3'"):
         kernels.attention(V, V, V, version="v4", backend=CPU)
+    with pytest.raises(ValueError, match="'fused_version'.*'v2'"):
+        kernels.attention(V, V, V, fused=True, fused_version="v3", backend=CPU)
+    wide = np.ones((3, 65), np.float32)
+    with pytest.raises(ValueError, match="attention_fused_v2.*64"):
+        kernels.attention(wide, wide, wide, fused=True, fused_version="v2", backend=CPU)
 
 
 # ---- NVRTC: sm_80 and sm_90, zero spills ----------------------------------------
@@ -201,6 +283,13 @@ def test_v2_kernels_compile_without_spills(arch):
     # Tiles of A (16 × 65, padded) and V (16 × 64) in shared memory.
     assert found["weighted_sum_v2_tiled"].shared_bytes == 4 * (16 * 65 + 16 * 64)
     assert found["weighted_sum_v2_tiled"].registers <= 64  # ≥ 50 % occupancy
+    fused = kernels.compile_report(kernels.kernel_path("attention_fused.cu"), arch=arch).kernels
+    for D in (32, 64):
+        res = fused[f"attention_fused_v2_d{D}"]
+        assert res.spill_stores == 0 and res.spill_loads == 0 and res.stack_frame == 0, D
+        assert res.registers <= 128  # __launch_bounds__(128, 4)
+        # Q (64 rows) once, K and V tiles (32 rows) twice: double buffer.
+        assert res.shared_bytes == 4 * D * (64 + 2 * 32 + 2 * 32)
 
 
 # ---- on a GPU (skipped here) -------------------------------------------------------
@@ -217,3 +306,18 @@ def test_weighted_sum_v2_gpu(causal):
 def test_softmax_causal_gpu():
     for lead, T in [((), 1), ((2, 3), 7), ((2,), 1030)]:
         check_softmax_causal(lead, T, "cupy", to=_to_cupy)
+
+
+@kc.gpu_test
+@pytest.mark.parametrize("causal", [False, True], ids=["penuh", "kausal"])
+def test_fused_v2_gpu(causal):
+    for case in FUSED_SHAPES + [((2, 12), 1030, 64)]:
+        check_fused_v2(case, "cupy", causal, to=_to_cupy)
+
+    def unaligned(x):  # a CuPy view 4 bytes into its buffer: scalar loads
+        import cupy
+
+        flat = cupy.asarray(np.concatenate([np.zeros(1, np.float32), x.ravel()]))
+        return flat[1:].reshape(x.shape)
+
+    check_fused_v2(((2,), 70, 64), "cupy", causal, to=unaligned)

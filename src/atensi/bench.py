@@ -91,6 +91,7 @@ METHODS = {
         Method("gpu_chain_v3", "rantai kernel v3: softmax dan jumlah V melewati masa depan (GPU)",
                "gpu", True),
         Method("gpu_fused", "fused kernel (GPU)", "gpu", False),
+        Method("gpu_fused_v2", "fused kernel v2, struktur FlashAttention-2 (GPU)", "gpu", False),
         Method("cupy_cublas", "CuPy cuBLAS (cp.matmul + elementwise)", "gpu", True),
         Method("torch_sdpa", "PyTorch scaled_dot_product_attention", "gpu", False),
     )
@@ -273,8 +274,9 @@ def _chain(Qd, Kd, Vd, version, backend):
     return O
 
 
-def _fused(Qd, Kd, Vd, backend):
-    return kernels._attention_fused(Qd, Kd, Vd, causal=True, scale=True, backend=backend)
+def _fused(Qd, Kd, Vd, backend, version="v1"):
+    return kernels._attention_fused(Qd, Kd, Vd, causal=True, scale=True, backend=backend,
+                                    version=version)
 
 
 def _callable(key, Q, K, V):
@@ -299,6 +301,8 @@ def _callable(key, Q, K, V):
         return lambda: _chain(Q, K, V, "v3", "cupy")
     if key == "gpu_fused":
         return lambda: _fused(Q, K, V, "cupy")
+    if key == "gpu_fused_v2":
+        return lambda: _fused(Q, K, V, "cupy", "v2")
     if key == "cupy_cublas":
         return lambda: reference.attention(Q, K, V)  # cp.matmul + CuPy elementwise
     if key == "torch_sdpa":
@@ -395,7 +399,7 @@ def _time_gpu(fn, repeats):
 # elementwise kernels), and how many launch times a row must take before its
 # GFLOP/s mean anything: below that it measures latency, not throughput.
 GPU_LAUNCHES = {"gpu_chain_v1": 4, "gpu_chain_v2": 3, "gpu_chain_v3": 3, "gpu_fused": 1,
-                "cupy_cublas": 8, "torch_sdpa": 1}
+                "gpu_fused_v2": 1, "cupy_cublas": 8, "torch_sdpa": 1}
 LATENCY_FACTOR = 5
 
 
@@ -456,7 +460,8 @@ def _cases(preset, device, skipped):
                                    for key in ("cpu_chain_v2", "cpu_fused"))
             cases.append(("cpu", B, T, keys))
     if gpu:
-        keys = ["cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_chain_v3", "gpu_fused"]
+        keys = ["cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_chain_v3", "gpu_fused",
+                "gpu_fused_v2"]
         if _torch_gpu_ok():
             keys.append("torch_sdpa")
         shapes = {(1, T) for T in preset.gpu_sweep} | set(batched)
@@ -868,9 +873,14 @@ def _main(argv=None):
     print()
     for line in _summary_lines(summary(results)):
         print(line)
-    for line in cpu_fast.torch_comparison_lines(results["rows"]):
-        print(line)
     if args.device != "gpu":
+        # Issue 12 §4: attention_cpu_fast against PyTorch, interleaved runs.
+        p = PRESETS[preset]
+        shapes = {(1, T) for T in p.sweep} | {(B, p.batch_T) for B in p.batches}
+        results["cpu_vs_torch"] = cpu_fast.compare_with_torch(
+            [s for s in cpu_fast.TARGET_SHAPES if s in shapes], repeats=p.repeats)
+        for line in cpu_fast.torch_comparison_lines(results["cpu_vs_torch"]):
+            print(line)
         for line in _engine_lines(engine_targets()):
             print(line)
         for line in _backward_lines(backward_targets(T=PRESETS[preset].batch_T)):

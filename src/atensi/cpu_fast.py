@@ -53,8 +53,9 @@ __all__ = ["attention_cpu_fast", "default_threads", "auto_block"]
 # (2^-60 ≈ 8,7·10^-19 is a normal float32), so the row maximum is not needed.
 _SAFE_EXP2 = 60.0
 _LOG2E = 1.4426950408889634
-# Bytes of one thread's score strip (keys × block): the 2 MiB L2 of one core here.
-_STRIP_BYTES = 2 << 20
+# Most bytes of one thread's score strip (keys × block). Measured here (2 MiB
+# L2 per core): block 128 beat 64 and 32 up to T = 8192, where a strip is 4 MiB.
+_STRIP_BYTES = 8 << 20
 _MAX_THREADS = 256
 
 
@@ -136,11 +137,11 @@ def default_threads():
 
 
 def auto_block(T_k, itemsize=4):
-    """Baris *query* per blok: jalur skor ``T_k × block`` paling banyak 2 MiB
-    (cache L2 satu inti di mesin ini), kelipatan 16, antara 16 dan 128. Blok
-    yang lebih besar membuang hitungan di kotak diagonal; yang lebih kecil
-    membuat perkalian matriks kurang efisien (diukur: 128 terbaik di T = 1024
-    dan T = 4096)."""
+    """Baris *query* per blok: 128, kecuali bila jalur skor ``T_k × block``
+    melebihi 8 MiB (T di atas 16.384); kelipatan 16, paling kecil 16. Blok yang
+    lebih besar membuang hitungan di kotak diagonal; yang lebih kecil membuat
+    perkalian matriks kurang efisien (diukur di sini: 128 terbaik pada
+    T = 1024, 4096 dan 8192)."""
     rows = _STRIP_BYTES // max(1, T_k * itemsize)
     return int(min(128, max(16, rows // 16 * 16)))
 
@@ -305,28 +306,58 @@ def torch_sdpa_cpu(Q, K, V, threads=None):
     return lambda: sdpa(q, k, v, is_causal=True).numpy()
 
 
-def torch_comparison(rows):
-    """[(B, T, waktu torch / waktu attention_cpu_fast)] untuk setiap bentuk yang
-    punya kedua baris (``method`` ``numpy_fast`` dan ``torch_sdpa_cpu``)."""
-    times = {}
-    for r in rows:
-        if r.get("device", "cpu") == "cpu" and r["method"] in ("numpy_fast", "torch_sdpa_cpu"):
-            times.setdefault((r["B"], r["T"]), {})[r["method"]] = r["time_ms"]
-    return [(B, T, t["torch_sdpa_cpu"] / t["numpy_fast"])
-            for (B, T), t in sorted(times.items()) if len(t) == 2]
+def compare_with_torch(shapes=TARGET_SHAPES, *, repeats=5, threads=None,
+                       heads=12, d_k=64, seed=0):
+    """Ukur attention_cpu_fast dan PyTorch SDPA (CPU) **berselang-seling**
+    (kita, PyTorch, kita, PyTorch, ...) pada setiap bentuk (B, T), supaya
+    beban mesin yang berubah-ubah mengenai keduanya sama rata.
 
+    Mengembalikan daftar dict ``B, T, threads, fast_ms, torch_ms, ratio`` (median;
+    ``ratio`` = waktu PyTorch / waktu kita, > 1 berarti kita lebih cepat), atau
+    ``[]`` bila PyTorch tidak terpasang. Hasil keduanya diperiksa sama dulu."""
+    import time
 
-def torch_comparison_lines(rows, threads=None):
-    """Baris ringkasan bench: kecepatan attention_cpu_fast relatif PyTorch."""
-    pairs = torch_comparison(rows)
-    if not pairs:
+    try:
+        import torch  # noqa: F401  (optional)
+    except Exception:
         return []
-    from atensi.formatting import id_float
+    n = default_threads() if threads is None else int(threads)
+    out = []
+    for B, T in shapes:
+        rng = np.random.default_rng(seed + 7919 * T + B)
+        Q, K, V = (rng.standard_normal((B, heads, T, d_k), dtype=np.float32)
+                   for _ in range(3))
+        ours = lambda: attention_cpu_fast(Q, K, V, threads=n)  # noqa: E731
+        theirs = torch_sdpa_cpu(Q, K, V, threads=n)
+        a, b = ours(), theirs()  # warm-up, and the same answer
+        err = float(np.max(np.abs(a - b)) / np.max(np.abs(b)))
+        times = {"fast": [], "torch": []}
+        for r in range(repeats):
+            order = (("fast", ours), ("torch", theirs))
+            for name, fn in (order if r % 2 == 0 else order[::-1]):
+                t0 = time.perf_counter()
+                fn()
+                times[name].append(time.perf_counter() - t0)
+        fast_ms = 1e3 * float(np.median(times["fast"]))
+        torch_ms = 1e3 * float(np.median(times["torch"]))
+        out.append({"B": B, "T": T, "threads": n, "fast_ms": fast_ms,
+                    "torch_ms": torch_ms, "ratio": torch_ms / fast_ms,
+                    "max_rel_err": err, "repeats": repeats})
+    return out
 
-    n = default_threads() if threads is None else threads
-    lines = [f"CPU, {n} thread: attention_cpu_fast terhadap PyTorch SDPA "
-             "(waktu PyTorch / waktu kita; target ≥ 1 di B=1 T=1024, B=1 T=4096, B=8 T=1024):"]
-    for B, T, ratio in pairs:
-        mark = " (target)" if (B, T) in TARGET_SHAPES else ""
-        lines.append(f"  B = {B}, T = {T}: {id_float(ratio, 2)}×{mark}")
+
+def torch_comparison_lines(comparison):
+    """Baris ringkasan bench dari :func:`compare_with_torch`."""
+    if not comparison:
+        return []
+    from atensi.formatting import id_float, id_sci
+
+    n = comparison[0]["threads"]
+    lines = [f"CPU, {n} thread, berselang-seling: attention_cpu_fast terhadap PyTorch "
+             "SDPA (waktu PyTorch / waktu kita, median; target ≥ 1):"]
+    for c in comparison:
+        lines.append(
+            f"  B = {c['B']}, T = {c['T']}: {id_float(c['ratio'], 2)}× "
+            f"({id_float(c['fast_ms'], 1)} ms terhadap {id_float(c['torch_ms'], 1)} ms, "
+            f"selisih relatif {id_sci(c['max_rel_err'])})")
     return lines

@@ -14,11 +14,13 @@ fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backend``:
     weighted_sum(A, V, *, causal=False, version="v1", backend=None)
         O = A V, bentuk (..., T, d_k). v2: diubin seperti GEMM; ``causal=True``
         menganggap A[i, j] = 0 untuk j > i dan melewati ubin masa depan.
-    attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, backend=None)
+    attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
+              fused_version="v1", backend=None)
         Rantai scores → softmax → weighted_sum tanpa bolak-balik ke host;
         ``version="v3"``: scores v2, softmax v2 kausal, weighted_sum v2
         (bila kausal, masa depan dilewati di ketiga langkah);
-        ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu).
+        ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu);
+        ``fused_version="v2"``: struktur FlashAttention-2, d_k <= 64.
     available_backends()      backend yang bisa dipakai di mesin ini
     compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill, okupansi)
     ptxas_table()             tabel ptxas semua kernel untuk sm_80 dan sm_90
@@ -454,6 +456,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
 KERNEL_THREADS = {
     "attention_fused_d32": 128, "attention_fused_d64": 128,
     "attention_fused_d128": 128, "softmax_v1_shared": 256, "softmax_v2_warp": 256,
+    "attention_fused_v2_d32": 128, "attention_fused_v2_d64": 128,
 }
 # Per-SM limits (CUDA C++ Programming Guide, compute capabilities table):
 # (max warps, max blocks, registers, shared bytes usable by blocks).
@@ -781,27 +784,32 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
     return _like_input(Od, V)
 
 
-def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False, backend=None):
+def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
+              fused_version="v1", backend=None):
     """Satu *attention head* utuh dengan kernel: ``softmax(mask(Q Kᵀ/√d_k)) V``.
 
     ``version`` dipakai untuk scores dan softmax ("v1", "v2"); ``"v3"`` adalah
     v2 ditambah softmax kausal dan weighted_sum v2 (diubin), sehingga bila
     ``causal`` ketiga langkah melewati masa depan. Semua hasil antara tetap di
     backend (di GPU untuk ``"cupy"``). ``fused=True``: satu *fused kernel*
-    dengan *online softmax*, tanpa matriks (T, T).
+    dengan *online softmax*, tanpa matriks (T, T); ``fused_version="v2"``
+    memakai struktur FlashAttention-2 (``attention_fused_v2_dD``, d_k <= 64).
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
     scale = _v.check_flag(scale, "scale")
     fused = _v.check_flag(fused, "fused")
     version, causal_softmax, ws_version = _check_version(version, ATTENTION_VERSIONS)
-    H, T, d_k = _check_qkv(Q, K, V, max_d_k=FUSED_MAX_D_K if fused else None,
-                           kernel="attention_fused")
+    _v.check_version(fused_version, FUSED_VERSIONS, "fused_version")
+    max_d_k, kernel_name = FUSED_LIMITS[fused_version]
+    H, T, d_k = _check_qkv(Q, K, V, max_d_k=max_d_k if fused else None,
+                           kernel=kernel_name)
     work = float(H) * T * T * d_k * (1 if causal else 2)
     if fused:
         _v.check_cpu_work(work / 8, "attention(..., fused=True)", backend)
         Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
-        Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend)
+        Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
+                              version=fused_version)
         return _like_input(Od, Q)
     _check_T_limit(T, "scores")
     _check_T_limit(T, "weighted_sum")
@@ -832,16 +840,42 @@ FUSED_VARIANTS = (
     (64, "attention_fused_d64", 64),
     (128, "attention_fused_d128", 32),
 )
+# v2 (FlashAttention-2 structure, issue 12 §3): 4 warps, 64 query rows per block.
+FUSED_V2_MAX_D_K = 64
+FUSED_V2_ROWS = 64  # FV2_BQ in the .cu
+FUSED_V2_VARIANTS = ((32, "attention_fused_v2_d32"), (64, "attention_fused_v2_d64"))
+FUSED_VERSIONS = {"v1": "attention_fused_dD", "v2": "attention_fused_v2_dD"}
+# fused_version -> (largest d_k, kernel named in the error when d_k is larger)
+FUSED_LIMITS = {"v1": (FUSED_MAX_D_K, "attention_fused"),
+                "v2": (FUSED_V2_MAX_D_K, "attention_fused_v2")}
 
 
-def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend):
-    """Launch ``attention_fused_dD``: online softmax, no (T, T) array.
+def _aligned16(x) -> bool:
+    """The array's data starts on a 16-byte boundary (float4 loads allowed)."""
+    ptr = x.data.ptr if _kind(x) == "cupy" else x.ctypes.data
+    return ptr % 16 == 0
+
+
+def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1"):
+    """Launch ``attention_fused_dD`` (v1) or ``attention_fused_v2_dD`` (v2):
+    online softmax, no (T, T) array.
 
     Q, K, V arrive validated by ``_check_qkv`` and on the backend, shape
     ``(..., T, d_k)``; the output has the same shape, on the same backend.
     """
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _leading(Qd.shape)
+    if version == "v2":
+        _check_d_k_limit(d_k, FUSED_V2_MAX_D_K, "attention_fused_v2")
+        name = next(n for width, n in FUSED_V2_VARIANTS if d_k <= width)
+        Od = _empty(Qd.shape, backend)
+        # float4 loads only when every row starts 16-byte aligned.
+        vec = d_k % 4 == 0 and all(_aligned16(x) for x in (Qd, Kd, Vd, Od))
+        grid = (_ceil_div(T, FUSED_V2_ROWS), min(H, MAX_GRID_YZ), 1)
+        args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
+                _scale_factor(d_k, scale), np.int32(bool(causal)), np.int32(vec))
+        get_function("attention_fused.cu", name, backend)(grid, (FUSED_THREADS, 1, 1), args)
+        return Od
     _check_d_k_limit(d_k, FUSED_MAX_D_K, "attention_fused")
     name, rows = next((n, r) for width, n, r in FUSED_VARIANTS if d_k <= width)
     Od = _empty(Qd.shape, backend)

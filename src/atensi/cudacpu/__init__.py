@@ -25,7 +25,12 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
   BarrierDeadlockError naming kernel, blockIdx, threadIdx and the .cu line.
   ``mode="threads"``: one OS thread per CUDA thread (real concurrency, also
   detects deadlocks, but slow: a few ms per ``__syncthreads`` -- keep it small).
-  Threads of different blocks never run concurrently in either mode, so a race
+  ``mode="shuffle"``: fibers, but between barriers the runnable threads resume
+  in a random order seeded by ``RawModule(..., seed=)`` (default
+  ``ATENSI_CUDACPU_SEED`` or 0; same seed, same order). Code that assumes the
+  lanes of a warp run in lockstep, or that thread t-1 ran before thread t,
+  gives seed-dependent (usually NaN, see below) results.
+  Threads of different blocks never run concurrently in any mode, so a race
   *between blocks* on global memory is not detected.
 * Compile errors raise CudaCpuError with g++'s text, pointing at the .cu
   file:line (the ``path`` given). Libraries are cached in
@@ -39,11 +44,57 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
 * Supported in kernels: ``__global__ __device__ __forceinline__ __restrict__
   __shared__`` (static arrays and ``extern __shared__ T s[];``), ``dim3``,
   ``threadIdx blockIdx blockDim gridDim warpSize``, ``__syncthreads``,
-  ``__shfl_sync/_up/_down/_xor`` (full mask), ``__ballot_sync __any_sync
+  ``__shfl_sync/_up/_down/_xor`` (mask = every lane the warp has), ``__ballot_sync __any_sync
   __all_sync __syncwarp``, ``atomicAdd`` etc., ``min/max``, the CUDA math
   intrinsics (``__expf rsqrtf __fdividef`` ...), ``INFINITY``
-  (``#ifndef INFINITY`` guards are harmless), ``__int_as_float``, ``printf``.
-  The macro ``__CUDACPU__`` is defined.
+  (``#ifndef INFINITY`` guards are harmless), ``__int_as_float``, ``printf``,
+  ``float2/float4/int4/...``. The macro ``__CUDACPU__`` is defined.
+
+Where a GPU fails, cudacpu fails too (tests/test_emulator_gaps.py):
+
+* Shared memory starts poisoned: every block begins with all its static
+  ``__shared__`` arrays (and the ``extern __shared__`` buffer, at each launch)
+  filled with 0xff bytes -- NaN as float, -1 as int -- so a read of an
+  element the block never wrote shows up, and nothing carries over from the
+  previous block.
+* ``__launch_bounds__(N)`` is honoured: a block of more than N threads is
+  refused with LaunchConfigError (on a GPU: cudaErrorLaunchOutOfResources,
+  "too many resources requested for launch"); ``k.max_threads_per_block``
+  reports N, as in CuPy.
+* Warp functions see only the lanes that exist. In a partial last warp
+  (block size not a multiple of 32) a mask naming lanes beyond the last one,
+  e.g. the full mask 0xffffffff, is an error, and so is a shuffle that reads
+  from such a lane; a GPU gives undefined values there.
+* A ``float2/int2/uint2`` (8 bytes) or ``float4/int4/uint4/double2`` (16
+  bytes) copied from or to an address that is not a multiple of its size --
+  a vector load or store on a GPU -- is an error naming kernel, thread and
+  (for loads) the .cu line, like cudaErrorMisalignedAddress. (Before, x86
+  either crashed the interpreter or read the four floats.)
+* Under ThreadSanitizer, in both modes, only ``__syncwarp`` and
+  ``__syncthreads`` create happens-before between threads of a block;
+  shuffles and votes exchange their operands and order no memory, so shared
+  memory written before a shuffle and read by another lane after it is
+  reported as a data race (``__syncwarp()`` belongs between them).
+
+Floating point -- what still differs from a GPU:
+
+* FMA contraction. nvcc/NVRTC contract ``a * b + c`` into one fused
+  multiply-add by default (``--fmad=true``: one rounding); g++ here does not
+  (``-std=c++20`` means ``-ffp-contract=off``, and x86-64 without ``-mfma``
+  has no FMA instruction), so sums of products can differ in the last bits.
+  ``RawModule(..., options=("-ffp-contract=fast",))`` builds with
+  ``-ffp-contract=fast -mfma`` (``-mfma`` only when this CPU has FMA, see
+  ``build.cpu_has_fma()``), which rounds like the GPU's default; which
+  products g++ and the GPU compiler fuse can still differ.
+* Denormals (FTZ). CuPy compiles with ``-ftz=true``: on the GPU values below
+  about 1,2e-38 become 0 in many float32 operations. cudacpu keeps IEEE
+  denormals (gradual underflow).
+* Fast intrinsics. ``__expf __logf __sinf __fdividef __powf`` ... are the
+  exact libm functions here; on a GPU they are hardware approximations with a
+  few ulp of error (``__fdividef`` returns 0 for huge divisors), and
+  ``--use_fast_math`` (ignored here) turns ``expf`` etc. into them.
+  ``rsqrtf`` is ``1 / sqrtf`` here, an approximation on the GPU. So compare a
+  kernel with NumPy to a tolerance, never bit for bit across backends.
 
 Sanitizers need their runtime preloaded (LD_PRELOAD), so they run in a child
 process; loading a sanitized module here raises CudaCpuError saying so::
@@ -66,7 +117,9 @@ missing ``__syncthreads`` is reported as a data race just the same.
 AddressSanitizer catches out-of-bounds accesses to argument arrays (each is
 copied into an exactly-sized heap buffer for the launch), to ``__shared__``
 arrays and to ``extern __shared__`` memory past ``shared_mem`` bytes.
-Uninitialised ``extern __shared__`` memory reads as NaN (bytes 0xff).
+Uninitialised ``extern __shared__`` and static ``__shared__`` memory reads as
+NaN (bytes 0xff). One AddressSanitizer run of the fused d128 kernel at a
+ragged shape (T = 70, d_k = 65) is a test (test_emulator_gaps.py).
 """
 
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError, SanitizerError

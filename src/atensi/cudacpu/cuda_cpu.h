@@ -5,7 +5,8 @@
 //   #line 1 "kernels/softmax.cu"
 //   <the .cu text, with `extern __shared__ T s[];` rewritten>
 //   <one trampoline per __global__ kernel>
-// Compiled with exactly one of -DCUDACPU_FIBERS or -DCUDACPU_THREADS.
+// Compiled with exactly one of -DCUDACPU_FIBERS or -DCUDACPU_THREADS
+// (mode="shuffle" is fibers plus -DCUDACPU_SHUFFLE: a seeded random order).
 //
 // Execution model: blocks run one after another (so `__shared__` can be a
 // plain `static`). Inside a block:
@@ -311,8 +312,10 @@ CUDACPU_RT inline void poison_bytes(volatile unsigned char* b, std::size_t n) {
   b = reinterpret_cast<volatile unsigned char*>(w);
   while (n--) *b++ = 0xff;
 }
+inline std::size_t g_dyn_smem_len = 0;  // shared_mem bytes of the running launch
 CUDACPU_RT inline void poison_shared() {
   for (unsigned i = 0; i < g_shared_count; ++i) poison_bytes(g_shared_vars[i].p, g_shared_vars[i].n);
+  poison_bytes(g_dyn_smem, g_dyn_smem_len);  // extern __shared__ too: nothing outlives a block
 }
 struct SharedReg {
   CUDACPU_RT SharedReg(const volatile void* p, std::size_t n) {
@@ -1282,8 +1285,10 @@ CUDACPU_RT inline int launch(const char* name, void (*thunk)(void**), const unsi
 #if defined(CUDACPU_ASAN)
     ASAN_UNPOISON_MEMORY_REGION(g_dyn_smem, kMaxDynSmem);
 #endif
-    // Uninitialised shared memory reads back as NaN (float) / -1 (int).
+    // Uninitialised shared memory reads back as NaN (float) / -1 (int);
+    // poison_shared() refills it at every block start.
     std::memset(g_dyn_smem, 0xff, smem);
+    g_dyn_smem_len = smem;
 #if defined(CUDACPU_ASAN)
     ASAN_POISON_MEMORY_REGION(g_dyn_smem + smem, kMaxDynSmem - smem);
 #endif

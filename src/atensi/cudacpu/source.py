@@ -125,7 +125,7 @@ def _launch_bounds(plain: str, start: int, end: int) -> str | None:
     args = plain[b.end():close]
     depth = 0
     for i, ch in enumerate(args):
-        depth += ch in "(<[" 
+        depth += ch in "(<["
         depth -= ch in ")>]"
         if ch == "," and depth == 0:
             args = args[:i]
@@ -150,7 +150,7 @@ def _declared_names(decl: str) -> list[str]:
         else:
             cur += ch
     names = []
-    for i, part in enumerate(parts):
+    for part in parts:
         part = re.sub(r"\[.*$", "", part.split("=")[0], flags=re.S).strip()
         found = re.findall(r"[A-Za-z_]\w*", part)
         if found:

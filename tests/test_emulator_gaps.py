@@ -1,0 +1,214 @@
+"""atensi.cudacpu fails where a GPU would (issue 12 §2).
+
+Each gap has a planted-bug fixture in tests/fixtures/cudacpu/gap_*.cu that the
+emulator used to run without complaint (the fixture's header says what it
+did before) and now catches:
+
+* static ``__shared__`` memory is poisoned (0xff bytes, NaN) at every block
+  start: a read of an element the block never wrote, or of what an earlier
+  block left, gives NaN;
+* ``__launch_bounds__(N)`` is honoured: a bigger block is refused;
+* a warp function in a partial warp whose mask names lanes that do not exist,
+  or that reads from such a lane, is an error;
+* a ``float4`` load or store at an address that is not a multiple of 16 is an
+  error;
+* under ThreadSanitizer only ``__syncwarp`` / ``__syncthreads`` order memory,
+  shuffles and votes do not;
+* ``mode="shuffle"`` runs the threads in a seeded random order between
+  barriers, which exposes code that assumes lockstep;
+* ``options=("-ffp-contract=fast",)`` rounds a * b + c like the GPU (one FMA);
+* one AddressSanitizer run of the fused d128 kernel at a ragged shape.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from atensi import kernels, reference
+from atensi.cudacpu import CudaCpuError, LaunchConfigError, RawModule, build, run_in_subprocess
+
+FIX = Path(__file__).parent / "fixtures" / "cudacpu"
+SHOWN = "tests/fixtures/cudacpu"
+i32, f32 = np.int32, np.float32
+
+
+def load(name: str, **kw) -> RawModule:
+    return RawModule((FIX / name).read_text(), path=f"{SHOWN}/{name}", **kw)
+
+
+# ---- static __shared__: poisoned at every block start ----------------------------
+
+@pytest.mark.parametrize("mode", ["fibers", "threads"])
+def test_unwritten_shared_memory_reads_as_nan(mode):
+    mod = load("gap_shared_poison.cu", mode=mode)
+    x = (np.arange(3 * 200) % 7).astype(f32).reshape(3, 200)
+    out = np.zeros(3, f32)
+    mod.get_function("row_sum_unwritten")((3,), (256,), (x, out, i32(200)))
+    assert np.isnan(out).all(), out  # before: the exact row sums (zero-filled buf)
+    out = np.zeros(256, f32)
+    mod.get_function("table_from_block_zero")((4,), (64,), (out,))
+    np.testing.assert_array_equal(out[:64], 2.0 * np.arange(64))  # block 0 wrote it
+    assert np.isnan(out[64:]).all()  # before: block 0's table, carried over
+    out = np.zeros(256, f32)
+    mod.get_function("dynamic_table_from_block_zero")((4,), (64,), (out,), shared_mem=64 * 4)
+    np.testing.assert_array_equal(out[:64], 2.0 * np.arange(64))
+    assert np.isnan(out[64:]).all()  # before: carried over (filled once per launch)
+
+
+# ---- __launch_bounds__ ----------------------------------------------------------
+
+def test_launch_bounds_refuse_a_bigger_block():
+    k = load("gap_launch_bounds.cu").get_function("scale_bounded")
+    assert k.max_threads_per_block == 128
+    x = np.ones(512, f32)
+    k((4,), (128,), (x, i32(512)))
+    np.testing.assert_array_equal(x, 2.0)
+    with pytest.raises(LaunchConfigError) as err:
+        k((2,), (256,), (x, i32(512)))  # before: ran, x doubled again
+    msg = str(err.value)
+    assert "scale_bounded" in msg and "__launch_bounds__(128)" in msg
+    assert "cudaErrorLaunchOutOfResources" in msg
+    np.testing.assert_array_equal(x, 2.0)  # refused before any work
+
+
+def test_launch_bounds_of_the_real_kernels_are_read():
+    mod = RawModule(path=kernels.kernel_path("attention_fused.cu"))
+    assert mod.get_function("attention_fused_d64").max_threads_per_block == kernels.FUSED_THREADS
+
+
+# ---- warp functions in a partial warp ----------------------------------------------
+
+def test_full_mask_in_a_partial_warp_is_an_error():
+    k = load("gap_partial_warp.cu").get_function("warp_sum_full_mask")
+    with pytest.raises(CudaCpuError, match=r"gap_partial_warp\.cu:10.*thread 32.*0xffffffff.*16 lane"):
+        k((1,), (48,), (np.ones(48, f32), np.zeros(2, f32)))  # before: [32, 32], silently wrong
+
+
+def test_reading_a_lane_that_does_not_exist_is_an_error():
+    k = load("gap_partial_warp.cu").get_function("warp_sum_missing_lane")
+    with pytest.raises(CudaCpuError, match=r"gap_partial_warp\.cu:19.*lane 4 membaca dari lane 12"):
+        k((1,), (12,), (np.ones(12, f32), np.zeros(1, f32)))  # before: 16, silently wrong
+    out = np.zeros(1, f32)
+    k((1,), (32,), (np.ones(32, f32), out))  # a whole warp: every lane exists
+    assert out[0] == 16.0
+
+
+# ---- misaligned vector access --------------------------------------------------
+
+def test_misaligned_float4_load_and_store_are_errors():
+    mod = load("gap_misaligned.cu")
+    x = np.arange(4 * 64 + 8, dtype=f32)
+    out = np.zeros(4 * 64 + 8, f32)
+    with pytest.raises(CudaCpuError, match=r"(?s)gap_misaligned\.cu:7.*float4 dibaca.*kelipatan 16.*"
+                                           r"cudaErrorMisalignedAddress"):
+        mod.get_function("copy4_skip_first")((1,), (64,), (x, out, i32(64)))  # before: segfault
+    mod.get_function("copy4_aligned")((1,), (64,), (x, out, i32(64)))
+    np.testing.assert_array_equal(out[:256], x[:256])
+    with pytest.raises(CudaCpuError, match=r"store4_misaligned.*float4 ditulis ke"):
+        mod.get_function("store4_misaligned")((1,), (64,), (x, out, i32(64)))
+
+
+# ---- memory ordering under ThreadSanitizer ---------------------------------------
+
+@pytest.mark.parametrize("mode", ["fibers", "threads"])
+def test_a_shuffle_does_not_order_shared_memory(mode):
+    code = (FIX / "gap_warp_order.cu").read_text()
+    x = np.arange(32, dtype=f32)
+    kw = dict(path=f"{SHOWN}/gap_warp_order.cu", grid=(1,), block=(32,), sanitize="thread", mode=mode)
+    racy = run_in_subprocess(code, kernel="neighbour_after_shuffle", args=(x, np.zeros(32, f32)), **kw)
+    assert "data race" in racy.report, racy.stderr[-2000:]  # before: clean
+    assert "gap_warp_order.cu:13" in racy.report  # the read of s[lane ^ 1]
+    fixed = run_in_subprocess(code, kernel="neighbour_after_syncwarp", args=(x, np.zeros(32, f32)), **kw)
+    fixed.check()
+    np.testing.assert_array_equal(fixed.arrays[1], x[np.arange(32) ^ 1])
+
+
+# ---- schedule shuffling ---------------------------------------------------------
+
+def test_shuffle_mode_exposes_code_that_assumes_lockstep():
+    x = np.arange(1, 33, dtype=f32)
+    right = x + np.r_[0, x[:-1]]
+    out = np.zeros(32, f32)
+    load("gap_lockstep.cu").get_function("prefix_pair_lockstep")((1,), (32,), (x, out))
+    np.testing.assert_array_equal(out, right)  # fixed order: lane - 1 always ran first
+
+    def shuffled(seed):
+        res = np.zeros(32, f32)
+        load("gap_lockstep.cu", mode="shuffle", seed=seed).get_function("prefix_pair_lockstep")(
+            (1,), (32,), (x, res))
+        return res
+
+    first = shuffled(1)
+    assert np.isnan(first).any(), first  # some lane read s[lane - 1] before it was written
+    np.testing.assert_array_equal(shuffled(1), first)  # the same seed, the same order
+    assert not np.array_equal(np.isnan(shuffled(2)), np.isnan(first))
+
+
+def test_correct_kernels_pass_in_shuffle_mode():
+    demo = load("demo.cu", mode="shuffle", seed=7)
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((5, 300)).astype(f32)
+    sums = np.zeros(5, f32)
+    demo.get_function("row_sum_shared")((5,), (256,), (x, sums, i32(300)))
+    np.testing.assert_allclose(sums, x.sum(axis=1), rtol=1e-5, atol=1e-4)
+    mx, sm = np.zeros(5, f32), np.zeros(5, f32)
+    demo.get_function("row_max_sum_warp")((5,), (64,), (x, mx, sm, i32(300)), shared_mem=16)
+    np.testing.assert_array_equal(mx, x.max(axis=1))
+    with pytest.raises(ValueError, match="shuffle"):
+        RawModule("", mode="acak")
+
+
+# ---- floating point: FMA contraction ---------------------------------------------
+
+def test_fp_contract_fast_rounds_like_a_gpu_fma():
+    a = np.full(4, 1 + 2.0**-12, f32)
+    c = np.full(4, -1.0, f32)
+    two_roundings = (a * a) + c  # float32 product rounded, then the sum: 2^-11
+    one_rounding = (a.astype(np.float64) ** 2 + c).astype(f32)  # exact here: 2^-11 + 2^-24
+    assert two_roundings[0] != one_rounding[0]
+    out = np.zeros(4, f32)
+    load("gap_fma.cu").get_function("mul_add")((1,), (32,), (a, a, c, out, i32(4)))
+    np.testing.assert_array_equal(out, two_roundings)  # g++'s default: no contraction
+    if not build.cpu_has_fma():
+        pytest.skip("CPU ini tidak punya instruksi FMA")
+    out = np.zeros(4, f32)
+    load("gap_fma.cu", options=("-ffp-contract=fast",)).get_function("mul_add")(
+        (1,), (32,), (a, a, c, out, i32(4)))
+    np.testing.assert_array_equal(out, one_rounding)  # like the GPU's default --fmad=true
+
+
+# ---- AddressSanitizer at a ragged shape -------------------------------------------
+
+def test_fused_d128_under_address_sanitizer_at_a_ragged_shape():
+    """T = 70 (not a multiple of the 32 query rows or the key tile), d_k = 65
+    (the d128 variant, 63 unused columns), two heads: every argument array is
+    an exactly-sized heap buffer, so any read past a head's rows is reported."""
+    H, T, d_k = 2, 70, 65
+    rng = np.random.default_rng(70)
+    Q, K, V = (rng.standard_normal((H, T, d_k), dtype=f32) for _ in range(3))
+    rows = dict((n, r) for _, n, r in kernels.FUSED_VARIANTS)["attention_fused_d128"]
+    args = (Q, K, V, np.zeros_like(Q), i32(T), i32(d_k), i32(H), f32(1) / np.sqrt(f32(d_k)), i32(1))
+    res = run_in_subprocess(path=str(kernels.kernel_path("attention_fused.cu")),
+                            kernel="attention_fused_d128", grid=(-(-T // rows), H, 1),
+                            block=(kernels.FUSED_THREADS, 1, 1), args=args, sanitize="address",
+                            timeout=600).check()
+    ref = reference.attention(*(m.astype(np.float64) for m in (Q, K, V)))
+    np.testing.assert_allclose(res.arrays[3], ref, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in FIX.glob("gap_*.cu")))
+def test_gap_fixtures_are_real_cuda(name):
+    """NVRTC (the compiler CuPy uses) accepts each planted bug as it is."""
+    try:
+        from cupy.cuda import nvrtc
+
+        from atensi.kernels import _preload_cuda_wheels
+    except ImportError as exc:
+        pytest.skip(f"NVRTC tidak tersedia: {exc}")
+    _preload_cuda_wheels()
+    prog = nvrtc.createProgram((FIX / name).read_text(), f"{SHOWN}/{name}", [], [])
+    try:
+        nvrtc.compileProgram(prog, ["-arch=sm_80"])
+    except Exception:  # noqa: BLE001 - show NVRTC's own log
+        pytest.fail(nvrtc.getProgramLog(prog))
