@@ -128,7 +128,8 @@ def test_explorer_slider_redraws_live(jupyterlab, lab_browser, chapter):
             "window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'",
             timeout=60_000)
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_selector(".atensi-live img", timeout=RUN_ALL_TIMEOUT_MS)
+        # Off-screen cells are not painted (content-visibility): wait until attached.
+        page.wait_for_selector(".atensi-live img", state="attached", timeout=RUN_ALL_TIMEOUT_MS)
         # Wait until every cell has run (no "[*]" prompt left) and the kernel is idle.
         page.wait_for_function(
             "![...document.querySelectorAll('.jp-InputPrompt')].some(p => p.textContent.includes('*'))"
@@ -140,7 +141,8 @@ def test_explorer_slider_redraws_live(jupyterlab, lab_browser, chapter):
         assert errors == [], errors
 
         explorer = page.locator(".atensi-live").first
-        explorer.scroll_into_view_if_needed()
+        explorer.evaluate("e => e.scrollIntoView({block: 'center'})")
+        explorer.locator(".noUi-handle").first.wait_for(state="visible", timeout=30_000)
         image = explorer.locator("img").first
         before = image.get_attribute("src")
         handle = explorer.locator(".noUi-handle").first
