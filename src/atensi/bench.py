@@ -61,7 +61,7 @@ COLUMNS = (
     "metode",
     "B",
     "T",
-    "waktu median (ms)",
+    "waktu median",
     "GFLOP/s",
     "memori puncak tambahan (MiB)",
     "rasio thd. tercepat",
@@ -605,6 +605,11 @@ def _fmt_ms(ms):
     return id_float(ms, digits)
 
 
+def _fmt_time(ms):
+    """With its unit, so that '2.880' is never read as 2,88: '880 ms', '2,88 s'."""
+    return f"{id_float(ms / 1e3, 2)} s" if ms >= 1e3 else f"{_fmt_ms(ms)} ms"
+
+
 def _cells(r, with_fp32):
     label = r["label"]
     if r.get("max_rel_err", 0) > r.get("tolerance", MAX_REL_ERR):
@@ -613,7 +618,7 @@ def _cells(r, with_fp32):
         label,
         str(r["B"]),
         str(r["T"]),
-        _fmt_ms(r["time_ms"]),
+        _fmt_time(r["time_ms"]),
         ("latensi" if r.get("latency_bound") else
          id_float(r["gflops"], 0 if r["gflops"] >= 100 else 1 if r["gflops"] >= 1 else 3)),
         "–" if r["peak_mib"] is None else id_float(r["peak_mib"], 1),
