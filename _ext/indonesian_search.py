@@ -22,6 +22,7 @@ whole vocabulary.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from sphinx.search import SearchLanguage
@@ -137,10 +138,13 @@ def write_roots(app, exception):
     path.write_text(json.dumps(SearchIndonesian.roots, ensure_ascii=False), encoding="utf-8")
     language_data = Path(app.outdir) / "_static" / "language_data.js"
     text = language_data.read_text(encoding="utf-8")
-    empty = "var AKAR_KATA = {};"
-    if empty not in text:
-        raise RuntimeError(f"{language_data}: baris '{empty}' tidak ditemukan")
-    language_data.write_text(text.replace(empty, f"var AKAR_KATA = {roots_js()};"), encoding="utf-8")
+    # A rebuild that copies no static files leaves last build's map in place:
+    # replace whatever map is there.
+    line = re.compile(r"^var AKAR_KATA = \{.*\};$", re.M)
+    if not line.search(text):
+        raise RuntimeError(f"{language_data}: baris 'var AKAR_KATA = ...;' tidak ditemukan")
+    new = f"var AKAR_KATA = {roots_js()};"
+    language_data.write_text(line.sub(lambda _: new, text, count=1), encoding="utf-8")
 
 
 def setup(app):
