@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CHROMIUM_ARGS, ROOT, toc_pages
+from conftest import ROOT, toc_pages
 
 pytestmark = [pytest.mark.browser, pytest.mark.book]
 
@@ -78,21 +78,6 @@ def jupyterlab():
         proc.kill()
 
 
-@pytest.fixture(scope="module")
-def lab_browser():
-    if not Path("/usr/bin/chromium").exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail("CI=true dan Chromium tidak ada")
-        pytest.skip("Chromium tidak ada di /usr/bin/chromium")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", headless=True,
-                                     args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
 def test_lab_command_stays_on_this_computer():
     cmd = lab.command([])
     assert "--ServerApp.ip=127.0.0.1" in cmd
@@ -105,9 +90,10 @@ def test_some_chapters_have_explorers():
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS_WITH_EXPLORERS)
-def test_explorer_slider_redraws_live(jupyterlab, lab_browser, chapter):
+def test_explorer_slider_redraws_live(jupyterlab, chromium, chapter):
     base, token = jupyterlab
-    context = lab_browser.new_context(viewport={"width": 1400, "height": 1000})
+    # The session's Chromium (conftest): one Playwright per process.
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
     outside: list[str] = []
 
     def route(r):

@@ -25,7 +25,7 @@ def scores(Q, K, *, scale=True):
     S = np.zeros((T_q, T_k))
     for i in range(T_q):
         for j in range(T_k):
-            # --- one thread (i, j) ---
+            # --- satu thread (i, j) ---
             dot = 0.0
             for c in range(d_k):
                 dot += float(Q[i, c]) * float(K[j, c])
@@ -39,7 +39,7 @@ def causal_mask(S):
     T_q, T_k = S.shape
     for i in range(T_q):
         for j in range(T_k):
-            # --- one thread (i, j) ---
+            # --- satu thread (i, j) ---
             if j > i:
                 S[i, j] = -math.inf
     return S
@@ -50,12 +50,12 @@ def softmax(S):
     T_q, T_k = S.shape
     A = np.zeros((T_q, T_k))
     for i in range(T_q):
-        # --- one block (row i) ---
+        # --- satu block (baris i) ---
         row_max = -math.inf
         for j in range(T_k):
             row_max = max(row_max, float(S[i, j]))
         if row_max == -math.inf:
-            continue  # nothing visible: the row stays all zeros
+            continue  # tidak ada yang terlihat: barisnya tetap nol semua
         total = 0.0
         for j in range(T_k):
             total += math.exp(float(S[i, j]) - row_max)
@@ -71,7 +71,7 @@ def weighted_sum(A, V):
     O = np.zeros((T_q, d_k))
     for i in range(T_q):
         for c in range(d_k):
-            # --- one thread (i, c) ---
+            # --- satu thread (i, c) ---
             acc = 0.0
             for j in range(T_k):
                 acc += float(A[i, j]) * float(V[j, c])
