@@ -106,19 +106,24 @@ def test_explorer_slider_redraws_live(jupyterlab, chromium, chapter):
     context.route("**/*", route)
     page = context.new_page()
     try:
-        page.goto(f"{base}lab/tree/{chapter}.ipynb?token={token}", wait_until="load")
+        # reset: a fresh workspace, so tabs of earlier chapters are not restored.
+        page.goto(f"{base}lab/tree/{chapter}.ipynb?token={token}&reset", wait_until="load")
         page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget"
                                " && window.jupyterapp.shell.currentWidget.sessionContext",
                                timeout=60_000)
         page.wait_for_function(
             "window.jupyterapp.shell.currentWidget.sessionContext.session?.kernel?.status === 'idle'",
             timeout=60_000)
+        # Everything below looks only inside this chapter's notebook panel.
+        page.evaluate("window.jupyterapp.shell.currentWidget.node.setAttribute('data-uji', '1')")
         page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
         # Off-screen cells are not painted (content-visibility): wait until attached.
-        page.wait_for_selector(".atensi-live img", state="attached", timeout=RUN_ALL_TIMEOUT_MS)
+        page.wait_for_selector("[data-uji] .atensi-live img", state="attached",
+                               timeout=RUN_ALL_TIMEOUT_MS)
         # Wait until every cell has run (no "[*]" prompt left) and the kernel is idle.
         page.wait_for_function(
-            "![...document.querySelectorAll('.jp-InputPrompt')].some(p => p.textContent.includes('*'))"
+            "![...document.querySelectorAll('[data-uji] .jp-InputPrompt')]"
+            ".some(p => p.textContent.includes('*'))"
             " && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
             timeout=RUN_ALL_TIMEOUT_MS)
         errors = page.eval_on_selector_all(
@@ -126,7 +131,7 @@ def test_explorer_slider_redraws_live(jupyterlab, chromium, chapter):
             "els => els.map(e => e.textContent).filter(t => /Error|Traceback/.test(t))")
         assert errors == [], errors
 
-        explorer = page.locator(".atensi-live").first
+        explorer = page.locator("[data-uji] .atensi-live").first
         explorer.evaluate("e => e.scrollIntoView({block: 'center'})")
         explorer.locator(".noUi-handle").first.wait_for(state="visible", timeout=30_000)
         image = explorer.locator("img").first
