@@ -256,6 +256,7 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 typedef float4 fv2_vec;
 
 // Salin 16 byte global -> shared; bytes = 0 mengisi nol tanpa membaca.
+// ---- v2 salin: cp.async di sm_80 ke atas ----
 __device__ __forceinline__ void fv2_copy16(fv2_vec* dst, const float* src,
                                            bool ok)
 {
@@ -267,6 +268,7 @@ __device__ __forceinline__ void fv2_copy16(fv2_vec* dst, const float* src,
     *dst = ok ? *(const fv2_vec*)src : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #endif
 }
+// ---- akhir v2 salin ----
 
 __device__ __forceinline__ void fv2_commit()
 {
@@ -347,11 +349,13 @@ __device__ __forceinline__ void attention_fused_v2_body(
         // Ubin key pertama mulai disalin, lalu Q (dikali scale*log2 e).
         fv2_load_kv<D>(Kh, Vh, Ks, Vs, 0, T, d_k, vec);
         fv2_commit();
+        // ---- v2 q: Q dikali scale * log2(e) ----
         for (int e = threadIdx.x; e < FV2_BQ * NC4; e += FV2_THREADS) {
             fv2_vec v = fv2_load4(Qh, q0 + e / NC4, (e % NC4) * 4, T, d_k);
             v.x *= qscale; v.y *= qscale; v.z *= qscale; v.w *= qscale;
             Qs[e] = v;
         }
+        // ---- akhir v2 q ----
 
         float o[4][4 * NG], m[4], l[4];
         #pragma unroll
@@ -362,6 +366,7 @@ __device__ __forceinline__ void attention_fused_v2_body(
             for (int u = 0; u < 4 * NG; ++u) o[a][u] = 0.0f;
         }
 
+        // ---- v2 penyangga: dua ubin K/V bergantian ----
         for (int k0 = 0, stage = 0; k0 < k_end; k0 += FV2_BK, stage ^= 1) {
             const fv2_vec* Kt = Ks + stage * FV2_BK * NC4;
             const fv2_vec* Vt = Vs + stage * FV2_BK * NC4;
@@ -379,6 +384,8 @@ __device__ __forceinline__ void attention_fused_v2_body(
             // Warp yang semua barisnya sebelum ubin ini: tidak ada kerja
             // (kondisi sama untuk seluruh warp, jadi shuffle tetap utuh).
             if (!causal || k0 <= warp_last) {
+            // ---- akhir v2 penyangga ----
+                // ---- v2 skor: ubin mikro 4 x 4 di register ----
                 // Skor 4 x 4 di register: s[a][b] = q(baris a) . k(key b).
                 float s[4][4];
                 #pragma unroll
@@ -400,7 +407,9 @@ __device__ __forceinline__ void attention_fused_v2_body(
                             s[a][b] += qv[a].x * kv[b].x + qv[a].y * kv[b].y
                                      + qv[a].z * kv[b].z + qv[a].w * kv[b].w;
                 }
+                // ---- akhir v2 skor ----
 
+                // ---- v2 maks: satu maksimum per ubin key ----
                 #pragma unroll
                 for (int a = 0; a < 4; ++a) {
                     const int i = q0 + r0 + a;
@@ -431,7 +440,9 @@ __device__ __forceinline__ void attention_fused_v2_body(
                     #pragma unroll
                     for (int u = 0; u < 4 * NG; ++u) o[a][u] *= alpha;
                 }
+                // ---- akhir v2 maks ----
 
+                // ---- v2 pv: O += P V ----
                 // O += P V: bobot key lc' + 8b diambil dari lane (lr, lc').
                 #pragma unroll
                 for (int b = 0; b < 4; ++b) {
@@ -456,6 +467,7 @@ __device__ __forceinline__ void attention_fused_v2_body(
                         }
                     }
                 }
+                // ---- akhir v2 pv ----
             }
             __syncthreads();  // penyangga ini boleh ditimpa dua ubin lagi
         }

@@ -3,7 +3,7 @@
 The Makefile first builds the book as a single page (``_build/singlehtml``,
 with the same execution cache as ``make book``); this script serves that page
 on 127.0.0.1, opens it in the distribution's Chromium through Playwright,
-waits until MathJax has typeset every formula, and prints it to
+waits until every formula is typeset, and prints it to
 ``_build/pdf/atensi.pdf`` (and a copy in ``_build/html/unduh/`` when the site
 is built, for the link in Pendahuluan). Nothing is fetched from the network.
 
@@ -105,9 +105,12 @@ def make_pdf(single: Path, pdf: Path) -> int:
             page.goto(base + entry_page(index), wait_until="load")
             # Open every solution so the answers are in the PDF too.
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
-                                   timeout=60_000)
-            page.evaluate("() => MathJax.startup.promise.then(() => true)")
+            # Math is usually typeset at build time (_ext/prerender_math.py);
+            # a build without Node.js leaves it to MathJax in the page.
+            if page.locator("script[src*='_mathjax/']").count():
+                page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                                       timeout=60_000)
+                page.evaluate("() => MathJax.startup.promise.then(() => true)")
             page.add_style_tag(content=PRINT_CSS)
             page.emulate_media(media="print")
             page.pdf(path=str(tmp), format="A4", print_background=True,

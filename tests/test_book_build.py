@@ -106,21 +106,65 @@ def tiny_book(tmp_path):
     return write
 
 
-def build_other(book):
+def build_other(book, **env):
     return subprocess.run(
         jupyter_book_command() + ["build", str(book)] + BUILD_FLAGS,
         cwd=book,
+        env={**os.environ, **env},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
 
 
-def test_failing_cell_fails_the_build(tiny_book):
+def test_failing_cell_fails_the_build_naming_the_page(tiny_book):
     book = tiny_book("raise ValueError('sel ini sengaja gagal')")
     proc = build_other(book)
     assert proc.returncode != 0
-    assert "Executing notebook failed" in proc.stdout
+    assert re.search(r"chapters/uji\.md: .*Executing notebook failed", proc.stdout), proc.stdout[-3000:]
+
+
+def test_page_missing_from_the_toc_fails_the_build_naming_it(tiny_book):
+    """only_build_toc_files would drop the page silently (_ext/book_guard.py)."""
+    book = tiny_book("print(1)")
+    (book / "chapters" / "terlupa.md").write_text("# Bab yang terlupa\n", encoding="utf-8")
+    proc = build_other(book)
+    assert proc.returncode != 0
+    assert "Halaman tidak ada di _toc.yml: chapters/terlupa.md" in proc.stdout, proc.stdout[-3000:]
+
+
+def test_broken_internal_link_fails_the_build_naming_the_page(tiny_book):
+    """Sphinx does not check raw links; the written pages are (_ext/book_guard.py)."""
+    book = tiny_book("print(1)")
+    page = book / "chapters" / "uji.md"
+    page.write_text(
+        page.read_text(encoding="utf-8") + '\n<a href="bab_hilang.html#bagian">bab yang hilang</a>\n\n'
+        "[bagian yang hilang](#tidak-ada)\n",
+        encoding="utf-8",
+    )
+    proc = build_other(book)
+    assert proc.returncode != 0
+    assert "chapters/uji.html → bab_hilang.html#bagian (berkas tidak ada)" in proc.stdout, proc.stdout[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="rumus di-typeset saat build hanya dengan Node.js")
+def test_formula_mathjax_cannot_read_fails_the_build_naming_it(tiny_book):
+    book = tiny_book("print(1)")
+    page = book / "chapters" / "uji.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nRumus rusak $\\tidakada{x}$.\n", encoding="utf-8")
+    proc = build_other(book)
+    assert proc.returncode != 0
+    assert "chapters/uji.html: \\tidakada{x}" in proc.stdout, proc.stdout[-3000:]
+
+
+def test_without_node_the_browser_typesets_the_math(tiny_book):
+    """ATENSI_MATH=peramban: the path of a machine without Node.js."""
+    book = tiny_book("print(1)")
+    proc = build_other(book, ATENSI_MATH="peramban")
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    page = (book / "_build" / "html" / "chapters" / "uji.html").read_text(encoding="utf-8")
+    assert "_mathjax/tex-mml-chtml.js" in page and "matematika.css" not in page
+    assert "mjx-container" not in page and "\\(x^2\\)" in page
 
 
 def test_venv_tests_and_hidden_folders_do_not_break_the_build(tiny_book):

@@ -4,6 +4,7 @@ nothing loaded from outside the site, launch buttons that open the .ipynb."""
 from __future__ import annotations
 
 import re
+import shutil
 from urllib.parse import urlparse
 
 import pytest
@@ -119,18 +120,37 @@ def test_nothing_loaded_from_outside_the_site(built_book):
     assert offenders == []
 
 
-def test_mathjax_is_served_from_the_build(built_book):
+def test_math_is_typeset_when_the_book_is_built(built_book):
+    """With Node.js (here and on GitHub's runners) every formula is finished
+    CHTML in the page and no MathJax script is loaded; without it, the page
+    loads MathJax from the build. Either way nothing comes from a CDN."""
+    prerendered = shutil.which("node") is not None
     for page in PAGES:
         soup = soup_of(built_book, page)
-        scripts = [s["src"] for s in soup.find_all("script", src=True) if "tex-mml-chtml" in s["src"]]
-        if not soup.select("span.math, div.math"):
-            continue  # Sphinx loads MathJax only on pages with math
-        assert len(scripts) == 1, page
-        target = (built_book / page).parent / scripts[0].split("?")[0]
-        assert target.resolve().is_file(), f"{page}: {scripts[0]} tidak ada"
+        maths = soup.select("span.math, div.math")
+        scripts = [s["src"] for s in soup.find_all("script", src=True) if "_mathjax/" in s["src"]]
+        if not maths:
+            continue
+        if prerendered:
+            assert scripts == [], page
+            unrendered = [m.get_text()[:40] for m in maths if not m.find("mjx-container")]
+            assert unrendered == [], f"{page}: {unrendered}"
+            assert all(m.find("mjx-assistive-mml") for m in maths), f"{page}: tanpa MathML untuk pembaca layar"
+            css = [link["href"] for link in soup.find_all("link", rel="stylesheet") if "matematika.css" in link["href"]]
+            assert len(css) == 1, page
+        else:
+            assert len(scripts) == 1, page
+            target = (built_book / page).parent / scripts[0].split("?")[0]
+            assert target.resolve().is_file(), f"{page}: {scripts[0]} tidak ada"
     mathjax = built_book / "_mathjax"
     assert (mathjax / "output/chtml/fonts/woff-v2").is_dir()
-    assert (mathjax / "input/tex/extensions").is_dir()
+    if prerendered:
+        stylesheet = (built_book / "_static" / "matematika.css").read_text(encoding="utf-8")
+        fonts = re.findall(r"url\([\"']?([^)\"']+\.woff)[\"']?\)", stylesheet)
+        assert fonts, "matematika.css tanpa @font-face"
+        assert all((built_book / "_static" / font).resolve().is_file() for font in fonts)
+    else:
+        assert (mathjax / "input/tex/extensions").is_dir()
     # Jupyter Book adds every .js under _static to every page: MathJax stays out.
     assert not list((built_book / "_static").rglob("tex-mml-chtml.js"))
     head_scripts = soup_of(built_book, PAGES[0]).find_all("script")
@@ -199,3 +219,49 @@ def test_index_html_sends_the_reader_to_the_intro(built_book):
     assert refresh["content"] == f"0; url={PAGES[0]}.html"
     icon = soup.find("link", rel="icon")
     assert icon is not None and (built_book / icon["href"]).is_file()
+
+
+# --- Light on a phone (_ext/fast_pages.py) -------------------------------------------
+
+
+def test_scripts_wait_for_the_text(built_book):
+    """Only documentation_options.js blocks the first paint; the theme's
+    search scripts (searchindex.js is the whole book's index) stay on the
+    search page."""
+    for page in PAGES:
+        soup = soup_of(built_book, page)
+        blocking = [
+            s["src"] for s in soup.head.find_all("script", src=True) if not (s.has_attr("defer") or s.has_attr("async"))
+        ]
+        assert [src.split("/")[-1].split("?")[0] for src in blocking] == ["documentation_options.js"], page
+        assert not soup.find("script", src=re.compile(r"searchindex\.js")), page
+    search = BeautifulSoup((built_book / "search.html").read_text(encoding="utf-8"), "html.parser")
+    assert search.find("script", src=re.compile(r"searchindex\.js"))
+
+
+def test_figures_have_their_size_and_load_when_near(built_book):
+    """width/height from the PNG: the text does not jump when a figure arrives."""
+    from PIL import Image
+
+    checked = 0
+    for page in PAGES:
+        soup = soup_of(built_book, page)
+        images = [img for img in soup.select("article img") if "_images/" in img["src"]]
+        for i, img in enumerate(images):
+            with Image.open((built_book / page).parent / img["src"]) as png:
+                assert (int(img["width"]), int(img["height"])) == png.size, (page, img["src"])
+            assert (img.get("loading") == "lazy") == (i > 0), (page, i)
+            checked += 1
+    assert checked > 20
+
+
+def test_icon_fonts_hold_the_icons_the_book_shows_and_little_else(built_book):
+    from fontTools.ttLib import TTFont
+
+    fonts = built_book / "_static/vendor/fontawesome/webfonts"
+    solid = TTFont(fonts / "fa-solid-900.woff2").getBestCmap()
+    brands = TTFont(fonts / "fa-brands-400.woff2").getBestCmap()
+    # magnifying glass, bars (menu), download, sun, moon, rocket (launch), arrow up
+    assert {0xF002, 0xF0C9, 0xF019, 0xF185, 0xF186, 0xF135, 0xF062} <= set(solid)
+    assert 0xF09B in brands  # GitHub
+    assert len(solid) < 60 and (fonts / "fa-solid-900.woff2").stat().st_size < 20_000

@@ -13,16 +13,20 @@
     });
   }
 
+  function start() {
+    fit();
+    let pending = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(pending);
+      pending = setTimeout(fit, 100);
+    });
+  }
+
+  // Math typeset at build time (prerender_math.py) is already in the page;
+  // MathJax in the browser (no Node.js at build time) has to finish first.
   window.addEventListener("load", () => {
     const startup = window.MathJax && window.MathJax.startup;
-    if (!startup || !startup.promise) return;
-    startup.promise.then(() => {
-      fit();
-      let pending = null;
-      window.addEventListener("resize", () => {
-        clearTimeout(pending);
-        pending = setTimeout(fit, 100);
-      });
-    });
+    if (startup && startup.promise) startup.promise.then(start);
+    else start();
   });
 })();
