@@ -87,8 +87,8 @@ def main(argv=None) -> int:
                         help="blok maksimum di grid.y/z (grid.x: satu lebih banyak); 0 = batas CUDA")
     args = parser.parse_args(argv)
     if args.grid_cap > 0:
-        kernels.MAX_GRID_YZ = args.grid_cap
-        kernels.MAX_GRID_X = args.grid_cap + 1
+        kernels.launch.MAX_GRID_YZ = args.grid_cap  # read by the launchers at each launch
+        kernels.launch.MAX_GRID_X = args.grid_cap + 1
     if args.backend == "cupy":
         import cupy
 

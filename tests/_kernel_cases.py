@@ -13,13 +13,15 @@ tiles and not a multiple; more than a 128-thread block), d_k in {1, 3, 64, 128},
 with no leading axis, one (3 heads) and two (batch 2 × 3 heads): 48 shapes.
 
 Also shared with test_fused.py, test_blocked.py and test_bench.py: the
-sanitizer modes, the GPU-test marks (``gpu_test``) and ``spy_launches``.
+sanitizer modes, the GPU-test marks (``gpu_test``), ``spy_launches`` and
+``forbid_launches``.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import zlib
 
 import numpy as np
@@ -139,9 +141,12 @@ def gpu_test(test):
 
 
 def spy_launches(monkeypatch):
-    """Record (kernel name, grid, block) of every launch, then launch for real."""
+    """Record (kernel name, grid, block) of every launch, then launch for real.
+
+    Patched where the launchers look it up: ``atensi.kernels.loading``.
+    """
     launches = []
-    real = kernels.get_function
+    real = kernels.loading.get_function
 
     def spy(file, name, backend):
         kernel = real(file, name, backend)
@@ -152,8 +157,24 @@ def spy_launches(monkeypatch):
 
         return launch
 
-    monkeypatch.setattr(kernels, "get_function", spy)
+    monkeypatch.setattr(kernels.loading, "get_function", spy)
     return launches
+
+
+def forbid_launches(monkeypatch, message="kernel diluncurkan padahal masukan tidak sah"):
+    """Make every kernel lookup raise ``AssertionError(message)``: for tests that
+    bad input is refused before anything is compiled or launched.
+
+    Checks at once that the trap is really in the launchers' path (a valid call
+    must hit it); otherwise the refusal tests would pass without proving anything.
+    """
+
+    def trap(*args, **kwargs):
+        raise AssertionError(f"{message}: {args}")
+
+    monkeypatch.setattr(kernels.loading, "get_function", trap)
+    with pytest.raises(AssertionError, match=re.escape(message)):
+        kernels.causal_mask(np.zeros((2, 2), np.float32), backend="cpu")
 
 
 # --- one function per kernel: run it, compare, return the relative error -----

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import kernels, kernels_backward, reference
+from atensi import kernels, reference
+from atensi.kernels import backward as kernels_backward
 
 BACKEND = "cpu"
 FD_TOLERANCE = 1e-6
@@ -266,11 +267,12 @@ def test_kernel_backward_launches_one_kernel_per_formula(monkeypatch):
 def test_kernel_backward_more_heads_and_rows_than_the_grid(monkeypatch):
     """Grid capped at 2 blocks in y/z and 3 in x: the loops over heads and rows
     must still cover 5 heads and 35 rows."""
-    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
-    monkeypatch.setattr(kernels, "MAX_GRID_X", 3)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_X", 3)
     launches = kc.spy_launches(monkeypatch)
     check_backward(((5,), 7, 3), BACKEND)
     check_backward(((5,), 7, 3), BACKEND, with_lse=True)
+    assert launches  # the spy is in the launchers' path
     for name, grid, _ in launches:
         if name in ("softmax_backward_v1", "attention_weights_from_lse_v1", "softmax_v2_warp"):
             assert grid == (3, 1, 1), (name, grid)
@@ -402,7 +404,7 @@ def test_bench_backward_row():
 _SANITIZED_SCRIPT = """
 import numpy as np
 from atensi import kernels, reference
-kernels.MAX_GRID_YZ, kernels.MAX_GRID_X = 2, 3   # the loops over heads and rows run too
+kernels.launch.MAX_GRID_YZ, kernels.launch.MAX_GRID_X = 2, 3  # the loops over heads and rows run too
 rng = np.random.default_rng(7)
 ok = True
 for T in (19, 1):

@@ -125,7 +125,7 @@ def test_square_method_too_big_is_skipped_and_said_so():
 
 def test_emulation_rows_need_a_compiler(monkeypatch):
     """Without g++ (say, on a GPU machine) the CPU-emulation rows are left out, and said so."""
-    monkeypatch.setattr(kernels, "_cpu_available", lambda: False)
+    monkeypatch.setattr(kernels.loading, "_cpu_available", lambda: False)
     preset = dataclasses.replace(bench.PRESETS["tiny"], sweep=(), batches=())
     results = bench.run(preset, device="cpu")
     assert [r["method"] for r in results["rows"]] == (
@@ -204,7 +204,9 @@ def test_gpu_rows():
     results = bench.run("tiny", device="gpu")
     methods = {r["method"] for r in results["rows"]}
     assert {"cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_fused"} <= methods
-    assert all(r["device"] == "gpu" and r["max_rel_err"] <= 1e-5 for r in results["rows"])
+    # Each row against its own tolerance: PyTorch's SDPA sums in its own order.
+    for r in results["rows"]:
+        assert r["device"] == "gpu" and r["max_rel_err"] <= r["tolerance"], r
     assert results["machine"]["gpu"]["name"]
     assert bench.FP32_COLUMN in bench.format_table(results, "gpu")
 

@@ -139,7 +139,7 @@ def test_smallest_variant_and_launch_shape(monkeypatch, d_k, name, tiles):
 
 def test_more_heads_than_the_grid(monkeypatch):
     """grid.y capped at 2: the kernel's loop over heads must cover all 5."""
-    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)
     launches = kc.spy_launches(monkeypatch)
     Q, K, V = kc.qkv((5,), 70, 16, "heads")
     out = kernels.attention(Q, K, V, fused=True, backend="cpu")
@@ -189,10 +189,7 @@ def test_no_T_by_T_array_is_allocated():
 
 @pytest.fixture
 def no_launch(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise AssertionError("kernel diluncurkan padahal masukannya salah")
-
-    monkeypatch.setattr(kernels, "get_function", refuse)
+    kc.forbid_launches(monkeypatch, "kernel diluncurkan padahal masukannya salah")
 
 
 def test_d_k_above_the_limit_is_refused(no_launch):

@@ -151,7 +151,7 @@ def test_preload_picks_names_by_cuda_major():
     assert kernels._CUDA_WHEELS[13][0] == ("cu13", ("libnvrtc.so.13",))
     # In a fresh process, as if CuPy were built for CUDA 13 (CuPy 14, cupy-cuda13x).
     code = ("from atensi import kernels\n"
-            "kernels._cuda_major = lambda: 13\n"
+            "kernels.loading._cuda_major = lambda: 13\n"
             "print(kernels._preload_cuda_wheels())\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
@@ -163,7 +163,7 @@ def test_preload_picks_names_by_cuda_major():
 
 
 def _preload_for(major):
-    code = (f"from atensi import kernels\nkernels._cuda_major = lambda: {major}\n"
+    code = (f"from atensi import kernels\nkernels.loading._cuda_major = lambda: {major}\n"
             "print(kernels._preload_cuda_wheels())\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
@@ -285,8 +285,10 @@ def test_kernel_looked_up_once(monkeypatch):
     def no_file_access(*args, **kwargs):
         raise AssertionError("get_function membaca berkas lagi")
 
-    monkeypatch.setattr(kernels, "kernel_path", no_file_access)
+    monkeypatch.setattr(kernels.loading, "kernel_path", no_file_access)
     monkeypatch.setattr(Path, "read_text", no_file_access)
+    with pytest.raises(AssertionError, match="membaca berkas"):  # the trap is in the path
+        kernels.get_function("tidak_ada.cu", "x", "cpu")
     for _ in range(3):
         assert kernels.get_function("causal_mask.cu", kernels.CAUSAL_MASK, "cpu") is first
 

@@ -142,8 +142,8 @@ def test_T_1025_at_the_other_widths(d_k):
 def test_more_heads_and_rows_than_the_grid(monkeypatch):
     """With the grid capped at 2 blocks in y/z and 3 in x, the kernels' loops
     over heads and rows must still cover every head and row (5 heads, 35 rows)."""
-    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
-    monkeypatch.setattr(kernels, "MAX_GRID_X", 3)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_X", 3)
     launches = kc.spy_launches(monkeypatch)
     kc.check_all_small(BACKEND, case=((5,), 7, 3))
     assert {name for name, _, _ in launches} == {

@@ -105,9 +105,16 @@ def test_more_heads_than_grid_z():
 
 
 def test_grid_loops_with_small_grid(monkeypatch):
-    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
-    monkeypatch.setattr(kernels, "MAX_GRID_X", 3)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_X", 3)
+    launches = kc.spy_launches(monkeypatch)
     kc.check_all_small(BACKEND, to=to_cupy)
+    assert launches  # the caps reached the launchers (5 heads, 35 rows)
+    for name, grid, _ in launches:
+        if "softmax" in name:
+            assert tuple(grid) == (3, 1, 1), (name, grid)
+        else:
+            assert grid[2] == 2, (name, grid)
 
 
 # --- Large paths (issue 12 §1): the shapes a real run uses ------------------

@@ -81,9 +81,11 @@ def test_weighted_sum_v2(case, causal):
 
 def test_weighted_sum_v2_grid_loop(monkeypatch):
     """More heads than grid.z: the block loops over heads (h += gridDim.z)."""
-    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)
+    launches = kc.spy_launches(monkeypatch)
     for causal in (False, True):
         check_weighted_sum_v2(((5,), 9, 3), CPU, causal)
+    assert [grid[2] for _, grid, _ in launches] == [2, 2]  # the cap reached the launcher
 
 
 def test_weighted_sum_v2_launch(monkeypatch):
@@ -134,8 +136,10 @@ def test_softmax_causal(lead, T):
 
 def test_softmax_causal_grid_loop(monkeypatch):
     """More rows than grid.x: each block walks rows r += gridDim.x, i = r % T."""
-    monkeypatch.setattr(kernels, "MAX_GRID_X", 3)
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_X", 3)
+    launches = kc.spy_launches(monkeypatch)
     check_softmax_causal((2,), 5, CPU)
+    assert [grid for _, grid, _ in launches] == [(3, 1, 1)]  # 10 rows, 3 blocks
 
 
 # ---- the chain: attention(version="v3") --------------------------------------
@@ -196,13 +200,15 @@ def test_fused_v2(case, causal):
 
 def test_fused_v2_without_scaling_and_grid_loop(monkeypatch):
     check_fused_v2(((), 40, 16), CPU, True, scale=False)
-    monkeypatch.setattr(kernels, "MAX_GRID_YZ", 2)  # 5 heads, 2 blocks in y
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)  # 5 heads, 2 blocks in y
+    launches = kc.spy_launches(monkeypatch)
     check_fused_v2(((5,), 9, 8), CPU, True)
+    assert [grid for _, grid, _ in launches] == [(1, 2, 1)]
 
 
 def _spy_args(monkeypatch):
     seen = []
-    real = kernels.get_function
+    real = kernels.loading.get_function
 
     def spy(file, name, backend):
         kernel = real(file, name, backend)
@@ -213,7 +219,7 @@ def _spy_args(monkeypatch):
 
         return launch
 
-    monkeypatch.setattr(kernels, "get_function", spy)
+    monkeypatch.setattr(kernels.loading, "get_function", spy)
     return seen
 
 

@@ -9,6 +9,7 @@ The kernels are never reached: ``get_function`` is replaced by a trap.
 import numpy as np
 import pytest
 
+import _kernel_cases as kc
 from atensi import kernels
 
 RNG = np.random.default_rng(20240611)
@@ -21,11 +22,7 @@ def rand(*shape):
 @pytest.fixture(autouse=True)
 def no_launch(monkeypatch):
     """Validation must fail before any kernel is compiled or launched."""
-
-    def trap(*args, **kwargs):
-        raise AssertionError(f"kernel diluncurkan padahal masukan tidak sah: {args}")
-
-    monkeypatch.setattr(kernels, "get_function", trap)
+    kc.forbid_launches(monkeypatch)
 
 
 Q, K, V = rand(2, 5, 4), rand(2, 5, 4), rand(2, 5, 4)
@@ -245,7 +242,7 @@ def test_neg_inf_is_allowed_in_softmax_input(monkeypatch):
     """-inf is what the mask writes: softmax must accept it (and reach the launch)."""
     launched = []
     monkeypatch.setattr(
-        kernels, "get_function", lambda *a: (lambda grid, block, args: launched.append(a))
+        kernels.loading, "get_function", lambda *a: (lambda grid, block, args: launched.append(a))
     )
     masked = np.array([[0.0, -np.inf], [-np.inf, -np.inf]], np.float32)
     kernels.softmax(masked, backend="cpu")

@@ -71,7 +71,10 @@ def test_bench_json_path_is_checked_before_benchmarking(tmp_path, monkeypatch, c
     def trap(*a, **k):
         raise AssertionError("tolok ukur berjalan padahal --json tidak bisa ditulis")
 
-    monkeypatch.setattr(bench, "run", trap)
+    monkeypatch.setattr(bench.measure, "run", trap)  # where _main looks it up
+    with pytest.raises(AssertionError, match="tolok ukur berjalan"):  # the trap is in the path
+        bench._main(["--preset", "tiny", "--device", "cpu"])
+    capsys.readouterr()
     path = make_path(tmp_path)
     assert bench._main(["--quick", "--json", str(path)]) == 2
     err = capsys.readouterr().err

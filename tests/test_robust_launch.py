@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import _kernel_cases as kc
 from atensi import kernels, validation
 from atensi.cudacpu import BarrierDeadlockError, CudaCpuError, LaunchConfigError, RawModule
 
@@ -31,10 +32,7 @@ def rand(*shape):
 
 @pytest.fixture
 def no_launch(monkeypatch):
-    def trap(*args, **kwargs):
-        raise AssertionError(f"kernel diluncurkan padahal masukan tidak sah: {args}")
-
-    monkeypatch.setattr(kernels, "get_function", trap)
+    kc.forbid_launches(monkeypatch)
 
 
 def _child(code: str, timeout=300):

@@ -11,6 +11,7 @@
 import numpy as np
 import pytest
 
+import _kernel_cases as kc
 from atensi import kernels, reference, validation
 
 RNG = np.random.default_rng(311)
@@ -166,8 +167,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_reference_refuses_bad_input_in_indonesian(case, monkeypatch):
-    monkeypatch.setattr(kernels, "get_function",
-                        lambda *a: (_ for _ in ()).throw(AssertionError("diluncurkan")))
+    kc.forbid_launches(monkeypatch, "diluncurkan")
     call, error, fragments = CASES[case]
     with pytest.raises(error) as info:
         call()
@@ -200,8 +200,7 @@ def test_reference_refuses_outputs_that_cannot_fit(monkeypatch):
 
 def test_kernels_refuse_outputs_that_cannot_fit(monkeypatch):
     monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 2.0**20)
-    monkeypatch.setattr(kernels, "get_function",
-                        lambda *a: (_ for _ in ()).throw(AssertionError("diluncurkan")))
+    kc.forbid_launches(monkeypatch, "diluncurkan")
     Q = np.zeros((1024, 8), np.float32)
     with pytest.raises(MemoryError, match=r"fused=True"):
         kernels.attention(Q, Q, Q, backend="cpu")
@@ -220,7 +219,9 @@ def test_softmax_row_length_is_checked_before_the_values(tmp_path, monkeypatch):
     def trap(*a, **k):
         raise AssertionError("nilai diperiksa sebelum panjang baris")
 
-    monkeypatch.setattr(kernels, "_check_finite", trap)
+    monkeypatch.setattr(kernels.api, "_check_finite", trap)  # where softmax looks it up
+    with pytest.raises(AssertionError, match="nilai diperiksa"):  # the trap is in the path
+        kernels.softmax(np.zeros((2, 3), np.float32), backend="cpu")
     with pytest.raises(ValueError, match=r"Panjang baris softmax n = 2147483648 melebihi"):
         kernels.softmax(S, backend="cpu")
     del S

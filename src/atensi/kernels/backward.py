@@ -1,6 +1,6 @@
 """Langkah mundur satu *head* dengan kernel ``kernels/attention_backward.cu``.
 
-Fungsi publiknya diekspor ulang sebagai ``atensi.kernels.attention_backward``:
+Fungsi publiknya juga ada sebagai ``atensi.kernels.attention_backward``:
 
     attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backend=None)
         → (dQ, dK, dV), sama dengan ``atensi.reference.attention_backward``.
@@ -26,8 +26,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from atensi import kernels as _k
 from atensi import validation as _v
+from atensi.kernels import launch, loading
+from atensi.kernels.inputs import (
+    _check_array,
+    _check_finite,
+    _check_qkv,
+    _check_same_kind,
+    _empty,
+    _kind,
+    _like_input,
+    _to_backend,
+)
+from atensi.kernels.launch import (
+    _ceil_div,
+    _check_T_limit,
+    _launch_scores,
+    _launch_softmax,
+    _scale_factor,
+    _softmax_block,
+)
+from atensi.kernels.loading import resolve_backend
 
 FILE = "attention_backward.cu"
 FROM_LSE = "attention_weights_from_lse_v1"
@@ -39,8 +58,8 @@ KERNELS = (FROM_LSE, DV, DA, SOFTMAX_BACKWARD, DQ, DK)
 
 
 def _check_dO(dO, Q, V):
-    _k._check_array(dO, "dO")
-    _k._check_same_kind(Q=Q, dO=dO)
+    _check_array(dO, "dO")
+    _check_same_kind(Q=Q, dO=dO)
     want = tuple(Q.shape[:-1]) + (V.shape[-1],)
     if tuple(dO.shape) != want:
         raise ValueError(
@@ -49,12 +68,12 @@ def _check_dO(dO, Q, V):
             f"{tuple(V.shape)}, tetapi yang diterima {tuple(dO.shape)}. Satu baris dO "
             "untuk setiap baris O."
         )
-    _k._check_finite(dO, "dO")
+    _check_finite(dO, "dO")
 
 
 def _check_lse(lse, Q):
-    _k._check_array(lse, "lse", min_ndim=1, layout="(..., T)")
-    _k._check_same_kind(Q=Q, lse=lse)
+    _check_array(lse, "lse", min_ndim=1, layout="(..., T)")
+    _check_same_kind(Q=Q, lse=lse)
     if tuple(lse.shape) != tuple(Q.shape[:-1]):
         raise ValueError(
             f"Argumen 'lse' (log-sum-exp per baris dari forward) harus berbentuk "
@@ -62,7 +81,7 @@ def _check_lse(lse, Q):
             f"tetapi yang diterima {tuple(lse.shape)}. Ambil dari "
             "reference.attention_blocked(Q, K, V, return_lse=True) dengan Q, K, V yang sama."
         )
-    _k._check_finite(lse, "lse")
+    _check_finite(lse, "lse")
 
 
 # ---------------------------------------------------------------------------
@@ -73,42 +92,42 @@ def _check_lse(lse, Q):
 def _launch_rows(name, args, H, T, d, backend):
     """dV, dQ, dK: one thread per (row, c)."""
     bx, by, _ = ROW_BLOCK
-    grid = (_k._ceil_div(d, bx), _k._ceil_div(T, by), min(H, _k.MAX_GRID_YZ))
-    _k.get_function(FILE, name, backend)(grid, ROW_BLOCK, args)
+    grid = (_ceil_div(d, bx), _ceil_div(T, by), min(H, launch.MAX_GRID_YZ))
+    loading.get_function(FILE, name, backend)(grid, ROW_BLOCK, args)
 
 
 def _launch_per_row(name, args, rows, n, backend):
     """Softmax backward and A from lse: one block per row of length n."""
-    grid = (min(rows, _k.MAX_GRID_X), 1, 1)
-    block = (_k._softmax_block(n), 1, 1)
-    _k.get_function(FILE, name, backend)(grid, block, args)
+    grid = (min(rows, launch.MAX_GRID_X), 1, 1)
+    block = (_softmax_block(n), 1, 1)
+    loading.get_function(FILE, name, backend)(grid, block, args)
 
 
 def _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, *, causal, scale, backend):
     """The whole chain on backend arrays; returns (dQ, dK, dV) on the backend."""
     d_v = Vd.shape[-1]
     rows = H * T
-    Sd = _k._empty(Qd.shape[:-1] + (T,), backend)
-    _k._launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version="v2",
+    Sd = _empty(Qd.shape[:-1] + (T,), backend)
+    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version="v2",
                       backend=backend)
-    Ad = _k._empty(Sd.shape, backend)
+    Ad = _empty(Sd.shape, backend)
     if lsed is None:
-        _k._launch_softmax(Sd, Ad, rows, T, version="v2", backend=backend)
+        _launch_softmax(Sd, Ad, rows, T, version="v2", backend=backend)
     else:
         _launch_per_row(FROM_LSE, (Sd, lsed, Ad, np.int32(rows), np.int32(T)), rows, T, backend)
-    dVd = _k._empty(Vd.shape, backend)
+    dVd = _empty(Vd.shape, backend)
     _launch_rows(DV, (Ad, dOd, dVd, np.int32(H), np.int32(T), np.int32(d_v)), H, T, d_v,
                  backend)
-    dAd = _k._empty(Sd.shape, backend)
-    grid = (_k._ceil_div(T, PAIR_BLOCK[0]), _k._ceil_div(T, PAIR_BLOCK[1]),
-            min(H, _k.MAX_GRID_YZ))
-    _k.get_function(FILE, DA, backend)(
+    dAd = _empty(Sd.shape, backend)
+    grid = (_ceil_div(T, PAIR_BLOCK[0]), _ceil_div(T, PAIR_BLOCK[1]),
+            min(H, launch.MAX_GRID_YZ))
+    loading.get_function(FILE, DA, backend)(
         grid, PAIR_BLOCK, (dOd, Vd, dAd, np.int32(H), np.int32(T), np.int32(d_v)))
     dSd = Sd  # S is no longer needed: its memory holds dS
     _launch_per_row(SOFTMAX_BACKWARD, (Ad, dAd, dSd, np.int32(rows), np.int32(T)), rows, T,
                     backend)
-    s = _k._scale_factor(d_k, scale)
-    dQd, dKd = _k._empty(Qd.shape, backend), _k._empty(Kd.shape, backend)
+    s = _scale_factor(d_k, scale)
+    dQd, dKd = _empty(Qd.shape, backend), _empty(Kd.shape, backend)
     _launch_rows(DQ, (dSd, Kd, dQd, np.int32(H), np.int32(T), np.int32(d_k), s), H, T, d_k,
                  backend)
     _launch_rows(DK, (dSd, Qd, dKd, np.int32(H), np.int32(T), np.int32(d_k), s), H, T, d_k,
@@ -131,24 +150,24 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
     Semua masukan float32 dan C-contiguous; array NumPy masuk → NumPy keluar,
     CuPy masuk → CuPy keluar.
     """
-    backend = _k.resolve_backend(backend)
+    backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
     scale = _v.check_flag(scale, "scale")
-    H, T, d_k = _k._check_qkv(Q, K, V)
+    H, T, d_k = _check_qkv(Q, K, V)
     _check_dO(dO, Q, V)
     if lse is not None:
         _check_lse(lse, Q)
-    _k._check_T_limit(T, "scores")
-    _k._check_T_limit(T, "weighted_sum")
+    _check_T_limit(T, "scores")
+    _check_T_limit(T, "weighted_sum")
     _v.check_output_bytes(12.0 * H * T * T,
                           f"S, A dan dA {H} × {T} × {T} (float32, tiga array)",
                           "Pakai reference.attention_backward_blocked, yang tidak pernah "
-                          "membuat matriks (T, T), atau kecilkan T.", _k._kind(Q))
+                          "membuat matriks (T, T), atau kecilkan T.", _kind(Q))
     # scores, dV, dA, dQ, dK: five (T, T, d) products; the two softmax passes are small.
     _v.check_cpu_work(5.0 * H * T * T * max(d_k, V.shape[-1]), "attention_backward",
                       backend)
-    Qd, Kd, Vd, dOd = (_k._to_backend(x, backend) for x in (Q, K, V, dO))
-    lsed = None if lse is None else _k._to_backend(lse, backend)
+    Qd, Kd, Vd, dOd = (_to_backend(x, backend) for x in (Q, K, V, dO))
+    lsed = None if lse is None else _to_backend(lse, backend)
     grads = _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, causal=causal, scale=scale,
                             backend=backend)
-    return tuple(_k._like_input(g, Q) for g in grads)
+    return tuple(_like_input(g, Q) for g in grads)

@@ -1,0 +1,209 @@
+"""Fungsi publik kernel, dengan nama dan argumen yang sama dengan :mod:`atensi.reference`.
+
+Setiap fungsi memilih backend, memeriksa masukan (:mod:`atensi.kernels.inputs`),
+memindahkan array ke backend, meluncurkan *kernel*
+(:mod:`atensi.kernels.launch`), lalu mengembalikan array sejenis masukannya.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from atensi import validation as _v
+from atensi.kernels.inputs import (
+    _check_array,
+    _check_finite,
+    _check_int32,
+    _check_qkv,
+    _check_same_kind,
+    _check_square,
+    _check_version,
+    _empty,
+    _kind,
+    _like_input,
+    _to_backend,
+    _xp_name,
+)
+from atensi.kernels.launch import (
+    ATTENTION_VERSIONS,
+    FUSED_LIMITS,
+    FUSED_VERSIONS,
+    SCORES_VERSIONS,
+    SOFTMAX_VERSIONS,
+    WEIGHTED_SUM_CAUSAL,
+    WEIGHTED_SUM_VERSIONS,
+    _attention_fused,
+    _check_T_limit,
+    _launch_causal_mask,
+    _launch_scores,
+    _launch_softmax,
+    _launch_weighted_sum,
+)
+from atensi.kernels.loading import resolve_backend
+
+
+def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
+    """Matriks skor ``Q Kᵀ`` (dikali ``1/√d_k`` bila ``scale``), bentuk ``(..., T, T)``.
+
+    ``causal=True`` sekaligus menulis -inf di j > i: v2 memakai kernel
+    ``scores_v2_tiled_causal`` (ubin yang seluruhnya di masa depan tidak
+    dihitung), v1 menjalankan kernel mask sesudahnya.
+    """
+    backend = resolve_backend(backend)
+    scale = _v.check_flag(scale, "scale")
+    causal = _v.check_flag(causal, "causal")
+    _check_version(version, SCORES_VERSIONS)
+    H, T, d_k = _check_qkv(Q, K)
+    _check_T_limit(T, "scores")
+    _v.check_output_bytes(4.0 * H * T * T, f"Matriks skor {H} × {T} × {T} (float32)",
+                          "Pakai attention(..., fused=True), yang tidak pernah membuat "
+                          "matriks (T, T), atau kecilkan T.", _kind(Q))
+    _v.check_cpu_work(float(H) * T * T * d_k, "scores", backend)
+    Qd, Kd = _to_backend(Q, backend), _to_backend(K, backend)
+    Sd = _empty(Q.shape[:-1] + (T,), backend)
+    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
+                   backend=backend)
+    return _like_input(Sd, Q)
+
+
+def causal_mask(S, *, backend=None):
+    """Array baru: salinan ``S`` dengan -inf di setiap j > i. ``S`` tidak diubah.
+
+    Nilai di j <= i disalin apa adanya (bit demi bit). NaN dan +inf ditolak
+    lebih dulu; -inf boleh (sudah ditutup mask).
+    """
+    backend = resolve_backend(backend)
+    H, T = _check_square(S, "S")
+    _check_T_limit(T, "causal_mask")
+    _check_finite(S, "S", allow_neg_inf=True)
+    _v.check_output_bytes(float(S.nbytes), f"Salinan S {tuple(S.shape)}",
+                          "Kecilkan T, atau pakai scores(..., causal=True).", _kind(S))
+    _v.check_cpu_work(float(H) * T * T, "causal_mask", backend)
+    Sd = _to_backend(S, backend)
+    Od = _empty(S.shape, backend)
+    _launch_causal_mask(Sd, Od, H, T, backend=backend)
+    return _like_input(Od, S)
+
+
+def softmax(S, axis=-1, *, causal=False, version="v2", backend=None):
+    """Softmax per baris pada sumbu terakhir. Baris yang seluruhnya -inf → nol.
+
+    ``S`` boleh berbentuk apa saja ``(..., n)``; -inf boleh (hasil mask), NaN
+    dan +inf ditolak. ``causal=True`` (hanya v2, ``S`` berbentuk ``(..., T, T)``):
+    kernel ``softmax_v2_warp_causal`` memberi bobot 0 pada j > i tanpa membaca
+    ``S`` di sana, seolah-olah S sudah dimask.
+    """
+    backend = resolve_backend(backend)
+    causal = _v.check_flag(causal, "causal")
+    _check_version(version, SOFTMAX_VERSIONS)
+    if causal and version != "v2":
+        raise ValueError(
+            f"softmax(..., causal=True) hanya ada untuk version='v2' "
+            f"(kernel softmax_v2_warp_causal), tetapi yang diterima version={version!r}. "
+            "Pakai version='v2', atau mask dulu S dengan causal_mask(S)."
+        )
+    _check_array(S, "S", min_ndim=1, layout="(..., n)")
+    if causal:
+        _check_square(S, "S")
+    if (isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer))
+            or axis not in (-1, S.ndim - 1)):
+        raise ValueError(
+            f"Kernel softmax hanya mendukung axis=-1 (sumbu terakhir, satu baris per block), "
+            f"tetapi yang diterima axis={axis!r} untuk S berdimensi {S.ndim}. Pindahkan dulu "
+            f"sumbunya: {_xp_name(S)}.ascontiguousarray({_xp_name(S)}.moveaxis(S, {axis}, -1))."
+        )
+    n = S.shape[-1]
+    rows = S.size // n
+    _check_int32(n, "Panjang baris softmax n")
+    _check_int32(rows, "Jumlah baris")
+    _v.check_output_bytes(float(S.nbytes), f"Keluaran softmax {tuple(S.shape)}",
+                          "Kecilkan T, atau pakai attention(..., fused=True).", _kind(S))
+    _v.check_cpu_work(float(S.size), "softmax", backend)
+    _check_finite(S, "S", allow_neg_inf=True)
+    Sd = _to_backend(S, backend)
+    Ad = _empty(S.shape, backend)
+    _launch_softmax(Sd, Ad, rows, n, version=version, backend=backend, causal=causal)
+    return _like_input(Ad, S)
+
+
+def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
+    """Keluaran ``A V`` dengan A ``(..., T, T)`` dan V ``(..., T, d_k)``.
+
+    ``version="v2"``: kernel diubin seperti GEMM (ubin 64 × 64 di *shared
+    memory*, 4 × 4 keluaran per *thread*). ``causal=True`` (hanya v2): A[i, j]
+    untuk j > i dianggap 0 dan tidak dibaca; ubin masa depan dilewati.
+    """
+    backend = resolve_backend(backend)
+    causal = _v.check_flag(causal, "causal")
+    _check_version(version, WEIGHTED_SUM_VERSIONS)
+    if causal and version != "v2":
+        raise ValueError(
+            f"weighted_sum(..., causal=True) hanya ada untuk version='v2' "
+            f"(kernel {WEIGHTED_SUM_CAUSAL}), tetapi yang diterima version={version!r}. "
+            "Pakai version='v2'; v1 selalu mengalikan seluruh A."
+        )
+    H, T = _check_square(A, "A")
+    _check_array(V, "V")
+    _check_same_kind(A=A, V=V)
+    if V.shape[:-1] != A.shape[:-1]:
+        raise ValueError(
+            f"'V' harus berbentuk (..., T, d_k) dengan sumbu depan dan T yang sama dengan "
+            f"'A' (..., T, T), tetapi yang diterima A.shape = {tuple(A.shape)} dan "
+            f"V.shape = {tuple(V.shape)}."
+        )
+    d_k = V.shape[-1]
+    _check_T_limit(T, "weighted_sum")
+    _v.check_cpu_work(float(H) * T * T * d_k, "weighted_sum", backend)
+    _check_finite(A, "A")
+    _check_finite(V, "V")
+    Ad, Vd = _to_backend(A, backend), _to_backend(V, backend)
+    Od = _empty(V.shape, backend)
+    _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend, version=version,
+                         causal=causal)
+    return _like_input(Od, V)
+
+
+def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
+              fused_version="v1", backend=None):
+    """Satu *attention head* utuh dengan kernel: ``softmax(mask(Q Kᵀ/√d_k)) V``.
+
+    ``version`` dipakai untuk scores dan softmax ("v1", "v2"); ``"v3"`` adalah
+    v2 ditambah softmax kausal dan weighted_sum v2 (diubin), sehingga bila
+    ``causal`` ketiga langkah melewati masa depan. Semua hasil antara tetap di
+    backend (di GPU untuk ``"cupy"``). ``fused=True``: satu *fused kernel*
+    dengan *online softmax*, tanpa matriks (T, T); ``fused_version="v2"``
+    memakai struktur FlashAttention-2 (``attention_fused_v2_dD``, d_k <= 64).
+    """
+    backend = resolve_backend(backend)
+    causal = _v.check_flag(causal, "causal")
+    scale = _v.check_flag(scale, "scale")
+    fused = _v.check_flag(fused, "fused")
+    version, causal_softmax, ws_version = _check_version(version, ATTENTION_VERSIONS)
+    _v.check_version(fused_version, FUSED_VERSIONS, "fused_version")
+    max_d_k, kernel_name = FUSED_LIMITS[fused_version]
+    H, T, d_k = _check_qkv(Q, K, V, max_d_k=max_d_k if fused else None,
+                           kernel=kernel_name)
+    work = float(H) * T * T * d_k * (1 if causal else 2)
+    if fused:
+        _v.check_cpu_work(work / 8, "attention(..., fused=True)", backend)
+        Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
+        Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
+                              version=fused_version)
+        return _like_input(Od, Q)
+    _check_T_limit(T, "scores")
+    _check_T_limit(T, "weighted_sum")
+    _v.check_output_bytes(8.0 * H * T * T, f"Skor dan bobot {H} × {T} × {T} (float32, dua array)",
+                          "Pakai attention(..., fused=True), yang tidak pernah membuat "
+                          "matriks (T, T), atau kecilkan T.", _kind(Q))
+    _v.check_cpu_work(work, "attention", backend)
+    Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
+    Sd = _empty(Q.shape[:-1] + (T,), backend)
+    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
+                   backend=backend)
+    Ad = _empty(Sd.shape, backend)
+    _launch_softmax(Sd, Ad, H * T, T, version=version, backend=backend,
+                    causal=causal and causal_softmax)
+    Od = _empty(V.shape, backend)
+    _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend, version=ws_version,
+                         causal=causal and ws_version == "v2")
+    return _like_input(Od, Q)

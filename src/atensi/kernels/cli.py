@@ -1,0 +1,103 @@
+"""Baris perintah ``python -m atensi.kernels``: kompilasi NVRTC dan laporan ptxas.
+
+    python -m atensi.kernels kernels/scores.cu          laporan satu berkas (sm_90)
+    python -m atensi.kernels --arch sm_80               semua berkas di kernels/
+    python -m atensi.kernels --tabel                    tabel ptxas sm_80 dan sm_90
+
+Kesalahan (berkas tidak ada, NVRTC tidak ada, argumen salah) dilaporkan dalam
+satu baris bahasa Indonesia, tanpa *traceback*. :func:`_main` mengembalikan
+kode keluar (0 berhasil, 1 gagal, 2 argumen tidak sah).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from atensi.kernels.compiling import CompileError, compile_report, ptxas_table
+from atensi.kernels.loading import kernels_dir
+
+
+def _cli_file_problem(file: str):
+    """One Indonesian line when ``file`` cannot be compiled, else None.
+
+    Relative paths are read from the current folder, never silently from
+    somewhere else; when the name exists in kernels/, the line says so.
+    """
+    path = Path(file)
+    if not path.exists():
+        hint = ""
+        other = kernels_dir().parent / path
+        if not path.is_absolute() and other.is_file():
+            hint = f" Maksud Anda {other}? Jalankan dari akar repo atau tulis path lengkapnya."
+        return f"Berkas '{file}' tidak ada (dicari dari folder {Path.cwd()}).{hint}"
+    if path.is_dir():
+        return f"'{file}' adalah folder, bukan berkas .cu. Sebutkan berkasnya, misalnya {file}/scores.cu."
+    try:
+        path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        return (f"Berkas '{file}' bukan teks UTF-8 (byte tak sah di posisi {err.start}). "
+                "Simpan ulang sebagai UTF-8.")
+    except OSError as err:
+        return f"Berkas '{file}' tidak bisa dibaca: {err.strerror}."
+    return None
+
+
+def _main(argv=None) -> int:
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message):  # one Indonesian line instead of argparse's usage text
+            print(f"python -m atensi.kernels: argumen tidak sah ({message}). "
+                  "Pemakaian: python -m atensi.kernels [--arch sm_XX | --tabel] [berkas.cu ...]",
+                  file=sys.stderr)
+            raise SystemExit(2)
+
+    parser = _Parser(
+        prog="python -m atensi.kernels",
+        description="Kompilasi kernel dengan NVRTC dan tampilkan laporan ptxas.",
+    )
+    parser.add_argument("files", nargs="*", help="berkas .cu (bawaan: semua di kernels/)")
+    parser.add_argument("--arch", default="sm_90", help="arsitektur, misalnya sm_80 (bawaan sm_90)")
+    parser.add_argument("--tabel", action="store_true",
+                        help="satu tabel ptxas untuk sm_80 dan sm_90 (register, shared, spill, okupansi)")
+    args = parser.parse_args(argv)
+    if args.tabel:
+        try:
+            print(ptxas_table(args.files or None))
+        except Exception as err:  # NVRTC missing, a compile error: one line
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            print(f"Tabel ptxas gagal: {first}", file=sys.stderr)
+            return 1
+        return 0
+    if not re.fullmatch(r"sm_\d+a?", args.arch):
+        print(f"Argumen '--arch' harus berbentuk 'sm_XX' (misalnya sm_90), tetapi yang "
+              f"diterima {args.arch!r}.", file=sys.stderr)
+        return 2
+    try:
+        files = args.files or sorted(str(p) for p in kernels_dir().glob("*.cu"))
+    except FileNotFoundError as err:
+        print(str(err).splitlines()[0], file=sys.stderr)
+        return 1
+    status = 0
+    for file in files:
+        problem = _cli_file_problem(file)
+        if problem:
+            print(problem, file=sys.stderr)
+            status = 1
+            continue
+        try:
+            report = compile_report(Path(file).resolve(), arch=args.arch)
+        except CompileError as err:
+            print(err, file=sys.stderr)
+            status = 1
+            continue
+        except Exception as err:  # NVRTC missing and the like: one line, no traceback
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            print(f"Kompilasi {file} gagal: {first}", file=sys.stderr)
+            status = 1
+            continue
+        print(report)
+        print(report.log)
+    return status

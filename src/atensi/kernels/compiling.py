@@ -1,0 +1,241 @@
+"""Kompilasi NVRTC tanpa GPU: laporan ptxas (register, *spill*, okupansi).
+
+    compile_report(path, arch="sm_90")   satu berkas .cu → :class:`CompileReport`
+    ptxas_table(files=None)              tabel semua kernel untuk sm_80 dan sm_90
+    occupancy(res, arch)                 okupansi teoretis satu kernel
+
+Opsi kompilasinya sama dengan yang dipakai ``cupy.RawModule``
+(``_cupy_options``), jadi angkanya milik biner yang benar-benar berjalan.
+Kompilasi yang gagal → :class:`CompileError` berisi log kompiler.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from atensi.kernels.launch import _ceil_div
+from atensi.kernels.loading import (
+    NVRTC_OPTIONS,
+    _display_name,
+    _preload_cuda_wheels,
+    kernels_dir,
+)
+
+
+class CompileError(RuntimeError):
+    """Kompilasi NVRTC gagal; pesannya memuat log kompiler (``berkas(baris): error``)."""
+
+    def __init__(self, path, log):
+        self.path = path
+        self.log = log
+        super().__init__(f"Kompilasi {path} oleh NVRTC gagal:\n{log}")
+
+
+@dataclass
+class KernelResources:
+    """Sumber daya satu kernel menurut ptxas."""
+
+    registers: int = 0
+    spill_stores: int = 0
+    spill_loads: int = 0
+    stack_frame: int = 0
+    shared_bytes: int = 0
+    barriers: int = 0
+    threads: int = 0  # threads per block used for the occupancy figure
+    occupancy: float = 0.0  # theoretical: resident warps / max warps per SM
+
+
+@dataclass
+class CompileReport:
+    """Hasil :func:`compile_report`: log ptxas dan angka per kernel."""
+
+    path: str
+    arch: str
+    options: tuple
+    seconds: float
+    log: str
+    kernels: dict = field(default_factory=dict)
+
+    @property
+    def spill_bytes(self) -> int:
+        return sum(k.spill_stores + k.spill_loads for k in self.kernels.values())
+
+    def __str__(self):
+        shown = [o for o in self.options if not o.startswith("-I")]
+        folders = len(self.options) - len(shown)  # CuPy's -I folders: long paths
+        lines = [f"{self.path} ({self.arch}, {self.seconds:.2f} s): {' '.join(shown)}"
+                 + (f" (+{folders} folder -I dari CuPy)" if folders else "")]
+        for name, k in self.kernels.items():
+            lines.append(
+                f"  {name}: {k.registers} register, {k.shared_bytes} byte shared memory, "
+                f"spill {k.spill_stores}+{k.spill_loads} byte, stack {k.stack_frame} byte, "
+                f"okupansi {round(100 * k.occupancy)} % ({k.threads} thread/block)"
+            )
+        return "\n".join(lines)
+
+
+_ENTRY = re.compile(r"Compiling entry function '(\w+)'")
+_FRAME = re.compile(
+    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads"
+)
+_USED = re.compile(r"Used (\d+) registers")
+_BARRIERS = re.compile(r"used (\d+) barriers")
+_SMEM = re.compile(r"(\d+) bytes smem")
+
+
+def _parse_ptxas(log: str) -> dict:
+    kernels, current = {}, None
+    for line in log.splitlines():
+        if m := _ENTRY.search(line):
+            current = kernels.setdefault(m.group(1), KernelResources())
+        elif current is None:
+            continue
+        elif m := _FRAME.search(line):
+            current.stack_frame, current.spill_stores, current.spill_loads = map(
+                int, m.groups()
+            )
+        elif m := _USED.search(line):
+            current.registers = int(m.group(1))
+            if b := _BARRIERS.search(line):
+                current.barriers = int(b.group(1))
+            if s := _SMEM.search(line):
+                current.shared_bytes = int(s.group(1))
+    return kernels
+
+
+def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
+    """Kompilasi satu berkas .cu dengan NVRTC (tanpa GPU) dan baca laporan ptxas.
+
+    Opsi kompilasinya sama dengan yang ditambahkan CuPy saat ``RawModule``
+    (lihat ``_cupy_options``: ``-ftz=true``, folder *include*,
+    ``--device-as-default-execution-space``), ditambah ``-Xptxas=-v``; jadi
+    angka register dan *spill* adalah milik biner yang benar-benar berjalan.
+    Setiap kernel juga diberi okupansi teoretis (:func:`occupancy`). ``arch`` berupa ``sm_XX`` agar ptxas ikut berjalan dan melaporkan register,
+    *shared memory*, dan *spill*. Gagal → :class:`CompileError` dengan log
+    kompiler, misalnya ``kernels/x.cu(12): error: ...``.
+    """
+    path = Path(path)
+    if not path.is_absolute() and not path.exists():
+        path = kernels_dir().parent / path
+    if not re.fullmatch(r"sm_\d+a?", arch):
+        raise ValueError(
+            f"Argumen 'arch' harus berbentuk 'sm_XX' (misalnya 'sm_90'), tetapi yang "
+            f"diterima {arch!r}. Dengan 'compute_XX' ptxas tidak berjalan dan tidak ada laporan."
+        )
+    _preload_cuda_wheels()
+    try:
+        from cupy.cuda import nvrtc
+
+        nvrtc.getVersion()
+    except Exception as err:
+        raise RuntimeError(
+            f"NVRTC tidak bisa dimuat ({err}). Pasang dengan "
+            "pip install -r requirements-dev.txt (cupy-cuda12x dan nvidia-cuda-nvrtc-cu12)."
+        ) from err
+    name = _display_name(path)
+    options = _cupy_options(arch) + ("-Xptxas=-v",)
+    start = time.perf_counter()
+    program = nvrtc.createProgram(path.read_text(), name, [], [])
+    try:
+        try:
+            nvrtc.compileProgram(program, list(options))
+            failed = False
+        except nvrtc.NVRTCError:
+            failed = True
+        log = nvrtc.getProgramLog(program).rstrip("\x00")
+    finally:
+        nvrtc.destroyProgram(program)
+    seconds = time.perf_counter() - start
+    if failed:
+        raise CompileError(name, log)
+    found = _parse_ptxas(log)
+    for kernel, res in found.items():
+        res.threads = KERNEL_THREADS.get(kernel, 256)
+        res.occupancy = occupancy(res, arch)
+    return CompileReport(name, arch, options, seconds, log, found)
+
+
+# Threads per block each launcher uses (softmax: its largest block), for the
+# occupancy figure of compile_report; other kernels count as 256.
+KERNEL_THREADS = {
+    "attention_fused_d32": 128, "attention_fused_d64": 128,
+    "attention_fused_d128": 128, "softmax_v1_shared": 256, "softmax_v2_warp": 256,
+    "attention_fused_v2_d32": 128, "attention_fused_v2_d64": 128,
+}
+# Per-SM limits (CUDA C++ Programming Guide, compute capabilities table):
+# (max warps, max blocks, registers, shared bytes usable by blocks).
+_SM_LIMITS = {"sm_80": (64, 32, 65536, 164 * 1024), "sm_90": (64, 32, 65536, 228 * 1024)}
+
+
+def occupancy(res: KernelResources, arch: str = "sm_90") -> float:
+    """Okupansi teoretis: *warp* yang bisa tinggal di satu SM / batasnya.
+
+    Dibatasi oleh jumlah *thread*, register (dialokasikan per *warp* dalam
+    kelipatan 256) dan *shared memory* (kelipatan 128 byte, ditambah 1 KiB
+    cadangan sistem per *block*). Arsitektur lain dihitung seperti sm_90.
+    """
+    max_warps, max_blocks, regs_sm, smem_sm = _SM_LIMITS.get(arch, _SM_LIMITS["sm_90"])
+    warps = _ceil_div(max(res.threads, 1), 32)
+    blocks = min(max_blocks, max_warps // warps)
+    if res.registers:
+        per_warp = _ceil_div(res.registers * 32, 256) * 256
+        blocks = min(blocks, (regs_sm // per_warp) // warps)
+    smem = _ceil_div(res.shared_bytes + 1024, 128) * 128
+    blocks = min(blocks, smem_sm // smem)
+    return blocks * warps / max_warps
+
+
+def ptxas_table(files=None, archs=("sm_80", "sm_90")) -> str:
+    """Tabel ptxas semua kernel: register, *shared memory*, *spill*, okupansi per arsitektur.
+
+    ``files``: berkas .cu (bawaan: semua di ``kernels/``). Angkanya dari
+    :func:`compile_report`, jadi dari biner dengan opsi CuPy.
+    """
+    files = files or sorted(kernels_dir().glob("*.cu"))
+    header = ("kernel", "arch", "register", "shared (byte)", "spill (byte)", "okupansi")
+    rows = []
+    for file in files:
+        for arch in archs:
+            for name, k in sorted(compile_report(file, arch=arch).kernels.items()):
+                rows.append((name, arch, str(k.registers), str(k.shared_bytes),
+                             str(k.spill_stores + k.spill_loads),
+                             f"{round(100 * k.occupancy)} %"))
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in [header] + rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _cupy_options(arch: str) -> tuple:
+    """The options ``cupy.RawModule`` compiles a kernel with (CuPy 13 and 14).
+
+    Read from CuPy's compiler: our NVRTC_OPTIONS, then its include folders
+    (``cupy/_core/include``, its CCCL copy, CUDA_PATH/include, the
+    nvidia-cuda-runtime wheel's headers), ``-ftz=true``, ``-arch=sm_XX``, and
+    ``--device-as-default-execution-space`` for NVRTC 12 and later; so the
+    register and spill figures are those of the binary that runs.
+    """
+    import cupy
+    from cupy.cuda import compiler, nvrtc
+
+    include = Path(cupy.__file__).parent / "_core" / "include"
+    options = [f"-I{include / 'cupy' / '_cccl' / lib}" for lib in ("cub", "thrust", "libcudacxx")
+               if (include / "cupy" / "_cccl" / lib).is_dir()]
+    options += list(NVRTC_OPTIONS) + [f"-I{include}"]
+    cuda_path = cupy.cuda.get_cuda_path()
+    if cuda_path and Path(cuda_path, "include").is_dir():
+        options.append(f"-I{Path(cuda_path, 'include')}")
+    options.append("-ftz=true")
+    try:
+        options += compiler._get_extra_include_dir_opts()
+    except Exception:  # private helper: absent or changed in another CuPy version
+        pass
+    options.append(f"-arch={arch}")
+    if nvrtc.getVersion()[0] >= 12:
+        options.append("--device-as-default-execution-space")
+    return tuple(options)

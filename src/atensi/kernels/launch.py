@@ -1,0 +1,176 @@
+"""Peluncuran kernel: nama kernel, ukuran *grid*/*block*, dan peluncurnya.
+
+Peluncur ``_launch_scores``, ``_launch_causal_mask``, ``_launch_softmax``,
+``_launch_weighted_sum`` dan ``_attention_fused`` menerima array backend yang
+sudah diperiksa (lihat :mod:`atensi.kernels.inputs`), menghitung *grid* dan
+*block*, lalu meluncurkan *kernel* dari ``loading.get_function``. Modul lain
+di atensi (``bench``, langkah mundur) boleh memakainya langsung.
+
+``MAX_GRID_X`` dan ``MAX_GRID_YZ`` dibaca di setiap peluncuran: tes boleh
+menurunkannya (``monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)``)
+untuk memeriksa bahwa perulangan *kernel* atas *head* dan baris mencakup
+semuanya.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from atensi import validation as _v
+from atensi.kernels import loading
+from atensi.kernels.inputs import _check_d_k_limit, _empty, _kind, _leading
+
+# Launch limits of CUDA grids. Read at every launch, so a test can lower them
+# to check that the kernels' loops over heads/rows cover everything.
+MAX_GRID_X = 2**31 - 1
+MAX_GRID_YZ = 65535
+
+SCORES_TILE = 16  # must match SCORES_TILE in kernels/scores.cu
+SCORES_VERSIONS = {"v1": "scores_v1_naive", "v2": "scores_v2_tiled"}
+SCORES_CAUSAL = "scores_v2_tiled_causal"
+SOFTMAX_VERSIONS = {"v1": "softmax_v1_shared", "v2": "softmax_v2_warp"}
+CAUSAL_MASK = "causal_mask_v1"
+WEIGHTED_SUM = "weighted_sum_v1"
+WEIGHTED_SUM_BLOCK = (32, 8, 1)
+SOFTMAX_CAUSAL = "softmax_v2_warp_causal"
+WEIGHTED_SUM_VERSIONS = {"v1": WEIGHTED_SUM, "v2": "weighted_sum_v2_tiled"}
+WEIGHTED_SUM_CAUSAL = "weighted_sum_v2_tiled_causal"
+WEIGHTED_SUM_V2_TILE = 64  # WS_BM = WS_BN in kernels/weighted_sum.cu
+WEIGHTED_SUM_V2_THREADS = 256  # WS_THREADS
+# attention(version=...): (scores/softmax version, softmax causal variant,
+# weighted_sum version).
+ATTENTION_VERSIONS = {"v1": ("v1", False, "v1"), "v2": ("v2", False, "v1"),
+                      "v3": ("v2", True, "v2")}
+
+# Largest T each launch shape allows: grid.y = ceil(T / rows per block) <= 65535.
+MAX_T = {
+    "scores": SCORES_TILE * 65535,
+    "causal_mask": 16 * 65535,
+    "weighted_sum": WEIGHTED_SUM_BLOCK[1] * 65535,
+}
+
+
+def _check_T_limit(T: int, step: str):
+    _v.check_T_limit(T, step, MAX_T[step])
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _scale_factor(d_k: int, scale: bool) -> np.float32:
+    # Exactly the engine's 1.0f / sqrtf(d_k): IEEE float32 sqrt and division.
+    return np.float32(1.0) / np.sqrt(np.float32(d_k)) if scale else np.float32(1.0)
+
+
+def _launch_scores(Qd, Kd, Sd, H, T, d_k, *, scale, causal, version,
+                   backend):
+    fused_mask = causal and version == "v2"
+    name = SCORES_CAUSAL if fused_mask else SCORES_VERSIONS[version]
+    tiles = _ceil_div(T, SCORES_TILE)
+    grid = (tiles, tiles, min(H, MAX_GRID_YZ))
+    block = (SCORES_TILE, SCORES_TILE, 1)
+    args = (Qd, Kd, Sd, np.int32(H), np.int32(T), np.int32(d_k),
+            _scale_factor(d_k, scale))
+    loading.get_function("scores.cu", name, backend)(grid, block, args)
+    if causal and version == "v1":
+        # v1 has no fused variant: mask in place with the separate kernel.
+        _launch_causal_mask(Sd, Sd, H, T, backend=backend)
+    return Sd
+
+
+def _launch_causal_mask(Sd, Od, H, T, *, backend):
+    tiles = _ceil_div(T, 16)
+    grid = (tiles, tiles, min(H, MAX_GRID_YZ))
+    args = (Sd, Od, np.int32(H), np.int32(T))
+    loading.get_function("causal_mask.cu", CAUSAL_MASK, backend)(grid, (16, 16, 1), args)
+    return Od
+
+
+def _softmax_block(n: int) -> int:
+    """Next power of two >= n, clamped to [32, 256]: a multiple of 32 as v2 needs."""
+    return max(32, min(256, 1 << (n - 1).bit_length()))
+
+
+def _launch_softmax(Sd, Ad, rows, n, *, version, backend, causal=False):
+    # causal: rows = H*T, n = T; only the v2 kernel has a causal variant.
+    grid = (min(rows, MAX_GRID_X), 1, 1)
+    block = (_softmax_block(n), 1, 1)
+    args = (Sd, Ad, np.int32(rows), np.int32(n))
+    name = SOFTMAX_CAUSAL if causal else SOFTMAX_VERSIONS[version]
+    loading.get_function("softmax.cu", name, backend)(grid, block, args)
+    return Ad
+
+
+def _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, *, backend, version="v1",
+                         causal=False):
+    if version == "v2":
+        tile = WEIGHTED_SUM_V2_TILE
+        grid = (_ceil_div(d_k, tile), _ceil_div(T, tile), min(H, MAX_GRID_YZ))
+        block = (WEIGHTED_SUM_V2_THREADS, 1, 1)
+        name = WEIGHTED_SUM_CAUSAL if causal else WEIGHTED_SUM_VERSIONS["v2"]
+    else:  # v1 multiplies every weight, masked or not
+        bx, by, _ = block = WEIGHTED_SUM_BLOCK
+        grid = (_ceil_div(d_k, bx), _ceil_div(T, by), min(H, MAX_GRID_YZ))
+        name = WEIGHTED_SUM
+    args = (Ad, Vd, Od, np.int32(H), np.int32(T), np.int32(d_k))
+    loading.get_function("weighted_sum.cu", name, backend)(grid, block, args)
+    return Od
+
+
+# --- issue 6: fused kernel (kernels/attention_fused.cu) ----------------------
+FUSED_MAX_D_K = 128  # must match FUSED_MAX_DK in kernels/attention_fused.cu
+FUSED_THREADS = 128  # FUSED_THREADS in the .cu
+# (largest d_k, kernel, query rows per block): the first that holds d_k is used.
+# Rows per block = 128 / P threads per row (P = 2, or 4 for the widest rows).
+FUSED_VARIANTS = (
+    (32, "attention_fused_d32", 64),
+    (64, "attention_fused_d64", 64),
+    (128, "attention_fused_d128", 32),
+)
+# v2 (FlashAttention-2 structure, issue 12 §3): 4 warps, 64 query rows per block.
+FUSED_V2_MAX_D_K = 64
+FUSED_V2_ROWS = 64  # FV2_BQ in the .cu
+FUSED_V2_VARIANTS = ((32, "attention_fused_v2_d32"), (64, "attention_fused_v2_d64"))
+FUSED_VERSIONS = {"v1": "attention_fused_dD", "v2": "attention_fused_v2_dD"}
+# fused_version -> (largest d_k, kernel named in the error when d_k is larger)
+FUSED_LIMITS = {"v1": (FUSED_MAX_D_K, "attention_fused"),
+                "v2": (FUSED_V2_MAX_D_K, "attention_fused_v2")}
+
+
+def _aligned16(x) -> bool:
+    """The array's data starts on a 16-byte boundary (float4 loads allowed)."""
+    ptr = x.data.ptr if _kind(x) == "cupy" else x.ctypes.data
+    return ptr % 16 == 0
+
+
+def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1"):
+    """Launch ``attention_fused_dD`` (v1) or ``attention_fused_v2_dD`` (v2):
+    online softmax, no (T, T) array.
+
+    Q, K, V arrive validated by ``_check_qkv`` and on the backend, shape
+    ``(..., T, d_k)``; the output has the same shape, on the same backend.
+    """
+    T, d_k = Qd.shape[-2], Qd.shape[-1]
+    H = _leading(Qd.shape)
+    if version == "v2":
+        _check_d_k_limit(d_k, FUSED_V2_MAX_D_K, "attention_fused_v2")
+        name = next(n for width, n in FUSED_V2_VARIANTS if d_k <= width)
+        Od = _empty(Qd.shape, backend)
+        # float4 loads only when every row starts 16-byte aligned.
+        vec = d_k % 4 == 0 and all(_aligned16(x) for x in (Qd, Kd, Vd, Od))
+        grid = (_ceil_div(T, FUSED_V2_ROWS), min(H, MAX_GRID_YZ), 1)
+        args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
+                _scale_factor(d_k, scale), np.int32(bool(causal)), np.int32(vec))
+        kernel = loading.get_function("attention_fused.cu", name, backend)
+        kernel(grid, (FUSED_THREADS, 1, 1), args)
+        return Od
+    _check_d_k_limit(d_k, FUSED_MAX_D_K, "attention_fused")
+    name, rows = next((n, r) for width, n, r in FUSED_VARIANTS if d_k <= width)
+    Od = _empty(Qd.shape, backend)
+    grid = (_ceil_div(T, rows), min(H, MAX_GRID_YZ), 1)
+    args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
+            _scale_factor(d_k, scale), np.int32(bool(causal)))
+    kernel = loading.get_function("attention_fused.cu", name, backend)
+    kernel(grid, (FUSED_THREADS, 1, 1), args)
+    return Od
