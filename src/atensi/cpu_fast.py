@@ -27,7 +27,11 @@ Yang ditambahkannya, dibandingkan ``attention_blocked``:
 5. **Thread.** Blok-blok dibagi ke beberapa *thread* (NumPy melepas GIL di
    ``matmul`` dan ``exp2``); BLAS di setiap *thread* dibatasi ke satu
    *thread* agar tidak berebut inti.
-6. **Tanpa salinan**: K dan V dibaca sebagai *view*; keluaran ditulis
+6. **Mask sesudah exp2.** Di jalur aman, kotak diagonal dikalikan 0/1 sesudah
+   ``exp2``, bukan diberi ``-inf`` sebelumnya: ``exp2`` NumPy yang tervektor
+   jatuh ke jalur lambat untuk setiap vektor yang memuat ``-inf`` (diukur:
+   seluruh jalur skor dua kali lebih lama).
+7. **Tanpa salinan**: K dan V dibaca sebagai *view*; keluaran ditulis
    langsung ke array hasil; semua operasi di tempat (float32 tetap float32).
 """
 
@@ -151,13 +155,19 @@ def auto_block(T_k, itemsize=4):
 # ---------------------------------------------------------------------------
 
 
-def _softmax_columns(St, safe, ones, l):
+def _softmax_columns(St, safe, ones, l, keep_T=None, q0=0):
     """In place on a transposed strip St (keys × queries): St ← 2^(St − shift)
     per column (one column = one query row), l ← column sums via BLAS.
 
     ``safe``: every |St| is known to be small, so no shift is needed. Otherwise
     the column maximum is subtracted; a column that is entirely -inf (nothing
-    may be seen) gets shift 0, so it becomes zeros with sum 0 (never NaN)."""
+    may be seen) gets shift 0, so it becomes zeros with sum 0 (never NaN).
+
+    ``keep_T`` (safe path only): the causal mask of the diagonal square as
+    0/1, applied after the exponential. NumPy's vectorised ``exp2`` falls back
+    to a slow path for every vector that holds an -inf (measured: the whole
+    strip took twice as long), and on the safe path the future scores are
+    finite, so 2^s · 0 = 0 exactly."""
     if not safe:
         m = St.max(axis=0, keepdims=True)
         bad = ~np.isfinite(m)
@@ -165,6 +175,8 @@ def _softmax_columns(St, safe, ones, l):
             m[bad] = 0
         St -= m
     np.exp2(St, out=St)
+    if keep_T is not None:
+        St[q0:] *= keep_T
     np.matmul(ones, St, out=l)
     return l
 
@@ -174,7 +186,7 @@ def _finish_rows(o, l, safe):
     get zeros. On the safe path l > 0 is certain (each query sees at least
     key 0, and every 2^s ≥ 2^-60), so the check is skipped."""
     if safe or (l > 0).all():
-        o /= l.T
+        o *= 1 / l.T  # one division per query, then a multiply per element
     else:
         good = l[0] > 0
         o[good] /= l.T[good]
@@ -248,6 +260,8 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
     # future_T[c, r] = -inf where key q0 + c comes after query q0 + r.
     future_T = (np.tril(np.full((block, block), -np.inf, dtype=dtype), -1)
                 if causal else None)
+    # keep_T: 1 where the key may be seen, 0 in the future (the safe path).
+    keep_T = np.triu(np.ones((block, block), dtype=dtype)) if causal else None
     ones = np.ones((1, T_k), dtype=dtype)
     counter = itertools.count()
     longest = tasks[0][0]
@@ -260,18 +274,21 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
             while (i := next(counter)) < len(tasks):
                 k_end, h, q0, q1, safe = tasks[i]
                 n = q1 - q0
+                o = out[h][q0:q1]  # written in place, no copy
                 # Scores transposed, St = K Qᵀ (keys × queries): BLAS is
                 # faster this way round for d_k = 64 (measured).
                 St = buf[: k_end * n].reshape(k_end, n)
                 np.matmul(K[h][:k_end], Qs[h][q0:q1].T, out=St)
-                if causal and k_end > q0 + 1:
-                    # The diagonal square: hide key j > query i.
+                diagonal = causal and k_end > q0 + 1
+                if diagonal and not safe:
+                    # The diagonal square: hide key j > query i before the maximum.
                     St[q0:] += future_T[: k_end - q0, :n]
-                l = _softmax_columns(St, safe, ones[:, :k_end], l_buf[:, :n])
+                l = _softmax_columns(St, safe, ones[:, :k_end], l_buf[:, :n],
+                                     keep_T[: k_end - q0, :n] if diagonal and safe else None,
+                                     q0)
                 if normalize_first:  # |V| near the float limit: P V with P <= 1
                     np.divide(St, np.where(l > 0, l, 1), out=St)
                     l = np.where(l > 0, 1, 0).astype(dtype)
-                o = out[h][q0:q1]  # written in place, no copy
                 np.matmul(St.T, V[h][:k_end], out=o)  # O = P V, P = Stᵀ
                 _finish_rows(o, l, safe)
         finally:
