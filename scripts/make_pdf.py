@@ -127,7 +127,8 @@ def make_pdf(single: Path, pdf: Path) -> int:
     if pdf == PDF and SITE_COPY.parent.parent.is_dir():
         SITE_COPY.parent.mkdir(exist_ok=True)
         shutil.copy2(pdf, SITE_COPY)
-    print(f"PDF siap: {pdf} ({pages} halaman, {len(data) / 2**20:.1f} MiB)")
+    size = f"{len(data) / 2**20:.1f}".replace(".", ",")  # Indonesian decimal comma
+    print(f"PDF siap: {pdf} ({pages} halaman, {size} MiB)")
     return 0
 
 

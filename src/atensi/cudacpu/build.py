@@ -169,7 +169,7 @@ def compiler() -> str:
     cxx = os.environ.get("ATENSI_CXX") or "g++"
     if shutil.which(cxx) is None:
         raise CudaCpuError(
-            f"Kompiler C++ '{cxx}' tidak ditemukan. cudacpu butuh g++ (GCC 11 atau lebih baru); "
+            f"Kompilator C++ '{cxx}' tidak ditemukan. cudacpu butuh g++ (GCC 11 atau lebih baru); "
             "pasang dengan `sudo apt install g++` (Debian/Ubuntu/Colab)."
         )
     return cxx
