@@ -48,7 +48,10 @@
 //   v2, struktur FlashAttention-2 (lihat bagian "v2" di akhir berkas):
 //   attention_fused_v2_d32   d_k <= 32, 4 warp, 64 baris query per block
 //   attention_fused_v2_d64   d_k <= 64, 4 warp, 64 baris query per block
+//   attention_fused_v2_d128  d_k <= 128, sama, shared memory dinamis 96 KiB
 //   Argumen v2: argumen v1 ditambah int vec (boleh dibaca sebagai float4).
+//   attention_fused_v2_split_dD + attention_fused_v2_combine: key dibagi
+//   antar-block (split-K) bila B*H*T terlalu kecil untuk mengisi GPU.
 //
 // Kompilasi (NVRTC, kompiler yang dipakai CuPy; atensi.kernels.compile_report menjalankan
 // persis ini):
@@ -243,7 +246,21 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 //   - __launch_bounds__(128, 4): register <= 128 per thread, jadi empat
 //     block (16 warp) muat di satu SM, sama dengan batas shared memory
 //     48 KiB per block di sm_90.
-//   Belum ada: pembagian key antar-block (split-K) untuk B*H*T kecil.
+//   - d_k <= 128 (attention_fused_v2_d128): kode sama dengan D = 128; Qs,
+//     Ks dan Vs (96 KiB) di shared memory dinamis, __launch_bounds__(128, 2).
+//
+// Split-K (gaya flash-decoding) untuk B*H*T kecil: bila block
+// (head, ubin query) terlalu sedikit untuk mengisi semua SM, ubin-ubin key
+// satu ubin query dibagi menjadi `splits` rentang, satu per blockIdx.z.
+//   attention_fused_v2_split_dD (D = 32, 64, 128): argumen v2 ditambah
+//     float* ML dan int splits; O menunjuk ke buffer parsial
+//     Op[splits][H][T][d_k] yang diisi o TANPA dibagi l, dan
+//     ML[splits][H][T][2] diisi (m, l): maksimum baris (satuan log2, karena
+//     Q sudah dikali log2 e) dan jumlah bobot rentang itu. Rentang kosong
+//     (semua key-nya di masa depan ubin query, atau splits > ubin key)
+//     menulis parsial netral m = -inf, l = 0, o = 0.
+//   attention_fused_v2_combine(Op, ML, O, T, d_k, H, splits): per baris
+//     m = maks_s m_s, w_s = exp2(m_s - m), O = sum_s w_s o_s / sum_s w_s l_s.
 
 #define FV2_THREADS 128
 #define FV2_BQ 64          // baris query per block (4 warp x 16)
@@ -323,20 +340,35 @@ __device__ __forceinline__ void fv2_load_kv(
     }
 }
 
-template <int D>
+// SPLIT = false: O = hasil akhir. SPLIT = true: block blockIdx.z hanya
+// mengerjakan rentang key ke-blockIdx.z dari `splits` rentang, dan menulis
+// o tanpa dibagi ke O[blockIdx.z] serta (m, l) ke ML (lihat di atas).
+template <int D, bool SPLIT = false>
 __device__ __forceinline__ void attention_fused_v2_body(
     const float* Q, const float* K, const float* V, float* O,
     int T, int d_k, int H, float scale, int causal, int vec,
-    fv2_vec* Qs, fv2_vec* Ks, fv2_vec* Vs)
+    fv2_vec* Qs, fv2_vec* Ks, fv2_vec* Vs,
+    float* ML = nullptr, int splits = 1)
 {
     constexpr int NC4 = D / 4;
-    constexpr int NG = D / 32;       // kelompok 4 kolom per lane (1 atau 2)
+    constexpr int NG = D / 32;       // kelompok 4 kolom per lane (1, 2 atau 4)
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int lr = lane / 8, lc = lane % 8;
     const int q0 = blockIdx.x * FV2_BQ;
     const int r0 = warp * 16 + lr * 4;          // baris pertama lane di ubin
     const int warp_last = q0 + warp * 16 + 15;  // baris terakhir warp ini
-    const int k_end = causal ? min(T, q0 + FV2_BQ) : T;
+    int k_end = causal ? min(T, q0 + FV2_BQ) : T;
+    int k_begin = 0;
+    if (SPLIT) {
+        // Ubin key [0, tiles) ubin query ini dibagi rata: rentang ke-z
+        // berisi ubin [z*tiles/splits, (z+1)*tiles/splits), bisa kosong.
+        const int tiles = (k_end + FV2_BK - 1) / FV2_BK;
+        const int z = blockIdx.z;
+        const int t0 = (int)((long long)z * tiles / splits);
+        const int t1 = (int)((long long)(z + 1) * tiles / splits);
+        k_begin = t0 * FV2_BK;
+        k_end = min(k_end, t1 * FV2_BK);
+    }
     const float qscale = scale * FV2_LOG2E;
 
     for (int h = blockIdx.y; h < H; h += gridDim.y) {
@@ -347,8 +379,11 @@ __device__ __forceinline__ void attention_fused_v2_body(
         __syncthreads();  // head sebelumnya selesai memakai Qs, Ks, Vs
 
         // Ubin key pertama mulai disalin, lalu Q (dikali scale*log2 e).
-        fv2_load_kv<D>(Kh, Vh, Ks, Vs, 0, T, d_k, vec);
-        fv2_commit();
+        // (Rentang split kosong: tidak ada ubin, hanya parsial netral.)
+        if (k_begin < k_end) {
+            fv2_load_kv<D>(Kh, Vh, Ks, Vs, k_begin, T, d_k, vec);
+            fv2_commit();
+        }
         // ---- v2 q: Q dikali scale * log2(e) ----
         for (int e = threadIdx.x; e < FV2_BQ * NC4; e += FV2_THREADS) {
             fv2_vec v = fv2_load4(Qh, q0 + e / NC4, (e % NC4) * 4, T, d_k);
@@ -367,7 +402,8 @@ __device__ __forceinline__ void attention_fused_v2_body(
         }
 
         // ---- v2 penyangga: dua ubin K/V bergantian ----
-        for (int k0 = 0, stage = 0; k0 < k_end; k0 += FV2_BK, stage ^= 1) {
+        // k_begin = 0, kecuali di split-K (rentang key milik block ini).
+        for (int k0 = k_begin, stage = 0; k0 < k_end; k0 += FV2_BK, stage ^= 1) {
             const fv2_vec* Kt = Ks + stage * FV2_BK * NC4;
             const fv2_vec* Vt = Vs + stage * FV2_BK * NC4;
             // Ubin berikutnya ke penyangga lain selagi ubin ini dihitung.
@@ -481,6 +517,25 @@ __device__ __forceinline__ void attention_fused_v2_body(
                 tot += __shfl_xor_sync(FULL_WARP, tot, step);
             const int i = q0 + r0 + a;
             if (i >= T) continue;
+            if (SPLIT) {
+                // Parsial: o apa adanya, (m, l) sekali per baris.
+                const size_t part = (size_t)blockIdx.z * H * T;
+                if (lc == 0) {
+                    float* ml = ML + (part + (size_t)h * T + i) * 2;
+                    ml[0] = m[a];
+                    ml[1] = tot;
+                }
+                #pragma unroll
+                for (int g = 0; g < NG; ++g)
+                    #pragma unroll
+                    for (int u = 0; u < 4; ++u) {
+                        const int c = lc * 4 + 32 * g + u;
+                        if (c < d_k)
+                            O[(part + (size_t)h * T + i) * d_k + c] =
+                                o[a][4 * g + u];
+                    }
+                continue;
+            }
             const float inv = tot > 0.0f ? 1.0f / tot : 0.0f;
             #pragma unroll
             for (int g = 0; g < NG; ++g)
@@ -517,3 +572,87 @@ attention_fused_v2_d64(const float* Q, const float* K, const float* V,
     attention_fused_v2_body<64>(Q, K, V, O, T, d_k, H, scale, causal, vec,
                                 Qs, Ks, Vs);
 }
+
+// d_k <= 128: Qs (64 x 128), Ks dan Vs (2 x 32 x 128) = 96 KiB, lebih dari
+// 48 KiB shared memory statis, jadi shared memory dinamis (host menaikkan
+// max_dynamic_shared_size_bytes). Akumulator o 4 x 16 per lane: register
+// <= 255 dengan dua block per SM.
+#define FV2_SMEM(D) ((FV2_BQ + 4 * FV2_BK) * (D) * 4)  // byte Qs + Ks + Vs
+
+extern "C" __global__ void __launch_bounds__(FV2_THREADS, 2)
+attention_fused_v2_d128(const float* Q, const float* K, const float* V,
+                        float* O, int T, int d_k, int H, float scale,
+                        int causal, int vec)
+{
+    extern __shared__ fv2_vec fv2_smem[];
+    fv2_vec* Qs = fv2_smem;
+    fv2_vec* Ks = Qs + FV2_BQ * 32;
+    fv2_vec* Vs = Ks + 2 * FV2_BK * 32;
+    attention_fused_v2_body<128>(Q, K, V, O, T, d_k, H, scale, causal, vec,
+                                 Qs, Ks, Vs);
+}
+
+// ---- split-K: parsial per rentang key, lalu penggabungan ----
+extern "C" __global__ void __launch_bounds__(FV2_THREADS, 4)
+attention_fused_v2_split_d32(const float* Q, const float* K, const float* V,
+                             float* Op, float* ML, int T, int d_k, int H,
+                             float scale, int causal, int vec, int splits)
+{
+    __shared__ fv2_vec Qs[FV2_BQ * 8];
+    __shared__ fv2_vec Ks[2 * FV2_BK * 8];
+    __shared__ fv2_vec Vs[2 * FV2_BK * 8];
+    attention_fused_v2_body<32, true>(Q, K, V, Op, T, d_k, H, scale, causal,
+                                      vec, Qs, Ks, Vs, ML, splits);
+}
+
+extern "C" __global__ void __launch_bounds__(FV2_THREADS, 4)
+attention_fused_v2_split_d64(const float* Q, const float* K, const float* V,
+                             float* Op, float* ML, int T, int d_k, int H,
+                             float scale, int causal, int vec, int splits)
+{
+    __shared__ fv2_vec Qs[FV2_BQ * 16];
+    __shared__ fv2_vec Ks[2 * FV2_BK * 16];
+    __shared__ fv2_vec Vs[2 * FV2_BK * 16];
+    attention_fused_v2_body<64, true>(Q, K, V, Op, T, d_k, H, scale, causal,
+                                      vec, Qs, Ks, Vs, ML, splits);
+}
+
+extern "C" __global__ void __launch_bounds__(FV2_THREADS, 2)
+attention_fused_v2_split_d128(const float* Q, const float* K, const float* V,
+                              float* Op, float* ML, int T, int d_k, int H,
+                              float scale, int causal, int vec, int splits)
+{
+    extern __shared__ fv2_vec fv2_smem[];
+    fv2_vec* Qs = fv2_smem;
+    fv2_vec* Ks = Qs + FV2_BQ * 32;
+    fv2_vec* Vs = Ks + 2 * FV2_BK * 32;
+    attention_fused_v2_body<128, true>(Q, K, V, Op, T, d_k, H, scale, causal,
+                                       vec, Qs, Ks, Vs, ML, splits);
+}
+
+// Satu thread per (baris, kolom), perulangan grid-stride. Parsial netral
+// (m_s = -inf) mendapat bobot exp2(-inf) = 0; baris tanpa key sah sama
+// sekali (m = -inf) menjadi 0, bukan NaN.
+extern "C" __global__ void __launch_bounds__(FV2_THREADS)
+attention_fused_v2_combine(const float* Op, const float* ML, float* O,
+                           int T, int d_k, int H, int splits)
+{
+    const size_t rows = (size_t)H * T, n = rows * d_k;
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < n;
+         e += (size_t)gridDim.x * blockDim.x) {
+        const size_t r = e / d_k;
+        float m = -INFINITY;
+        for (int s = 0; s < splits; ++s)
+            m = fmaxf(m, ML[(s * rows + r) * 2]);
+        float l = 0.0f, o = 0.0f;
+        if (m != -INFINITY) {
+            for (int s = 0; s < splits; ++s) {
+                const float w = exp2f(ML[(s * rows + r) * 2] - m);
+                l += w * ML[(s * rows + r) * 2 + 1];
+                o += w * Op[s * n + e];
+            }
+        }
+        O[e] = l > 0.0f ? o / l : 0.0f;
+    }
+}
+// ---- akhir split-K ----

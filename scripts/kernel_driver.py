@@ -72,6 +72,11 @@ def run(file: str, backend: str) -> bool:
                 out = kernels.attention(Q, K, V, causal=causal, fused=True, backend=backend)
                 ref = reference.attention(Q64, K64, V64, causal=causal)
                 ok &= _close(f"attention fused causal={causal} {tag}", out, ref)
+                for splits in (1, 2):  # v2, and v2 split over keys + its combine
+                    out = kernels.attention(Q, K, V, causal=causal, fused=True,
+                                            fused_version="v2", splits=splits, backend=backend)
+                    ok &= _close(f"attention fused v2 splits={splits} causal={causal} {tag}",
+                                 out, ref)
     if backend == "cupy":
         import cupy
 

@@ -240,6 +240,13 @@ def test_nvrtc_cuda13_compiles_every_kernel_without_spills():
         assert f["kernels"], (key, f["log"])
         for name, (regs, spills, stack) in f["kernels"].items():
             assert regs > 0 and spills == 0 and stack == 0, (key, name, f["log"])
+    # fused v2: d_k = 128 and the split over keys (partials + combine) included.
+    for arch in ("sm_80", "sm_90"):
+        names = result["files"][f"attention_fused.cu {arch}"]["kernels"]
+        for name in ("attention_fused_v2_d128", "attention_fused_v2_split_d32",
+                     "attention_fused_v2_split_d64", "attention_fused_v2_split_d128",
+                     "attention_fused_v2_combine"):
+            assert name in names, (arch, name)
 
 
 # --- compile_report: CuPy's options, occupancy -------------------------------------------

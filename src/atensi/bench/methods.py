@@ -40,6 +40,8 @@ METHODS = {
                "gpu", True),
         Method("gpu_fused", "fused kernel (GPU)", "gpu", False),
         Method("gpu_fused_v2", "fused kernel v2, struktur FlashAttention-2 (GPU)", "gpu", False),
+        Method("gpu_fused_v2_s1", "fused kernel v2 tanpa split-K, splits = 1 (GPU)", "gpu",
+               False),
         Method("cupy_cublas", "CuPy cuBLAS (cp.matmul + elementwise)", "gpu", True),
         Method("torch_sdpa", "PyTorch scaled_dot_product_attention", "gpu", False),
     )
@@ -106,9 +108,9 @@ def _chain(Qd, Kd, Vd, version, backend):
     return O
 
 
-def _fused(Qd, Kd, Vd, backend, version="v1"):
+def _fused(Qd, Kd, Vd, backend, version="v1", splits=None):
     return kernels._attention_fused(Qd, Kd, Vd, causal=True, scale=True, backend=backend,
-                                    version=version)
+                                    version=version, splits=splits)
 
 
 def _callable(key, Q, K, V):
@@ -133,8 +135,10 @@ def _callable(key, Q, K, V):
         return lambda: _chain(Q, K, V, "v3", "cupy")
     if key == "gpu_fused":
         return lambda: _fused(Q, K, V, "cupy")
-    if key == "gpu_fused_v2":
+    if key == "gpu_fused_v2":  # splits=None: split-K when B·H·T is small
         return lambda: _fused(Q, K, V, "cupy", "v2")
+    if key == "gpu_fused_v2_s1":
+        return lambda: _fused(Q, K, V, "cupy", "v2", splits=1)
     if key == "cupy_cublas":
         return lambda: reference.attention(Q, K, V)  # cp.matmul + CuPy elementwise
     if key == "torch_sdpa":

@@ -89,8 +89,9 @@ def _time_gpu(fn, repeats):
 # Kernel launches per call of each GPU method (cuBLAS path: matmuls and CuPy
 # elementwise kernels), and how many launch times a row must take before its
 # GFLOP/s mean anything: below that it measures latency, not throughput.
+# gpu_fused_v2: 2 where it splits the keys (partials, then the combine).
 GPU_LAUNCHES = {"gpu_chain_v1": 4, "gpu_chain_v2": 3, "gpu_chain_v3": 3, "gpu_fused": 1,
-                "gpu_fused_v2": 1, "cupy_cublas": 8, "torch_sdpa": 1}
+                "gpu_fused_v2": 2, "gpu_fused_v2_s1": 1, "cupy_cublas": 8, "torch_sdpa": 1}
 LATENCY_FACTOR = 5
 
 

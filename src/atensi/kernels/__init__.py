@@ -14,12 +14,13 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
         O = A V, bentuk (..., T, d_k). v2: diubin seperti GEMM; ``causal=True``
         menganggap A[i, j] = 0 untuk j > i dan melewati ubin masa depan.
     attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
-              fused_version="v1", backend=None)
+              fused_version="v1", splits=None, backend=None)
         Rantai scores → softmax → weighted_sum tanpa bolak-balik ke host;
         ``version="v3"``: scores v2, softmax v2 kausal, weighted_sum v2
         (bila kausal, masa depan dilewati di ketiga langkah);
         ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu);
-        ``fused_version="v2"``: struktur FlashAttention-2, d_k <= 64.
+        ``fused_version="v2"``: struktur FlashAttention-2, d_k <= 128;
+        ``splits``: key dibagi antar-block bila B·H·T kecil (split-K).
     attention_backward(Q, K, V, dO, ...)  gradien (dQ, dK, dV), lihat ``backward``
     available_backends()      backend yang bisa dipakai di mesin ini
     compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill, okupansi)
@@ -86,8 +87,13 @@ from atensi.kernels.launch import (  # noqa: F401
     FUSED_LIMITS,
     FUSED_MAX_D_K,
     FUSED_THREADS,
+    FUSED_V2_COMBINE,
+    FUSED_V2_DYNAMIC_SMEM,
+    FUSED_V2_KEYS,
     FUSED_V2_MAX_D_K,
+    FUSED_V2_MAX_SPLITS,
     FUSED_V2_ROWS,
+    FUSED_V2_SPLIT_VARIANTS,
     FUSED_V2_VARIANTS,
     FUSED_VARIANTS,
     FUSED_VERSIONS,
@@ -109,12 +115,15 @@ from atensi.kernels.launch import (  # noqa: F401
     _attention_fused,
     _ceil_div,
     _check_T_limit,
+    _fused_v2_combine,
+    _fused_v2_partials,
     _launch_causal_mask,
     _launch_scores,
     _launch_softmax,
     _launch_weighted_sum,
     _scale_factor,
     _softmax_block,
+    fused_splits,
 )
 from atensi.kernels.loading import (  # noqa: F401
     _CUDA_WHEELS,

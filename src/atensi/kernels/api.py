@@ -27,6 +27,7 @@ from atensi.kernels.inputs import (
 from atensi.kernels.launch import (
     ATTENTION_VERSIONS,
     FUSED_LIMITS,
+    FUSED_V2_MAX_SPLITS,
     FUSED_VERSIONS,
     SCORES_VERSIONS,
     SOFTMAX_VERSIONS,
@@ -163,8 +164,34 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
     return _like_input(Od, V)
 
 
+def _check_splits(splits, fused: bool, fused_version: str):
+    """``splits``: None, or an int 1..65535 with fused=True, fused_version="v2"."""
+    if splits is None:
+        return None
+    if isinstance(splits, (bool, np.bool_)) or not isinstance(splits, (int, np.integer)):
+        raise TypeError(
+            f"Argumen 'splits' harus None atau bilangan bulat (int), tetapi yang diterima "
+            f"{splits!r} ({type(splits).__name__}). Tulis misalnya splits=4, atau "
+            "splits=None agar jumlahnya dipilih otomatis."
+        )
+    if not fused or fused_version != "v2":
+        raise ValueError(
+            f"Argumen 'splits' (pembagian key antar-block) hanya ada untuk fused=True, "
+            f"fused_version='v2', tetapi yang diterima fused={fused!r}, "
+            f"fused_version={fused_version!r}. Pakai fused=True, fused_version='v2', "
+            "atau hapus argumen splits."
+        )
+    if not 1 <= splits <= FUSED_V2_MAX_SPLITS:
+        raise ValueError(
+            f"Argumen 'splits' harus bilangan bulat 1 sampai {FUSED_V2_MAX_SPLITS} "
+            f"(banyaknya rentang key per ubin query), tetapi yang diterima {int(splits)}. "
+            "Pakai splits=1 (tanpa pembagian), atau splits=None agar dipilih otomatis."
+        )
+    return int(splits)
+
+
 def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
-              fused_version="v1", backend=None):
+              fused_version="v1", splits=None, backend=None):
     """Satu *attention head* utuh dengan kernel: ``softmax(mask(Q Kᵀ/√d_k)) V``.
 
     ``version`` dipakai untuk scores dan softmax ("v1", "v2"); ``"v3"`` adalah
@@ -172,7 +199,16 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     ``causal`` ketiga langkah melewati masa depan. Semua hasil antara tetap di
     backend (di GPU untuk ``"cupy"``). ``fused=True``: satu *fused kernel*
     dengan *online softmax*, tanpa matriks (T, T); ``fused_version="v2"``
-    memakai struktur FlashAttention-2 (``attention_fused_v2_dD``, d_k <= 64).
+    memakai struktur FlashAttention-2 (``attention_fused_v2_dD``, d_k <= 128).
+
+    ``splits`` (hanya ``fused_version="v2"``): *key* setiap ubin *query* dibagi
+    menjadi ``splits`` rentang, satu *block* per rentang, lalu *kernel* kecil
+    ``attention_fused_v2_combine`` menggabungkan hasil parsialnya (gaya
+    flash-decoding), agar B·H·T kecil tetap mengisi GPU. ``None``: dipilih
+    otomatis oleh :func:`atensi.kernels.launch.fused_splits` (1 bila
+    B·H·ceil(T/64) sudah memberi 2 *block* per SM; emulator CPU memakai 132 SM
+    milik H200 sebagai model). ``splits > 1`` memakai memori sementara float32
+    sebesar 4 · splits · B·H · T · (d_k + 2) byte (o parsial, serta m dan ℓ).
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
@@ -180,15 +216,20 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     fused = _v.check_flag(fused, "fused")
     version, causal_softmax, ws_version = _check_version(version, ATTENTION_VERSIONS)
     _v.check_version(fused_version, FUSED_VERSIONS, "fused_version")
+    splits = _check_splits(splits, fused, fused_version)
     max_d_k, kernel_name = FUSED_LIMITS[fused_version]
     H, T, d_k = _check_qkv(Q, K, V, max_d_k=max_d_k if fused else None,
                            kernel=kernel_name)
     work = float(H) * T * T * d_k * (1 if causal else 2)
+    if splits is not None and splits > 1:
+        _v.check_output_bytes(4.0 * splits * H * T * (d_k + 2),
+                              f"Memori sementara split-K ({splits} rentang, float32)",
+                              "Kecilkan splits, atau pakai splits=None.", _kind(Q))
     if fused:
         _v.check_cpu_work(work / 8, "attention(..., fused=True)", backend)
         Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
         Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
-                              version=fused_version)
+                              version=fused_version, splits=splits)
         return _like_input(Od, Q)
     _check_T_limit(T, "scores")
     _check_T_limit(T, "weighted_sum")

@@ -129,9 +129,23 @@ FUSED_VARIANTS = (
     (128, "attention_fused_d128", 32),
 )
 # v2 (FlashAttention-2 structure, issue 12 §3): 4 warps, 64 query rows per block.
-FUSED_V2_MAX_D_K = 64
+FUSED_V2_MAX_D_K = 128
 FUSED_V2_ROWS = 64  # FV2_BQ in the .cu
-FUSED_V2_VARIANTS = ((32, "attention_fused_v2_d32"), (64, "attention_fused_v2_d64"))
+FUSED_V2_KEYS = 32  # FV2_BK in the .cu: keys per tile
+FUSED_V2_VARIANTS = ((32, "attention_fused_v2_d32"), (64, "attention_fused_v2_d64"),
+                     (128, "attention_fused_v2_d128"))
+# Split over keys (flash-decoding style): partial kernels and their combine.
+FUSED_V2_SPLIT_VARIANTS = ((32, "attention_fused_v2_split_d32"),
+                           (64, "attention_fused_v2_split_d64"),
+                           (128, "attention_fused_v2_split_d128"))
+FUSED_V2_COMBINE = "attention_fused_v2_combine"
+# Widths whose Qs + Ks + Vs (FV2_SMEM(D) = (64 + 4*32) * D * 4 bytes) exceed
+# the 48 KiB of static shared memory: extern __shared__, bytes set at launch.
+FUSED_V2_DYNAMIC_SMEM = {128: (FUSED_V2_ROWS + 4 * FUSED_V2_KEYS) * 128 * 4}
+FUSED_V2_MAX_SPLITS = 65535  # grid.z
+# The SM count the automatic split models on the CPU emulator: an H200.
+MODEL_SM_COUNT = 132
+FUSED_V2_BLOCKS_PER_SM = 2  # split until there are this many blocks per SM
 FUSED_VERSIONS = {"v1": "attention_fused_dD", "v2": "attention_fused_v2_dD"}
 # fused_version -> (largest d_k, kernel named in the error when d_k is larger)
 FUSED_LIMITS = {"v1": (FUSED_MAX_D_K, "attention_fused"),
@@ -144,26 +158,113 @@ def _aligned16(x) -> bool:
     return ptr % 16 == 0
 
 
-def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1"):
+def fused_splits(H: int, T: int, sm_count: int = MODEL_SM_COUNT) -> int:
+    """Automatic ``splits`` for fused v2: how many key ranges per query tile.
+
+    ``H`` counts every leading axis (B·H). 1 when the H · ceil(T / 64)
+    blocks already give ``FUSED_V2_BLOCKS_PER_SM`` blocks per SM; otherwise
+    enough splits to reach that, at most one per key tile (ceil(T / 32)).
+    """
+    blocks = H * _ceil_div(T, FUSED_V2_ROWS)
+    target = FUSED_V2_BLOCKS_PER_SM * sm_count
+    if blocks >= target:
+        return 1
+    return max(1, min(_ceil_div(target, blocks), _ceil_div(T, FUSED_V2_KEYS),
+                      FUSED_V2_MAX_SPLITS))
+
+
+_sm_counts: dict = {}
+
+
+def _sm_count(backend: str) -> int:
+    """SMs of the current CUDA device (cupy); the H200 model on the CPU emulator."""
+    if backend != "cupy":
+        return MODEL_SM_COUNT
+    from cupy.cuda import runtime
+
+    dev = runtime.getDevice()
+    if dev not in _sm_counts:  # the attribute exists in CUDA 12 and 13 alike
+        _sm_counts[dev] = int(runtime.deviceGetAttribute(
+            runtime.cudaDevAttrMultiProcessorCount, dev))
+    return _sm_counts[dev]
+
+
+def _fused_v2_kernel(name: str, d_k: int, backend: str):
+    """The v2 kernel; for D = 128 with its dynamic shared memory allowed."""
+    kernel = loading.get_function("attention_fused.cu", name, backend)
+    width = next(w for w in (32, 64, 128) if d_k <= w)
+    smem = FUSED_V2_DYNAMIC_SMEM.get(width, 0)
+    # More than 48 KiB of dynamic shared memory must be allowed first
+    # (cupy.RawKernel and the emulator alike; a test's spy may lack it).
+    if smem and getattr(kernel, "max_dynamic_shared_size_bytes", smem) < smem:
+        kernel.max_dynamic_shared_size_bytes = smem
+    return kernel, smem
+
+
+def _fused_v2_partials(Qd, Kd, Vd, splits, *, causal, scale, backend):
+    """Split-K pass: ``(Op, ML)`` for ``splits`` key ranges per query tile.
+
+    ``Op`` (splits, H, T, d_k): o of each range, not divided by l;
+    ``ML`` (splits, H, T, 2): (m, l) per row, m in log2 units (Q is
+    prescaled by log2 e). Empty ranges hold m = -inf, l = 0, o = 0.
+    """
+    T, d_k = Qd.shape[-2], Qd.shape[-1]
+    H = _leading(Qd.shape)
+    name = next(n for width, n in FUSED_V2_SPLIT_VARIANTS if d_k <= width)
+    Op = _empty((splits, H, T, d_k), backend)
+    ML = _empty((splits, H, T, 2), backend)
+    vec = d_k % 4 == 0 and all(_aligned16(x) for x in (Qd, Kd, Vd, Op))
+    grid = (_ceil_div(T, FUSED_V2_ROWS), min(H, MAX_GRID_YZ), splits)
+    args = (Qd, Kd, Vd, Op, ML, np.int32(T), np.int32(d_k), np.int32(H),
+            _scale_factor(d_k, scale), np.int32(bool(causal)), np.int32(vec),
+            np.int32(splits))
+    kernel, smem = _fused_v2_kernel(name, d_k, backend)
+    kernel(grid, (FUSED_THREADS, 1, 1), args, shared_mem=smem)
+    return Op, ML
+
+
+def _fused_v2_combine(Op, ML, Od, *, backend):
+    """O = sum_s exp2(m_s - m) o_s / sum_s exp2(m_s - m) l_s, per row."""
+    splits, H, T, d_k = Op.shape
+    n = H * T * d_k
+    grid = (max(1, min(_ceil_div(n, FUSED_THREADS), MAX_GRID_X)), 1, 1)
+    args = (Op, ML, Od, np.int32(T), np.int32(d_k), np.int32(H), np.int32(splits))
+    loading.get_function("attention_fused.cu", FUSED_V2_COMBINE, backend)(
+        grid, (FUSED_THREADS, 1, 1), args)
+    return Od
+
+
+def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
+                     splits=None):
     """Launch ``attention_fused_dD`` (v1) or ``attention_fused_v2_dD`` (v2):
     online softmax, no (T, T) array.
 
     Q, K, V arrive validated by ``_check_qkv`` and on the backend, shape
     ``(..., T, d_k)``; the output has the same shape, on the same backend.
+    v2 only: ``splits`` key ranges per query tile (None: :func:`fused_splits`
+    with the device's SM count); splits > 1 runs ``attention_fused_v2_split_dD``
+    then ``attention_fused_v2_combine``, with 4·splits·H·T·(d_k + 2) bytes of
+    float32 scratch.
     """
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _leading(Qd.shape)
     if version == "v2":
         _check_d_k_limit(d_k, FUSED_V2_MAX_D_K, "attention_fused_v2")
-        name = next(n for width, n in FUSED_V2_VARIANTS if d_k <= width)
+        if splits is None:
+            splits = fused_splits(H, T, _sm_count(backend))
         Od = _empty(Qd.shape, backend)
+        if splits > 1:
+            Op, ML = _fused_v2_partials(Qd, Kd, Vd, splits, causal=causal,
+                                        scale=scale, backend=backend)
+            return _fused_v2_combine(Op, ML, Od, backend=backend)
+        name = next(n for width, n in FUSED_V2_VARIANTS if d_k <= width)
         # float4 loads only when every row starts 16-byte aligned.
         vec = d_k % 4 == 0 and all(_aligned16(x) for x in (Qd, Kd, Vd, Od))
         grid = (_ceil_div(T, FUSED_V2_ROWS), min(H, MAX_GRID_YZ), 1)
         args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
                 _scale_factor(d_k, scale), np.int32(bool(causal)), np.int32(vec))
-        kernel = loading.get_function("attention_fused.cu", name, backend)
-        kernel(grid, (FUSED_THREADS, 1, 1), args)
+        kernel, smem = _fused_v2_kernel(name, d_k, backend)
+        kernel(grid, (FUSED_THREADS, 1, 1), args, shared_mem=smem)
         return Od
     _check_d_k_limit(d_k, FUSED_MAX_D_K, "attention_fused")
     name, rows = next((n, r) for width, n, r in FUSED_VARIANTS if d_k <= width)
