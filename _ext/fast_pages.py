@@ -17,6 +17,10 @@ A chapter's text needs only its HTML and CSS; everything else may wait:
 - Every image of a chapter gets its real ``width`` and ``height``, so the text
   does not jump when a figure arrives, and the images after the first load
   only when the reader scrolls near them.
+- The static explorers' frames leave the page: a chapter's HTML carried
+  every frame as base64 (up to 0,9 MB). They become PNG files under
+  ``_images/penjelajah/``; the explorer shows its first frame from there
+  and fetches the rest when the reader first touches it.
 - The theme's Font Awesome fonts (275 KB, every icon there is) are cut down
   to the twenty-odd icons the book shows: those named in the pages and the
   theme's scripts, and those the theme's stylesheets draw themselves.
@@ -24,6 +28,10 @@ A chapter's text needs only its HTML and CSS; everything else may wait:
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
+import os
 import re
 from pathlib import Path
 
@@ -141,10 +149,56 @@ def trim_icon_fonts(app, exception):
         subset_icon_fonts(Path(app.outdir))
 
 
+EXPLORER_DATA = re.compile(
+    r'(<script type="application/json" class="atensi-data">)(?P<json>.*?)(</script>)', re.S)
+FRAMES_DIR = "_images/penjelajah"
+
+
+def explorer_frames_to_files(html: str, page: Path, outdir: Path) -> str:
+    """Each explorer's base64 frames written once as files (named by their
+    content), and the page pointing at them instead."""
+    def fix(match: re.Match) -> str:
+        data = json.loads(match["json"])
+        images = data.pop("images", None)
+        if not images:
+            return match.group(0)
+        urls = []
+        for encoded in images:
+            png = base64.b64decode(encoded)
+            target = outdir / FRAMES_DIR / f"{hashlib.sha1(png).hexdigest()[:20]}.png"
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(png)
+            urls.append(os.path.relpath(target, page.parent).replace(os.sep, "/"))
+            swaps[f"data:{data.get('mime', 'image/png')};base64,{encoded}"] = urls[-1]
+        data["urls"] = urls
+        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        payload = payload.replace("</", "<\\/").replace("<!--", "<\\!--")
+        return f"{match.group(1)}{payload}{match.group(3)}"
+
+    swaps: dict[str, str] = {}
+    html = EXPLORER_DATA.sub(fix, html)
+    for data_uri, url in swaps.items():  # the first frame, shown before any script
+        html = html.replace(f'src="{data_uri}"', f'src="{url}"')
+    return html
+
+
+def externalize_explorer_frames(app, exception):
+    # The site only: `make pdf` prints one page and needs just the first frames.
+    if exception is not None or app.builder.name != "html":
+        return
+    outdir = Path(app.outdir)
+    for page in outdir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if "atensi-data" in html:
+            page.write_text(explorer_frames_to_files(html, page, outdir), encoding="utf-8")
+
+
 def setup(app):
     app.connect("builder-inited", lazy_mathjax, priority=400)
     app.connect("html-page-context", defer_scripts, priority=950)
     # Before book_guard checks the links of the written pages.
+    app.connect("build-finished", externalize_explorer_frames, priority=850)
     app.connect("build-finished", size_images, priority=900)
     app.connect("build-finished", trim_icon_fonts, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -265,3 +265,22 @@ def test_icon_fonts_hold_the_icons_the_book_shows_and_little_else(built_book):
     assert {0xF002, 0xF0C9, 0xF019, 0xF185, 0xF186, 0xF135, 0xF062} <= set(solid)
     assert 0xF09B in brands  # GitHub
     assert len(solid) < 60 and (fonts / "fa-solid-900.woff2").stat().st_size < 20_000
+
+
+def test_explorer_frames_are_files_not_page_weight(built_book):
+    """The static explorers' frames are PNG files beside the site, not base64
+    in the chapter (which made a page 0,9 MB); every frame file exists."""
+    import json
+
+    explorers = 0
+    for page in PAGES:
+        path = built_book / f"{page}.html"
+        text = path.read_text(encoding="utf-8")
+        assert "data:image/png;base64," not in text, page
+        for raw in re.findall(r'class="atensi-data">(.*?)</script>', text, re.S):
+            data = json.loads(raw)
+            assert "images" not in data and data["urls"], page
+            assert all((path.parent / url).is_file() for url in data["urls"]), page
+            explorers += 1
+        assert len(text.encode("utf-8")) < 700_000, page
+    assert explorers >= 3

@@ -478,7 +478,7 @@ border-radius:6px;box-sizing:border-box;font-size:.9rem;line-height:1.35;overflo
 .atensi-explorer .atensi-control{display:flex;align-items:center;gap:.4em;flex:1 1 15em;min-width:0}
 .atensi-explorer .atensi-control.atensi-check{flex:0 1 auto}
 .atensi-explorer .atensi-control span{white-space:nowrap}
-.atensi-explorer input[type=range]{flex:1 1 auto;min-width:0;width:100%}
+.atensi-explorer input[type=range]{flex:1 1 auto;min-width:0;width:100%;min-height:24px}
 .atensi-explorer output{min-width:6.5em;font-variant-numeric:tabular-nums;white-space:nowrap}
 .atensi-explorer .atensi-figure{position:relative;width:100%}
 .atensi-explorer img.atensi-frame{display:block;width:100%;max-width:100%;height:auto}
@@ -516,11 +516,18 @@ function sync(){data.controls.forEach(function(c,n){
  el.max=opts.length-1;el.value=opts.indexOf(state[n]);el._opts=opts;
  root.querySelector('[data-value-for="'+c.key+'"]').textContent=c.shown[state[n]];});}
 function show(){sync();var k=key(state),f=data.frames[k];
- img.src='data:'+data.mime+';base64,'+data.images[f[0]];img.setAttribute('data-frame',k);
+ img.src=data.urls?data.urls[f[0]]:'data:'+data.mime+';base64,'+data.images[f[0]];
+ img.setAttribute('data-frame',k);
  out.innerHTML=f[1];Array.prototype.forEach.call(fig.querySelectorAll('.atensi-mark'),
  function(m){m.remove();});(f[2]||[]).forEach(function(b){var m=document.createElement('div');
  m.className='atensi-mark';m.style.left=(100*b[0])+'%%';m.style.top=(100*b[1])+'%%';
  m.style.width=(100*b[2])+'%%';m.style.height=(100*b[3])+'%%';fig.appendChild(m);});}
+// In the published book the frames are files (_ext/fast_pages.py): fetched
+// when the reader first touches this explorer, not with the page.
+var fetched=false;function prefetch(){if(fetched||!data.urls)return;fetched=true;
+ data.urls.forEach(function(u){var i=new Image();i.src=u;});}
+['pointerdown','touchstart','focusin'].forEach(function(t){
+ root.addEventListener(t,prefetch,{passive:true});});
 inputs.forEach(function(el,n){function read(){
  state[n]=data.controls[n].kind==='checkbox'?(el.checked?1:0):el._opts[+el.value];show();}
  el.addEventListener('input',read);el.addEventListener('change',read);});
