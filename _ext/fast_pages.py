@@ -51,12 +51,19 @@ def lazy_mathjax(app):
 
 
 def defer_scripts(app, pagename, templatename, context, doctree):
+    # search.html loads searchtools.js without defer, and it needs doctools.js.
+    if pagename == "search":
+        return
+    scripts = []
     for script in context.get("script_files", []):
         name = Path(str(getattr(script, "filename", "") or "")).name
         attrs = getattr(script, "attributes", None)
-        if not name or attrs is None or name in BLOCKING or "async" in attrs:
-            continue
-        attrs["defer"] = "defer"
+        if name and attrs is not None and name not in BLOCKING and "async" not in attrs:
+            # A new object: Sphinx shares one per script across all pages.
+            script = type(script)(script.filename, priority=script.priority,
+                                  **{**attrs, "defer": "defer"})
+        scripts.append(script)
+    context["script_files"] = scripts
 
 
 def png_size(path: Path) -> tuple[int, int] | None:

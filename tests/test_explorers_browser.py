@@ -112,6 +112,14 @@ def exercise(page, root):
     data = embedded(page, root)
     controls = data["controls"]
     state = [c["start"] for c in controls]
+    # Figures after a page's first load lazily (_ext/fast_pages.py): the
+    # reader scrolls to the explorer first, and so does the test.
+    root.scroll_into_view_if_needed()
+    root.evaluate("""r => new Promise(done => {
+      const img = r.querySelector('img.atensi-frame');
+      if (img.complete && img.naturalWidth) done(); else img.addEventListener('load', done, {once: true});
+      setTimeout(done, 5000);
+    })""")
     face = assert_face(page, root, data, state)
     assert face["complete"], "gambar awal tidak tampil"
     moves = []
