@@ -14,12 +14,12 @@
 
 from __future__ import annotations
 
-import tracemalloc
 
 import numpy as np
 import pytest
 
 import _kernel_cases as kc
+from _oracles import peak_bytes
 from atensi import kernels, reference
 from atensi.kernels import backward as kernels_backward
 
@@ -151,21 +151,12 @@ def test_blocked_backward_float32_stays_float32():
         kc.assert_matches(g, w)
 
 
-def _peak(fn):
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_blocked_backward_never_holds_a_T_by_T_array():
     T, d_k = 1024, 64
     Q, K, V = kc.qkv((), T, d_k, "mem")
     dO = kc.rng_for("mem-dO").standard_normal(Q.shape, dtype=np.float32)
-    plain = _peak(lambda: reference.attention_backward(Q, K, V, dO))
-    blocked = _peak(lambda: reference.attention_backward_blocked(Q, K, V, dO))
+    plain = peak_bytes(lambda: reference.attention_backward(Q, K, V, dO))
+    blocked = peak_bytes(lambda: reference.attention_backward_blocked(Q, K, V, dO))
     one_square = 4 * T * T  # one (T, T) float32 array
     assert plain >= 3 * one_square
     assert blocked < one_square / 2, blocked

@@ -1,47 +1,33 @@
 """attention_blocked: online softmax per ubin, sama dengan attention, tanpa (T, T)."""
 
-import tracemalloc
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import _kernel_cases as kc
+from _oracles import peak_bytes, qkv, reference64, rel_err
 from atensi import reference as R
-
-
-def _qkv(shape, seed=0, dtype=np.float32):
-    rng = np.random.default_rng(seed)
-    return tuple(rng.standard_normal(shape).astype(dtype) for _ in range(3))
-
-
-def _rel_err(got, want):
-    return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
-
-
-def _reference64(Q, K, V, **kw):
-    return R.attention(*(x.astype(np.float64) for x in (Q, K, V)), **kw)
 
 
 @pytest.mark.parametrize("T", [1, 7, 33, 129, 1025])
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("scale", [True, False])
 def test_matches_float64_reference(T, causal, scale):
-    Q, K, V = _qkv((2, T, 16), seed=T)
-    want = _reference64(Q, K, V, causal=causal, scale=scale)
+    Q, K, V = qkv((2, T, 16), seed=T)
+    want = reference64(Q, K, V, causal=causal, scale=scale)
     # Block sizes that divide T, do not divide it, and exceed it.
     for block in sorted({1 if T <= 33 else 7, 16, 50, 128, T + 3}):
         got = R.attention_blocked(Q, K, V, causal=causal, scale=scale, block=block)
         assert got.shape == want.shape and got.dtype == np.float32
-        assert _rel_err(got, want) <= 1e-5, (T, block)
+        assert rel_err(got, want) <= 1e-5, (T, block)
 
 
 def test_andrea_shape_matches_attention():
-    Q, K, V = _qkv((12, 256, 64), seed=1)
+    Q, K, V = qkv((12, 256, 64), seed=1)
     got = R.attention_blocked(Q, K, V)
-    assert _rel_err(got, R.attention(Q, K, V)) <= 1e-5
-    assert _rel_err(got, _reference64(Q, K, V)) <= 1e-5
+    assert rel_err(got, R.attention(Q, K, V)) <= 1e-5
+    assert rel_err(got, reference64(Q, K, V)) <= 1e-5
 
 
 @settings(max_examples=30, deadline=None)
@@ -54,13 +40,13 @@ def test_andrea_shape_matches_attention():
     seed=st.integers(0, 2**16),
 )
 def test_any_shape_and_block(T, d_k, block, causal, scale, seed):
-    Q, K, V = _qkv((T, d_k), seed=seed)
+    Q, K, V = qkv((T, d_k), seed=seed)
     got = R.attention_blocked(Q, K, V, causal=causal, scale=scale, block=block)
-    assert _rel_err(got, _reference64(Q, K, V, causal=causal, scale=scale)) <= 1e-5
+    assert rel_err(got, reference64(Q, K, V, causal=causal, scale=scale)) <= 1e-5
 
 
 def test_leading_axes_and_float64():
-    Q, K, V = _qkv((2, 3, 40, 8), seed=2, dtype=np.float64)
+    Q, K, V = qkv((2, 3, 40, 8), seed=2, dtype=np.float64)
     got = R.attention_blocked(Q, K, V, block=16)
     assert got.shape == (2, 3, 40, 8) and got.dtype == np.float64
     np.testing.assert_allclose(got, R.attention(Q, K, V), rtol=1e-12, atol=1e-12)
@@ -69,7 +55,7 @@ def test_leading_axes_and_float64():
 def test_large_scores_do_not_overflow():
     # Scores near 1e4: exp without the running maximum would overflow even in
     # float64 (limit about 709). float64 keeps rounding of the scores out of it.
-    Q, K, V = _qkv((1, 96, 8), seed=3, dtype=np.float64)
+    Q, K, V = qkv((1, 96, 8), seed=3, dtype=np.float64)
     Q, K = Q * 40, K * 40
     got = R.attention_blocked(Q, K, V, block=32)
     assert np.all(np.isfinite(got))
@@ -84,7 +70,7 @@ def test_future_blocks_are_never_read(monkeypatch):
 
     monkeypatch.setattr(validation, "check_finite", lambda x, *a, **k: x)
     monkeypatch.setattr(validation, "check_score_overflow", lambda *a, **k: None)
-    Q, K, V = _qkv((2, 128, 8), seed=4)
+    Q, K, V = qkv((2, 128, 8), seed=4)
     clean = R.attention_blocked(Q, K, V, block=32)
     K[:, 64:], V[:, 64:] = np.nan, np.nan
     got = R.attention_blocked(Q, K, V, block=32)
@@ -92,28 +78,19 @@ def test_future_blocks_are_never_read(monkeypatch):
     assert np.all(np.isnan(got[:, 64:]))
 
 
-def _peak_bytes(fn):
-    tracemalloc.start()
-    try:
-        fn()
-        return tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-
-
 def test_never_allocates_a_T_by_T_array():
     T, d_k = 2048, 64
-    Q, K, V = _qkv((T, d_k), seed=5)
+    Q, K, V = qkv((T, d_k), seed=5)
     one_square = T * T * 4  # one float32 (T, T) array = 16 MiB
     # The measurement itself sees NumPy arrays: the naive path shows up.
-    assert _peak_bytes(lambda: R.attention(Q, K, V)) >= one_square
-    peak = _peak_bytes(lambda: R.attention_blocked(Q, K, V, block=128))
+    assert peak_bytes(lambda: R.attention(Q, K, V)) >= one_square
+    peak = peak_bytes(lambda: R.attention_blocked(Q, K, V, block=128))
     assert peak < one_square / 8, peak
 
 
 @pytest.mark.parametrize("block", [0, -3])
 def test_bad_block_is_rejected(block):
-    Q, K, V = _qkv((4, 2))
+    Q, K, V = qkv((4, 2))
     with pytest.raises(ValueError, match="'block'"):
         R.attention_blocked(Q, K, V, block=block)
 
@@ -122,7 +99,7 @@ def test_bad_block_is_rejected(block):
 def test_runs_on_cupy_when_a_gpu_is_present():
     import cupy as cp
 
-    Q, K, V = _qkv((3, 100, 32), seed=6)
+    Q, K, V = qkv((3, 100, 32), seed=6)
     got = R.attention_blocked(*(cp.asarray(x) for x in (Q, K, V)), block=32)
     assert isinstance(got, cp.ndarray)
-    assert _rel_err(cp.asnumpy(got), _reference64(Q, K, V)) <= 1e-5
+    assert rel_err(cp.asnumpy(got), reference64(Q, K, V)) <= 1e-5

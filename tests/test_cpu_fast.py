@@ -5,43 +5,31 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _oracles import qkv, reference64, rel_err
 from atensi import cpu_fast as F
 from atensi import reference as R
-
-
-def _qkv(shape, seed=0, dtype=np.float32, scale=1.0):
-    rng = np.random.default_rng(seed)
-    return tuple((scale * rng.standard_normal(shape)).astype(dtype) for _ in range(3))
-
-
-def _rel_err(got, want):
-    return float(np.max(np.abs(got - want)) / max(np.max(np.abs(want)), 1e-30))
-
-
-def _reference64(Q, K, V, **kw):
-    return R.attention(*(x.astype(np.float64) for x in (Q, K, V)), **kw)
 
 
 @pytest.mark.parametrize("T", [1, 7, 33, 129, 1025])
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("scale", [True, False])
 def test_matches_float64_reference(T, causal, scale):
-    Q, K, V = _qkv((2, 3, T, 16), seed=T)
-    want = _reference64(Q, K, V, causal=causal, scale=scale)
+    Q, K, V = qkv((2, 3, T, 16), seed=T)
+    want = reference64(Q, K, V, causal=causal, scale=scale)
     # Blocks that divide T, do not divide it, exceed it; the automatic one.
     for block in (None, 1 if T <= 33 else 7, 16, 50, T + 3):
         for threads in (1, 3):
             got = F.attention_cpu_fast(Q, K, V, causal=causal, scale=scale,
                                        block=block, threads=threads)
             assert got.shape == want.shape and got.dtype == np.float32
-            assert _rel_err(got, want) <= 1e-5, (T, block, threads)
+            assert rel_err(got, want) <= 1e-5, (T, block, threads)
 
 
 def test_andrea_shape_matches_attention_and_blocked():
-    Q, K, V = _qkv((2, 12, 256, 64), seed=1)
+    Q, K, V = qkv((2, 12, 256, 64), seed=1)
     got = F.attention_cpu_fast(Q, K, V)
-    assert _rel_err(got, _reference64(Q, K, V)) <= 1e-5
-    assert _rel_err(got, R.attention_blocked(Q, K, V)) <= 1e-5
+    assert rel_err(got, reference64(Q, K, V)) <= 1e-5
+    assert rel_err(got, R.attention_blocked(Q, K, V)) <= 1e-5
 
 
 @settings(max_examples=30, deadline=None)
@@ -54,46 +42,46 @@ def test_andrea_shape_matches_attention_and_blocked():
     seed=st.integers(0, 2**16),
 )
 def test_any_shape_and_block(T, d_k, block, causal, scale, seed):
-    Q, K, V = _qkv((T, d_k), seed=seed)
+    Q, K, V = qkv((T, d_k), seed=seed)
     got = F.attention_cpu_fast(Q, K, V, causal=causal, scale=scale, block=block, threads=2)
-    assert _rel_err(got, _reference64(Q, K, V, causal=causal, scale=scale)) <= 1e-5
+    assert rel_err(got, reference64(Q, K, V, causal=causal, scale=scale)) <= 1e-5
 
 
 def test_large_scores_take_the_path_with_the_row_maximum():
     # ‖q‖·‖k‖ far above the exp2 bound: the max must be subtracted, else inf/NaN.
-    Q, K, V = _qkv((3, 100, 32), seed=5, scale=30.0)
+    Q, K, V = qkv((3, 100, 32), seed=5, scale=30.0)
     got = F.attention_cpu_fast(Q, K, V, block=32)
     assert np.isfinite(got).all()
     # Scores of size ~10⁴ in float32: rounding of the scores themselves limits accuracy.
-    assert _rel_err(got, _reference64(Q, K, V)) <= 1e-2
-    assert _rel_err(got, R.attention_blocked(Q, K, V, block=32)) <= 1e-3
+    assert rel_err(got, reference64(Q, K, V)) <= 1e-2
+    assert rel_err(got, R.attention_blocked(Q, K, V, block=32)) <= 1e-3
 
 
 def test_mixed_safe_and_unsafe_blocks():
-    Q, K, V = _qkv((1, 96, 16), seed=6)
+    Q, K, V = qkv((1, 96, 16), seed=6)
     Q[0, 70] *= 200.0  # one loud query: only its block needs the maximum
-    want = _reference64(Q, K, V)
+    want = reference64(Q, K, V)
     for block in (16, 32, 96):
-        assert _rel_err(F.attention_cpu_fast(Q, K, V, block=block), want) <= 1e-5
+        assert rel_err(F.attention_cpu_fast(Q, K, V, block=block), want) <= 1e-5
 
 
 def test_huge_values_do_not_overflow_where_the_reference_does_not():
-    Q, K, V = _qkv((2, 50, 8), seed=15)
+    Q, K, V = qkv((2, 50, 8), seed=15)
     for v_scale in (1e20, 1e30, 1e36):
         V2 = (V * np.float32(v_scale)).astype(np.float32)
         got = F.attention_cpu_fast(Q, K, V2, block=16)
         assert np.isfinite(got).all(), v_scale
-        assert _rel_err(got, _reference64(Q, K, V2)) <= 1e-5, v_scale
+        assert rel_err(got, reference64(Q, K, V2)) <= 1e-5, v_scale
 
 
 def test_leading_axes_and_broadcasting():
-    Q, _, _ = _qkv((2, 3, 20, 8), seed=2)
-    _, K, V = _qkv((1, 3, 20, 8), seed=3)  # shared over the batch axis
+    Q, _, _ = qkv((2, 3, 20, 8), seed=2)
+    _, K, V = qkv((1, 3, 20, 8), seed=3)  # shared over the batch axis
     got = F.attention_cpu_fast(Q, K, V, block=6)
     assert got.shape == (2, 3, 20, 8)
-    assert _rel_err(got, _reference64(Q, K, V)) <= 1e-5
-    Q2, K2, V2 = _qkv((20, 8), seed=4)  # a single head, no leading axis
-    assert _rel_err(F.attention_cpu_fast(Q2, K2, V2), _reference64(Q2, K2, V2)) <= 1e-5
+    assert rel_err(got, reference64(Q, K, V)) <= 1e-5
+    Q2, K2, V2 = qkv((20, 8), seed=4)  # a single head, no leading axis
+    assert rel_err(F.attention_cpu_fast(Q2, K2, V2), reference64(Q2, K2, V2)) <= 1e-5
 
 
 def test_different_query_and_key_lengths():
@@ -103,22 +91,22 @@ def test_different_query_and_key_lengths():
         K, V = (rng.standard_normal((2, T_k, 4)).astype(np.float32) for _ in range(2))
         for causal in (True, False):
             got = F.attention_cpu_fast(Q, K, V, causal=causal, block=3)
-            assert _rel_err(got, _reference64(Q, K, V, causal=causal)) <= 1e-5
+            assert rel_err(got, reference64(Q, K, V, causal=causal)) <= 1e-5
 
 
 def test_dtypes_and_non_contiguous_input():
-    Q, K, V = _qkv((2, 40, 8), seed=9, dtype=np.float64)
+    Q, K, V = qkv((2, 40, 8), seed=9, dtype=np.float64)
     got = F.attention_cpu_fast(Q, K, V, block=16)
-    assert got.dtype == np.float64 and _rel_err(got, _reference64(Q, K, V)) <= 1e-12
+    assert got.dtype == np.float64 and rel_err(got, reference64(Q, K, V)) <= 1e-12
     half = F.attention_cpu_fast(*(x.astype(np.float16) for x in (Q, K, V)))
     assert half.dtype == np.float32
     Qt, Kt, Vt = (np.swapaxes(x.astype(np.float32), 0, 1) for x in (Q, K, V))  # (40, 2, 8) views
     got = F.attention_cpu_fast(Qt, Kt, Vt)
-    assert _rel_err(got, _reference64(Qt, Kt, Vt)) <= 1e-5
+    assert rel_err(got, reference64(Qt, Kt, Vt)) <= 1e-5
 
 
 def test_inputs_are_not_modified():
-    Q, K, V = _qkv((2, 33, 8), seed=10)
+    Q, K, V = qkv((2, 33, 8), seed=10)
     copies = [x.copy() for x in (Q, K, V)]
     F.attention_cpu_fast(Q, K, V, block=8)
     assert all(np.array_equal(a, b) for a, b in zip((Q, K, V), copies))
@@ -138,7 +126,7 @@ def test_fully_masked_rows_become_zeros_not_nan():
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
 def test_nan_and_inf_are_refused(bad):
-    Q, K, V = _qkv((2, 10, 4), seed=11)
+    Q, K, V = qkv((2, 10, 4), seed=11)
     for name, x in (("Q", Q), ("K", K), ("V", V)):
         y = x.copy()
         y[1, 3, 2] = bad
@@ -148,7 +136,7 @@ def test_nan_and_inf_are_refused(bad):
 
 
 def test_bad_arguments_get_indonesian_errors():
-    Q, K, V = _qkv((2, 10, 4), seed=12)
+    Q, K, V = qkv((2, 10, 4), seed=12)
     cases = [
         (dict(block=0), ValueError, "'block'"),
         (dict(block=2.5), TypeError, "'block'"),
@@ -169,7 +157,7 @@ def test_bad_arguments_get_indonesian_errors():
 
 
 def test_huge_scores_are_refused_before_work():
-    Q, K, V = _qkv((1, 4, 4), seed=13)
+    Q, K, V = qkv((1, 4, 4), seed=13)
     with pytest.raises(ValueError, match="terlalu besar"):
         F.attention_cpu_fast(Q * np.float32(1e19), K * np.float32(1e19), V)
 
@@ -186,7 +174,7 @@ def test_blas_threads_are_restored():
     if before is None:
         pytest.skip("BLAS ini tidak punya openblas_set_num_threads_local")
     try:
-        Q, K, V = _qkv((4, 64, 8), seed=14)
+        Q, K, V = qkv((4, 64, 8), seed=14)
         F.attention_cpu_fast(Q, K, V, threads=1)
         assert F._set_blas_threads(3) == 3  # the caller's setting came back
     finally:
