@@ -64,7 +64,7 @@ def choose(app):
     if enabled(app):
         app.add_css_file(CSS_NAME)
     else:
-        logger.info("[prerender_math] Node.js tidak ada: rumus di-typeset oleh MathJax di peramban.")
+        logger.info("[prerender_math] Node.js tidak ada: rumus dirender oleh MathJax di peramban.")
 
 
 def drop_mathjax_script(app, pagename, templatename, context, doctree):
@@ -88,7 +88,7 @@ def typeset(items: list[tuple[str, bool]]) -> tuple[list[str], str]:
         check=False,
     )
     if proc.returncode != 0:
-        raise ExtensionError(f"MathJax (Node.js) gagal men-typeset rumus buku: {proc.stderr.strip()}")
+        raise ExtensionError(f"MathJax (Node.js) gagal merender rumus buku: {proc.stderr.strip()}")
     out = json.loads(proc.stdout)
     return out["html"], out["css"]
 
@@ -144,7 +144,7 @@ def prerender(app, exception):
             page.write_text(new, encoding="utf-8")
     (outdir / "_static" / CSS_NAME).write_text(css, encoding="utf-8")
     seen.write_text(json.dumps(list(items), ensure_ascii=False), encoding="utf-8")
-    logger.info(f"[prerender_math] {len(items)} rumus di-typeset saat build.")
+    logger.info(f"[prerender_math] {len(items)} rumus dirender saat build.")
 
 
 def setup(app):

@@ -147,7 +147,7 @@ def test_broken_internal_link_fails_the_build_naming_the_page(tiny_book):
     assert "chapters/uji.html → bab_hilang.html#bagian (berkas tidak ada)" in proc.stdout, proc.stdout[-3000:]
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="rumus di-typeset saat build hanya dengan Node.js")
+@pytest.mark.skipif(shutil.which("node") is None, reason="rumus dirender saat build hanya dengan Node.js")
 def test_formula_mathjax_cannot_read_fails_the_build_naming_it(tiny_book):
     book = tiny_book("print(1)")
     page = book / "chapters" / "uji.md"
