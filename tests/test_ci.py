@@ -1,5 +1,6 @@
-"""CI plumbing: `.ci/run` installs what is missing (after `apt-get update`),
-then runs `make test`; under CI=true a missing browser fails instead of skipping."""
+"""CI plumbing: `.ci/run` installs what is missing (after `apt-get update`), then
+runs `make test` (or the make targets it is given); under CI=true a missing
+browser fails instead of skipping."""
 
 from __future__ import annotations
 
@@ -38,7 +39,8 @@ def test_ci_run_updates_apt_before_installing_the_browser(tmp_path):
     assert not any(call.startswith("sudo") for call in calls)
 
 
-def test_ci_run_installs_nothing_when_everything_is_there(tmp_path):
+@pytest.mark.parametrize("args, make", [([], "make test"), (["book", "pdf", "zip"], "make book pdf zip")])
+def test_ci_run_installs_nothing_when_everything_is_there(tmp_path, args, make):
     if not os.path.exists(conftest.CHROMIUM):
         pytest.skip("Chromium tidak terpasang di mesin ini")
     bin_dir = tmp_path / "bin"
@@ -50,10 +52,10 @@ def test_ci_run_installs_nothing_when_everything_is_there(tmp_path):
         stub.chmod(0o755)
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
     env.pop("ATENSI_CHROMIUM", None)
-    proc = subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(["bash", str(ROOT / ".ci" / "run"), *args], env=env,
+                          capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert log.read_text(encoding="utf-8").splitlines() == ["make test"]
+    assert log.read_text(encoding="utf-8").splitlines() == [make]
 
 
 @pytest.mark.parametrize("ci, outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])

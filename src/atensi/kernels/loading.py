@@ -25,19 +25,19 @@ NVRTC_OPTIONS = ("-std=c++17",)
 
 
 def kernels_dir() -> Path:
-    """Folder ``kernels/``: ``$ATENSI_KERNELS_DIR`` atau ``kernels/`` di akar repo.
+    """Folder berkas ``.cu``: ``$ATENSI_KERNELS_DIR``, salinan di dalam paket, atau ``kernels/`` repo.
 
-    (Untuk instalasi yang bukan editable: ``atensi/kernels/`` di dalam paket,
-    bila berkasnya ikut dikemas.)
+    Wheel (``pip install`` biasa) membawa salinan ``.cu`` di ``atensi/kernels/``;
+    instalasi *editable* dan repositori membaca ``kernels/`` di akar repo.
     """
     env = os.environ.get("ATENSI_KERNELS_DIR")
+    here = Path(__file__).resolve()  # .../atensi/kernels/loading.py
     if env:
         folder = Path(env)
+    elif any(here.parent.glob("*.cu")):
+        folder = here.parent  # installed from a wheel
     else:
-        here = Path(__file__).resolve()  # src/atensi/kernels/loading.py
-        folder = here.parents[3] / "kernels"
-        if not folder.is_dir() and any(here.parent.glob("*.cu")):
-            folder = here.parent  # .cu files packaged into atensi/kernels/
+        folder = here.parents[3] / "kernels"  # src/atensi/kernels -> repo root
     if not folder.is_dir():
         raise FileNotFoundError(
             f"Folder kernel tidak ditemukan: {folder}. Pasang atensi dari repo "
