@@ -29,6 +29,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from chapter_runs import cache_for_the_build, run_chapter
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -91,11 +93,20 @@ def build_book(output_root: Path) -> BookBuild:
 
 @pytest.fixture(scope="session")
 def book_build(tmp_path_factory) -> BookBuild:
-    """The session's one book build (from clean unless ATENSI_REUSE_BUILD=1)."""
+    """The session's one book build (from clean unless ATENSI_REUSE_BUILD=1).
+
+    Every chapter is executed first, once, with its answers (``chapter_runs``);
+    the build reads those outputs from its execution cache instead of running
+    the chapters again.
+    """
     if os.environ.get("ATENSI_REUSE_BUILD") == "1":
         output_root = ROOT
     else:
         output_root = tmp_path_factory.mktemp("buku")
+    cache_dir = output_root / "_build" / ".jupyter_cache"
+    cache_dir.parent.mkdir(parents=True, exist_ok=True)
+    for page in toc_pages():
+        cache_for_the_build(run_chapter(page), cache_dir)
     return build_book(output_root)
 
 

@@ -1,0 +1,102 @@
+"""Each chapter is executed once per test session, with its exercise answers.
+
+A chapter is read the way the book build reads it (MyST-NB's own reader, so
+the notebook is the same one the build hashes), executed by nbclient in
+``chapters/`` with ``ATENSI_BOOK=1`` (as the build runs it), and its
+answers (``exercise_answers.py``) run after it in the same kernel, the way a
+reader who pastes them at the end of the notebook would run them.
+
+The executed chapter cells are then written into the build's execution cache
+(``_build/.jupyter_cache``), so the session's book build uses them instead of
+executing every chapter a second time. A chapter that failed is not cached:
+the build then executes it itself and reports the same error.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import os
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbclient
+import nbformat
+
+from exercise_answers import Answer, answers
+
+ROOT = Path(__file__).resolve().parents[1]
+CELL_TIMEOUT_S = 300
+
+
+@dataclass
+class ChapterRun:
+    page: str  # "chapters/name"
+    notebook: nbformat.NotebookNode  # as the build reads it, before execution
+    executed: nbformat.NotebookNode  # chapter cells, then one cell per answer
+    answers: list[Answer]
+    seconds: float
+    error: str | None  # the traceback, when a cell raised
+
+    @property
+    def answer_cells(self) -> list:
+        return self.executed.cells[len(self.notebook.cells):]
+
+
+def read_like_the_build(path: Path) -> nbformat.NotebookNode:
+    from myst_nb.core.read import read_myst_markdown_notebook
+    from myst_parser.config.main import MdParserConfig
+
+    return read_myst_markdown_notebook(
+        path.read_text(encoding="utf-8"),
+        MdParserConfig(enable_extensions={"amsmath", "dollarmath", "colon_fence"}),
+        add_source_map=True,
+        path=path,
+    )
+
+
+@functools.lru_cache(maxsize=None)
+def run_chapter(page: str) -> ChapterRun:
+    path = ROOT / f"{page}.md"
+    notebook = read_like_the_build(path)
+    executed = copy.deepcopy(notebook)
+    chapter_answers = answers(path)
+    for answer in chapter_answers:
+        executed.cells.append(nbformat.v4.new_code_cell(answer.code, metadata={"answer": answer.label}))
+    client = nbclient.NotebookClient(
+        executed,
+        timeout=CELL_TIMEOUT_S,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
+    error = None
+    start = time.perf_counter()
+    try:
+        client.execute(env={**os.environ, "ATENSI_BOOK": "1"})
+    except Exception:  # CellExecutionError, a dead kernel, a timeout: all reported by the test
+        error = traceback.format_exc()
+    seconds = time.perf_counter() - start
+    return ChapterRun(page, notebook, executed, chapter_answers, seconds, error)
+
+
+def cache_for_the_build(run: ChapterRun, cache_dir: Path) -> bool:
+    """Put the executed chapter into the build's execution cache; False when it failed."""
+    if run.error is not None:
+        return False
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    chapter = copy.deepcopy(run.notebook)
+    for cell, done in zip(chapter.cells, run.executed.cells):
+        if cell.cell_type == "code":
+            cell.outputs = done.get("outputs", [])
+            cell.execution_count = done.get("execution_count")
+    cache = get_cache(str(cache_dir))
+    cache.cache_notebook_bundle(
+        CacheBundleIn(chapter, str(ROOT / f"{run.page}.md"), data={"execution_seconds": run.seconds}),
+        check_validity=False,
+        overwrite=True,
+    )
+    return True
