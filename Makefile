@@ -54,7 +54,7 @@ notebooks: $(STAMP)
 	$(PY) scripts/sync_notebooks.py
 
 clean:
-	rm -rf _build _ext/locale/*/LC_MESSAGES/*.mo
+	rm -rf _build _ext/atensi_book/locale/*/LC_MESSAGES/*.mo
 
 $(LIB_STAMP): $(LIB_SOURCES)
 	rm -rf _build/.jupyter_cache _build/.doctrees _build/jupyter_execute

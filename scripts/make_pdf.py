@@ -105,7 +105,7 @@ def make_pdf(single: Path, pdf: Path) -> int:
             page.goto(base + entry_page(index), wait_until="load")
             # Open every solution so the answers are in the PDF too.
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-            # Math is usually typeset at build time (_ext/prerender_math.py);
+            # Math is usually typeset at build time (_ext/atensi_book/formulas.py);
             # a build without Node.js leaves it to MathJax in the page.
             if page.locator("script[src*='_mathjax/']").count():
                 page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",

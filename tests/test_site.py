@@ -18,8 +18,8 @@ from bs4 import BeautifulSoup
 from conftest import ROOT, toc_pages
 
 sys.path.insert(0, str(ROOT / "_ext"))
-import book_guard  # noqa: E402
-import site_meta  # noqa: E402
+from atensi_book import guard as book_guard  # noqa: E402
+from atensi_book import site as site_meta  # noqa: E402
 
 WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))

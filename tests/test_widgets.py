@@ -233,13 +233,13 @@ def test_book_mode_never_creates_an_ipywidget():
 
 def test_sphinx_extension_sets_book_mode(monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "_ext"))
-    import static_explorers
+    from atensi_book import explorers
 
     monkeypatch.delenv(widgets.ENV_VAR, raising=False)
-    meta = static_explorers.setup(None)
-    assert os.environ[widgets.ENV_VAR] == "1" and meta["parallel_read_safe"]
+    explorers.book_mode()
+    assert os.environ[widgets.ENV_VAR] == "1"
     monkeypatch.setenv(widgets.ENV_VAR, "0")
-    static_explorers.setup(None)
+    explorers.book_mode()
     assert os.environ[widgets.ENV_VAR] == "0"
 
 

@@ -1,4 +1,4 @@
-// Typeset TeX with MathJax under Node.js, for _ext/prerender_math.py.
+// Typeset TeX with MathJax under Node.js, for formulas.py.
 // stdin:  {"mathjax": "<es5 folder>", "fontURL": "<url>", "items": [[tex, display], ...]}
 // stdout: {"html": ["<mjx-container ...>", ...], "css": "<the CHTML stylesheet>"}
 const fs = require("fs");

@@ -51,8 +51,3 @@ class FigureAltText(SphinxPostTransform):
                 section = _section_title(image)
                 alt = f"Gambar di bagian «{section}»" if section else "Gambar keluaran kode"
             image["alt"] = alt
-
-
-def setup(app):
-    app.add_post_transform(FigureAltText)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -131,9 +131,7 @@ def load_roots(app):
         SearchIndonesian.roots.update(json.loads(path.read_text(encoding="utf-8")))
 
 
-def write_roots(app, exception):
-    if exception is not None or app.builder.format != "html":
-        return
+def write_roots(app) -> None:
     path = Path(app.doctreedir) / CACHE_FILE
     path.write_text(json.dumps(SearchIndonesian.roots, ensure_ascii=False), encoding="utf-8")
     language_data = Path(app.outdir) / "_static" / "language_data.js"
@@ -145,10 +143,3 @@ def write_roots(app, exception):
         raise RuntimeError(f"{language_data}: baris 'var AKAR_KATA = ...;' tidak ditemukan")
     new = f"var AKAR_KATA = {roots_js()};"
     language_data.write_text(line.sub(lambda _: new, text, count=1), encoding="utf-8")
-
-
-def setup(app):
-    app.add_search_language(SearchIndonesian)
-    app.connect("builder-inited", load_roots)
-    app.connect("build-finished", write_roots)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,19 +1,25 @@
 """Indonesian for the interface text that the themes leave in English.
 
-Sphinx itself and sphinx-book-theme ship Indonesian catalogs, but
-pydata-sphinx-theme has none and a few book-theme strings are missing. The
-catalogs in ``_ext/locale/id/LC_MESSAGES`` are compiled here and registered as
-fallbacks: they fill the gaps and do not replace existing translations.
+- **Catalogs.** Sphinx itself and sphinx-book-theme ship Indonesian catalogs,
+  but pydata-sphinx-theme has none and a few book-theme strings are missing.
+  The catalogs in ``locale/id/LC_MESSAGES`` are compiled here and registered
+  as fallbacks: they fill the gaps and do not replace existing translations.
+- **Exercises.** sphinx-exercise's titles ("Solution to Exercise 4.1") and
+  sphinx-togglebutton's hints.
+- **Labels** that the themes hard-code in English (screen-reader labels, logo
+  alt text) are replaced in the written pages, and sphinx-copybutton gets
+  Indonesian messages (it picks them by ``<html lang>`` and has none for "id").
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
-from babel.messages.pofile import read_po
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 TEMPLATES_DIR = Path(__file__).parent / "templates"  # buttons whose text is not translatable
@@ -23,6 +29,20 @@ EXERCISE_FORMAT = "Latihan %s"
 EXERCISE_WORDS = (("Solution to", "Jawaban"), ("Exercise", "Latihan"))
 # sphinx-togglebutton's hint on the solution dropdowns ("Click to show").
 TOGGLE_HINTS = {"togglebutton_hint": "Klik untuk melihat", "togglebutton_hint_hide": "Klik untuk menutup"}
+# Hard-coded English in the themes' templates, as written in the HTML.
+LABELS = {
+    'aria-label="Main"': 'aria-label="Navigasi utama"',
+    'aria-label="Page"': 'aria-label="Halaman"',
+    'aria-label="Toggle hidden content"': 'aria-label="Tampilkan atau sembunyikan isi"',
+    'alt="Colab logo"': 'alt="Logo Colab"',
+    'alt="Binder logo"': 'alt="Logo Binder"',
+    'title="Link to this term"': 'title="Tautan ke istilah ini"',
+}
+# sphinx-copybutton picks its messages by <html lang>; it has none for "id".
+COPYBUTTON_ID = (
+    "messages['id'] = {'copy': 'Salin', 'copy_to_clipboard': 'Salin ke papan klip',"
+    " 'copy_success': 'Tersalin!', 'copy_failure': 'Gagal menyalin'};\n"
+)
 
 
 def compile_catalogs() -> list[str]:
@@ -76,10 +96,18 @@ def _indonesian(text):
     return text
 
 
-def setup(app):
-    for domain in compile_catalogs():
-        app.add_message_catalog(domain, str(LOCALE_DIR))
-    # Before sphinx-book-theme reads html_theme_options.
-    app.connect("config-inited", configure, priority=100)
-    app.add_post_transform(SolutionTitleInIndonesian)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}
+def with_indonesian_labels(html: str, page: Path) -> str:
+    for english, indonesian in LABELS.items():
+        html = html.replace(english, indonesian)
+    return html
+
+
+def copybutton_messages(outdir: Path) -> None:
+    copybutton = outdir / "_static" / "copybutton.js"
+    if copybutton.exists():
+        text = copybutton.read_text(encoding="utf-8")
+        if "messages['id']" not in text:
+            # Insert right after the messages object is declared.
+            text = re.sub(r"(const messages = \{.*?\n\}\n)", r"\1" + COPYBUTTON_ID.replace("\\", "\\\\"),
+                          text, count=1, flags=re.S)
+            copybutton.write_text(text, encoding="utf-8")

@@ -84,11 +84,11 @@ def broken_links(html_dir: Path) -> tuple[list[str], set[str]]:
     return broken, external
 
 
-def _remember_excludes(app, config):
+def remember_excludes(app, config):
     app._atensi_excludes_before_toc = set(config.exclude_patterns)
 
 
-def _refuse_pages_missing_from_toc(app, config):
+def refuse_pages_missing_from_toc(app, config):
     if not getattr(config, "external_toc_exclude_missing", False):
         return
     before = getattr(app, "_atensi_excludes_before_toc", set())
@@ -102,25 +102,11 @@ def _refuse_pages_missing_from_toc(app, config):
         )
 
 
-def _refuse_broken_links(app, exception):
-    # Only the site: the single-page build for `make pdf` writes its one page
-    # under chapters/ with links from the root (scripts/make_pdf.py moves it).
-    if exception is not None or app.builder.name != "html":
-        return
-    broken, _ = broken_links(Path(app.outdir))
+def refuse_broken_links(outdir: Path) -> None:
+    broken, _ = broken_links(outdir)
     if broken:
         listing = "\n  ".join(broken)
         raise ExtensionError(
             f"Tautan internal rusak di hasil build ({len(broken)}):\n  {listing}\n"
             "Perbaiki alamat atau #jangkar di halaman yang disebut."
         )
-
-
-def setup(app):
-    # sphinx-external-toc adds the pages missing from the toc to
-    # exclude_patterns at config-inited, priority 900: look before and after.
-    app.connect("config-inited", _remember_excludes, priority=100)
-    app.connect("config-inited", _refuse_pages_missing_from_toc, priority=950)
-    # After site_meta and the others have written their files.
-    app.connect("build-finished", _refuse_broken_links, priority=950)
-    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,105 @@
+"""The book's one Sphinx extension: what atensi adds to Jupyter Book.
+
+One module per job:
+
+    guard       a page missing from _toc.yml, or a broken internal link, fails the build
+    indonesian  interface text in Indonesian (catalogs, exercise titles, labels, copy button)
+    search      search that knows Indonesian affixes ("menghitung" finds "hitung")
+    figures     Indonesian alt text for the figures that cells draw
+    formulas    MathJax from the build, typeset at build time, wide equations on phones
+    pages       clean, light pages: no thebe, deferred scripts, sized images, small icon fonts
+    explorers   static explorers in every build; their frames as files
+    site        the published site: address, social card, 404, sitemap, robots.txt, index.html
+
+Every hook is connected below, in one place and in the order it must run.
+Once the pages are written, one pass (``finish``) reads every page once,
+applies each rewrite in turn and writes it once; the link check
+(``check_links``) comes last, when every other extension has written its files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import explorers, figures, formulas, guard, indonesian, pages, search, site
+
+
+def finish(app, exception):
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    is_site = app.builder.name == "html"  # not the single page that `make pdf` prints
+    if is_site:
+        site.write_index_redirect(app)
+    texts = {page: page.read_text(encoding="utf-8") for page in sorted(outdir.rglob("*.html"))}
+    rewrites = []
+    typeset = formulas.typeset_pages(app, texts)  # needs every formula of every page at once
+    if typeset is not None:
+        rewrites.append(typeset)
+    if is_site:
+        rewrites.append(lambda html, page: explorers.explorer_frames_to_files(html, page, outdir))
+    rewrites += [pages.sized_images, pages.without_fontawesome_script, indonesian.with_indonesian_labels]
+    for page, text in texts.items():
+        new = text
+        for rewrite in rewrites:
+            new = rewrite(new, page)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+    indonesian.copybutton_messages(outdir)
+    search.write_roots(app)
+    pages.subset_icon_fonts(outdir)  # after the pages: it keeps the icons they name
+    if is_site:
+        site.write_sitemap(outdir, app.config.html_baseurl, sorted(app.env.found_docs))
+        site.write_robots(outdir, app.config.html_baseurl)
+
+
+def check_links(app, exception):
+    # Only the site: the single page for `make pdf` links from the root
+    # (scripts/make_pdf.py moves it).
+    if exception is None and app.builder.name == "html":
+        guard.refuse_broken_links(Path(app.outdir))
+
+
+def setup(app):
+    explorers.book_mode()  # before the first notebook runs
+    app.add_config_value("atensi_site_url", "", "html")
+    for domain in indonesian.compile_catalogs():
+        app.add_message_catalog(domain, str(indonesian.LOCALE_DIR))
+    app.add_search_language(search.SearchIndonesian)
+    app.add_post_transform(indonesian.SolutionTitleInIndonesian)
+    app.add_post_transform(figures.FigureAltText)
+
+    # config-inited. sphinx-external-toc adds the pages missing from the toc
+    # to exclude_patterns, and sets root_doc, at priority 900.
+    app.connect("config-inited", guard.remember_excludes, priority=100)
+    app.connect("config-inited", indonesian.configure, priority=100)  # before the book theme reads its options
+    app.connect("config-inited", pages.configure, priority=100)
+    app.connect("config-inited", formulas.set_mathjax_path, priority=900)
+    app.connect("config-inited", site.configure, priority=950)  # after root_doc and repository_url are known
+    app.connect("config-inited", guard.refuse_pages_missing_from_toc, priority=950)
+
+    # builder-inited
+    app.connect("builder-inited", formulas.add_static_path)
+    app.connect("builder-inited", formulas.copy_mathjax)
+    app.connect("builder-inited", search.load_roots)
+    app.connect("builder-inited", formulas.choose)
+    app.connect("builder-inited", formulas.lazy_mathjax, priority=400)
+
+    # env-updated
+    app.connect("env-updated", site.skip_404_without_toc)
+
+    # html-page-context: after sphinx.ext.mathjax (500) has added its script.
+    app.connect("html-page-context", pages.drop_thebe_assets, priority=900)
+    app.connect("html-page-context", pages.defer_scripts, priority=950)
+    app.connect("html-page-context", formulas.drop_mathjax_script, priority=960)
+
+    # build-finished: the one pass over the pages before sphinx-external-toc
+    # (500), which writes its own index.html only when there is none; the link
+    # check last, once myst-nb and sphinx-exercise have written their files.
+    app.connect("build-finished", finish, priority=400)
+    app.connect("build-finished", check_links, priority=950)
+
+    app.add_css_file("wide-math.css")
+    app.add_js_file("wide-math.js", defer="defer")
+    app.add_css_file("kontras.css")
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,153 @@
+"""Pages that load cleanly and appear quickly on a slow phone connection.
+
+A chapter's text needs only its HTML and CSS; everything else may wait:
+
+- **Clean.** Light mode by default (pydata-sphinx-theme logs an error when no
+  mode is set, and the figures are drawn on white). Thebe is off in
+  ``_config.yml``, but sphinx-thebe still adds its loader, a remote URL and
+  sometimes the same inline ``const`` twice: its assets leave every page.
+  A favicon, so the browser does not ask for ``/favicon.ico``. One search
+  field, in the sidebar (``navbar_persistent``).
+- **Scripts are deferred**: they download alongside the page and run after it
+  has been parsed, in order. ``documentation_options.js`` stays blocking
+  because inline scripts of the theme write into its object straight away.
+  The theme's Font Awesome script goes (its CSS draws the same icons).
+- **The three search scripts** (``searchtools.js``, ``language_data.js``,
+  ``searchindex.js``) load only on ``search.html`` (``templates/layout.html``):
+  the search field sends the reader there.
+- **Images** get their real ``width`` and ``height``, so the text does not
+  jump when a figure arrives, and those after the first load lazily.
+- **Icon fonts**: the theme's Font Awesome fonts (275 KB, every icon) are cut
+  down to the icons the book shows: those named in the pages and the theme's
+  scripts, and those the theme's stylesheets draw themselves.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+FAVICON = Path(__file__).parent / "favicon.svg"
+BLOCKING = {"documentation_options.js"}
+# pydata-sphinx-theme's Font Awesome script (1,5 MB, ~0,5 MB compressed) turns
+# icons into SVG; its CSS already draws the same icons with the web font, so the
+# script only costs phones time (Lighthouse: blocking time, bytes).
+FONTAWESOME_JS = re.compile(r'<script defer src="[^"]*_static/scripts/fontawesome\.js[^"]*"></script>\s*')
+IMG = re.compile(r"<img (?P<attrs>[^>]*?)\s*/?>")
+SRC = re.compile(r'\bsrc="(?P<src>[^"]+)"')
+
+
+def configure(app, config):
+    context = dict(config.html_context or {})
+    context["default_mode"] = "light"  # read by pydata-sphinx-theme's layout
+    config.html_context = context
+    config.html_favicon = str(FAVICON)
+    config.html_theme_options = {**(config.html_theme_options or {}), "navbar_persistent": []}
+
+
+def is_thebe(asset) -> bool:
+    name = str(asset.filename or "") if hasattr(asset, "filename") else str(asset)
+    body = getattr(asset, "attributes", {}).get("body", "") or ""
+    return "thebe" in name or "THEBE_JS_URL" in body
+
+
+def drop_thebe_assets(app, pagename, templatename, context, doctree):
+    for key in ("script_files", "css_files"):
+        if key in context:
+            context[key] = [asset for asset in context[key] if not is_thebe(asset)]
+
+
+def defer_scripts(app, pagename, templatename, context, doctree):
+    # search.html loads searchtools.js without defer, and it needs doctools.js.
+    if pagename == "search":
+        return
+    scripts = []
+    for script in context.get("script_files", []):
+        name = Path(str(getattr(script, "filename", "") or "")).name
+        attrs = getattr(script, "attributes", None)
+        if name and attrs is not None and name not in BLOCKING and "async" not in attrs:
+            # A new object: Sphinx shares one per script across all pages.
+            script = type(script)(script.filename, priority=script.priority,
+                                  **{**attrs, "defer": "defer"})
+        scripts.append(script)
+    context["script_files"] = scripts
+
+
+def without_fontawesome_script(html: str, page: Path) -> str:
+    return FONTAWESOME_JS.sub("", html)
+
+
+def png_size(path: Path) -> tuple[int, int] | None:
+    try:
+        from PIL import Image
+
+        with Image.open(path) as image:
+            return image.size
+    except (OSError, ValueError):
+        return None
+
+
+def sized_images(html: str, page: Path) -> str:
+    """The page's images with width/height from the files, lazy after the first."""
+    seen = 0
+
+    def fix(match: re.Match) -> str:
+        nonlocal seen
+        attrs = match.group("attrs")
+        src = SRC.search(attrs)
+        if not src or "_images/" not in src.group("src") or " width=" in f" {attrs}":
+            return match.group(0)
+        size = png_size((page.parent / src.group("src")).resolve())
+        if size is None:
+            return match.group(0)
+        seen += 1
+        extra = f'width="{size[0]}" height="{size[1]}" style="height: auto"'
+        if seen > 1:
+            extra += ' loading="lazy"'
+        return f"<img {attrs} {extra} />"
+
+    return IMG.sub(fix, html)
+
+
+# ".fa-magnifying-glass:before,.fa-search:before{content:"\f002"}"
+FA_RULE = re.compile(r'(?P<selectors>[^{}]*\.fa-[^{}]*)\{content:"\\(?P<code>[0-9a-f]{4})"\}')
+FA_NAME = re.compile(r"\bfa-([a-z0-9-]+)")
+CSS_ESCAPE = re.compile(r"\\((?:e|f)[0-9a-f]{3})\b")
+PRIVATE_USE = re.compile("[\ue000-\uf8ff]")
+FA_FONTS = "_static/vendor/fontawesome/webfonts"
+
+
+def icon_codepoints(outdir: Path) -> set[int]:
+    """Every Font Awesome code point the built site can show."""
+    names: dict[str, int] = {}
+    shown: set[int] = set()
+    for css in (outdir / "_static").rglob("*.css"):
+        text = css.read_text(encoding="utf-8", errors="replace")
+        for rule in FA_RULE.finditer(text):
+            for name in FA_NAME.findall(rule["selectors"]):
+                names.setdefault(name, int(rule["code"], 16))
+        rest = FA_RULE.sub("", text)  # the icons a stylesheet draws by itself
+        shown |= {int(code, 16) for code in CSS_ESCAPE.findall(rest)}
+        shown |= {ord(char) for char in PRIVATE_USE.findall(rest)}
+    used: set[str] = set()
+    for path in [*outdir.rglob("*.html"), *(outdir / "_static").rglob("*.js")]:
+        used |= set(FA_NAME.findall(path.read_text(encoding="utf-8", errors="replace")))
+    return shown | {names[name] for name in used if name in names}
+
+
+def subset_icon_fonts(outdir: Path) -> None:
+    from fontTools import subset
+
+    folder = outdir / FA_FONTS
+    if not folder.is_dir():
+        return
+    codepoints = icon_codepoints(outdir)
+    options = subset.Options()
+    options.flavor = "woff2"
+    options.layout_features = ["*"]
+    for font_path in folder.glob("*.woff2"):
+        font = subset.load_font(str(font_path), options)
+        subsetter = subset.Subsetter(options)
+        subsetter.populate(unicodes=codepoints)
+        subsetter.subset(font)
+        subset.save_font(font, str(font_path), options)

@@ -1,0 +1,125 @@
+"""What the published site needs beyond the pages: its address, a sitemap,
+robots.txt, a social card, an Indonesian 404 page and the front door.
+
+- **The site's address** comes from the one repository URL in ``_config.yml``:
+  ``https://github.com/OWNER/REPO`` is published by GitHub Pages at
+  ``https://OWNER.github.io/REPO/``. Someone who hosts the book elsewhere sets
+  ``atensi_site_url`` under ``sphinx: config:`` (or ``ATENSI_SITE_URL``);
+  nothing else changes. The sitemap, the social card and the 404 page follow it.
+- **The sitemap** lists every page of the book, from the build environment.
+  sphinx-sitemap is not used: it collects the pages as they are written
+  (``html-page-context``), so after an incremental ``make book`` it loses
+  every page that was not rewritten.
+- **The social card** is ``static/kartu-atensi.png`` (1200 × 630 px: the
+  title and the one-line formula), shown through sphinxext-opengraph's tags.
+- **The front door**: ``index.html`` sends the reader to the first chapter,
+  with the favicon (written here instead of sphinx-external-toc's bare
+  one-line redirect).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from pathlib import Path
+from urllib.parse import quote, urlparse
+
+from .pages import FAVICON
+
+CARD = "_static/kartu-atensi.png"
+NOT_FOUND_TITLE = "Halaman tidak ditemukan"
+
+
+def github_pages_url(repository_url: str) -> str:
+    """``https://github.com/OWNER/REPO(.git)`` → ``https://owner.github.io/REPO/``."""
+    parsed = urlparse(repository_url.strip())
+    parts = [p for p in parsed.path.split("/") if p]
+    if parsed.scheme != "https" or parsed.netloc != "github.com" or len(parts) != 2:
+        raise ValueError(
+            f"URL repositori {repository_url!r} di _config.yml bukan alamat GitHub "
+            "berbentuk https://github.com/PEMILIK/REPO. Perbaiki 'repository: url', "
+            "atau tulis alamat situs sendiri di 'sphinx: config: atensi_site_url'."
+        )
+    owner, repo = parts[0], parts[1].removesuffix(".git")
+    return f"https://{owner.lower()}.github.io/{repo}/"
+
+
+def site_url(config) -> str:
+    override = os.environ.get("ATENSI_SITE_URL") or config.atensi_site_url
+    if override:
+        return override.rstrip("/") + "/"
+    repository = (config.html_theme_options or {}).get("repository_url", "")
+    return github_pages_url(repository)
+
+
+def configure(app, config):
+    url = site_url(config)
+    config.html_baseurl = url
+    # Open Graph: the site's address, the drawn card, Indonesian locale.
+    config.ogp_site_url = url
+    config.ogp_site_name = config.html_title
+    config.ogp_image = url + CARD
+    config.ogp_image_alt = f"{config.html_title}: rumus atensi satu baris"
+    config.ogp_social_cards = {"enable": False}
+    config.ogp_enable_meta_description = True
+    config.ogp_custom_meta_tags = ['<meta property="og:locale" content="id_ID" />']
+    # 404: absolute links under the site's path, so it works at any depth.
+    prefix = urlparse(url).path or "/"
+    config.notfound_urls_prefix = prefix
+    home = html.escape(quote(f"{prefix}{config.root_doc}.html"), quote=True)
+    config.notfound_context = {
+        "title": NOT_FOUND_TITLE,
+        "body": (
+            f"<h1>{NOT_FOUND_TITLE}</h1>\n"
+            "<p>Maaf, halaman yang Anda cari tidak ada di buku ini. Mungkin "
+            "alamatnya salah ketik, atau halamannya sudah dipindah.</p>\n"
+            f'<p><a href="{home}">'
+            "Kembali ke Pendahuluan dan daftar isi</a>, atau pakai kotak "
+            "pencarian di samping.</p>"
+        ),
+    }
+
+
+def write_sitemap(outdir: Path, url: str, docnames: list[str]) -> None:
+    entries = "".join(
+        f"  <url><loc>{html.escape(url + doc)}.html</loc></url>\n" for doc in docnames
+    )
+    (outdir / "sitemap.xml").write_text(
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{entries}</urlset>\n",
+        encoding="utf-8",
+    )
+
+
+def write_robots(outdir: Path, url: str) -> None:
+    (outdir / "robots.txt").write_text(
+        f"User-agent: *\nAllow: /\n\nSitemap: {url}sitemap.xml\n", encoding="utf-8"
+    )
+
+
+def write_index_redirect(app) -> None:
+    # root_doc and the title come from _config.yml: escaped like any other text.
+    first = html.escape(quote(f"{app.config.root_doc}.html"), quote=True)
+    title = html.escape(app.config.html_title or app.config.project)
+    page = (
+        '<!DOCTYPE html>\n<html lang="id">\n<head>\n<meta charset="utf-8">\n'
+        f"<title>{title}</title>\n"
+        f'<link rel="icon" href="_static/{FAVICON.name}">\n'
+        f'<meta http-equiv="Refresh" content="0; url={first}">\n'
+        "</head>\n<body>\n"
+        f'<p>Membuka <a href="{first}">halaman pertama buku</a>...</p>\n'
+        "</body>\n</html>\n"
+    )
+    Path(app.outdir, "index.html").write_text(page, encoding="utf-8")
+
+
+def skip_404_without_toc(app, env):
+    """A one-page book (no toctree at all) cannot draw the theme's sidebar on a
+    generated page: pydata-sphinx-theme fails on the 404 page. Such a book
+    (the configuration tests build one) simply gets no 404 page."""
+    if env.toctree_includes:
+        return
+    for listener in list(app.events.listeners.get("html-collect-pages", [])):
+        if getattr(listener.handler, "__module__", "").startswith("notfound"):
+            app.disconnect(listener.id)
