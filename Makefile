@@ -1,4 +1,5 @@
 # make book: bangun buku ke _build/html.  make test: semua tes.
+# make check: tes cepat pustaka dan kernel (tanpa buku, peramban, sanitizer), untuk kontributor.
 # Keduanya membuat .venv bila belum ada dan memasang paket bila requirements berubah.
 
 PYTHON ?= python3
@@ -8,7 +9,7 @@ STAMP := $(VENV)/.terpasang
 DEV_STAMP := $(VENV)/.terpasang-dev
 BUILD_FLAGS := --warningiserror --nitpick --keep-going
 
-.PHONY: book test notebooks clean train pdf zip lab
+.PHONY: book test check notebooks clean train pdf zip lab
 
 # The execution cache sees only a chapter's own cells: when the library or a
 # kernel changes, drop it so every chapter runs again against the new code.
@@ -23,6 +24,11 @@ book: $(STAMP) $(LIB_STAMP)
 
 test: $(DEV_STAMP)
 	$(VENV)/bin/pytest
+
+# The contributor's fast loop: the unit tier only (tests marked slow, book,
+# browser or gpu are left to make test).
+check: $(DEV_STAMP)
+	$(VENV)/bin/pytest -q -m "not slow and not book and not browser and not gpu"
 
 # The whole book as one PDF, printed by Chromium (needs requirements-dev.txt).
 pdf: $(DEV_STAMP) $(LIB_STAMP)
