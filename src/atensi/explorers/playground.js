@@ -185,7 +185,7 @@ export function mount(root, data, hooks) {
     qLabel.setAttribute("x", px(q[0]) + 8); qLabel.setAttribute("y", py(q[1]) - 8);
     state.K.forEach((k, j) => {
       keys[j].mark.setAttribute("x", px(k[0]) - 5); keys[j].mark.setAttribute("y", py(k[1]) - 5);
-      keys[j].label.setAttribute("x", px(k[0]) + 8); keys[j].label.setAttribute("y", py(k[1]) + 14);
+      keys[j].label.setAttribute("x", px(k[0]) + 6); keys[j].label.setAttribute("y", py(k[1]) - 8);
     });
     const p = moved();
     handle.setAttribute("transform", `translate(${px(p[0])},${py(p[1])})`);
@@ -216,7 +216,7 @@ export function mount(root, data, hooks) {
       `(<span data-pg="o0">${formatId(o[0], 3)}</span>; <span data-pg="o1">${formatId(o[1], 3)}</span>)`;
     oLine.setAttribute("x1", px(0)); oLine.setAttribute("y1", py(0));
     oLine.setAttribute("x2", px(o[0])); oLine.setAttribute("y2", py(o[1]));
-    oLabel.setAttribute("x", px(o[0]) + 6); oLabel.setAttribute("y", py(o[1]) + 14);
+    oLabel.setAttribute("x", px(o[0]) - 4); oLabel.setAttribute("y", py(o[1]) + 18);
     root.setAttribute("data-result", JSON.stringify(result, (k, v) => (v === -Infinity ? null : v)));
   }
 
