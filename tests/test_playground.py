@@ -431,6 +431,78 @@ def test_twin_has_no_serious_accessibility_problem(bare_page):
     assert problems == []
 
 
+# A stand-in for anywidget's model in the page: every save goes to the Python
+# widget (through Playwright), and its result comes back as "change:result".
+FAKE_MODEL = """
+const attrs = JSON.parse(document.getElementById('attrs').textContent);
+const handlers = {};
+const model = {
+  get: (k) => attrs[k], set: (k, v) => { attrs[k] = v; },
+  save_changes() {
+    window.pythonSync({Q: attrs.Q, K: attrs.K, scale: attrs.scale, mask: attrs.mask}).then((r) => {
+      attrs.result = r; (handlers['change:result'] || []).forEach((f) => f());
+      document.getElementById('host').dataset.saves = String(++window.saves);
+    });
+  },
+  on(name, f) { (handlers[name] = handlers[name] || []).push(f); },
+  off(name, f) { handlers[name] = (handlers[name] || []).filter((g) => g !== f); },
+};
+window.saves = 0;
+widget.render({model, el: document.getElementById('host')});
+"""
+
+
+def settle(page, calls):
+    """Wait until every save the page sent has come back from Python."""
+    for _ in range(100):
+        page.wait_for_timeout(30)
+        if page.evaluate("() => window.saves") == len(calls):
+            return
+    raise AssertionError(f"{len(calls)} panggilan Python, {page.evaluate('() => window.saves')} kembali")
+
+
+@pytest.mark.browser
+def test_live_view_draws_what_the_python_widget_computes(chromium):
+    live = playground.live()
+    calls = []
+
+    def sync(state):
+        calls.append(state)
+        live.Q, live.K, live.scale, live.mask = state["Q"], state["K"], state["scale"], state["mask"]
+        return live.result
+
+    context = chromium.new_context(viewport=PHONE, has_touch=True)
+    try:
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.expose_function("pythonSync", sync)
+        attrs = {"data": live.data, "Q": live.Q, "K": live.K, "scale": live.scale,
+                 "mask": live.mask, "result": live.result}
+        script = playground.JS_PATH.read_text(encoding="utf-8") + FAKE_MODEL
+        page.set_content(
+            '<!doctype html><html lang="id"><head><meta charset="utf-8"><title>uji</title>'
+            f"<style>{playground.CSS_PATH.read_text(encoding='utf-8')}</style></head><body>"
+            f'<script type="application/json" id="attrs">{json.dumps(attrs)}</script>'
+            f'<div id="host"></div><script type="module">{script}</script></body></html>')
+        root = page.locator("#host .atensi-playground")
+        root.wait_for(timeout=5000)
+        Q, K, _V = example.qkv()
+        Q, K, _ = check_against_numpy(root, Q, K)
+        for drag, target in ((mouse_drag, (0.0, 3.0)), (finger_drag, (2.0, -1.5))):
+            drag(page, root, *target)
+            settle(page, calls)
+            Q, K, point = check_against_numpy(root, Q, K)
+            assert_near(point, target)
+        root.locator("[data-pg=mask]").uncheck()
+        settle(page, calls)
+        assert calls[-1]["mask"] is False and live.mask is False
+        check_against_numpy(root, Q, K)
+        assert errors == []
+    finally:
+        context.close()
+
+
 @pytest.mark.book
 @pytest.mark.browser
 def test_book_playground_dragged_on_a_phone_equals_numpy(built_book, chromium, book_server, tmp_path):

@@ -309,7 +309,7 @@ if (typeof document !== "undefined") {
 }
 
 // Jupyter (anywidget): Python computes, the page draws and sends the vectors.
-export default {
+const widget = {
   render({ model, el: host }) {
     const root = el("div", { class: "atensi-playground", "data-host": "live" }, host);
     const view = mount(root, model.get("data"), {
@@ -326,3 +326,5 @@ export default {
     return () => model.off("change:result", refresh);
   },
 };
+
+export default widget;
