@@ -105,6 +105,10 @@ def test_vectors_from_the_page_are_checked():
         playground.check_vectors([[0, 1], [2, 0], [9, 0], [2, 1]], "Q")
     with pytest.raises(ValueError, match=r"berbentuk \(4, 2\)"):
         playground.check_vectors([[0, 1]], "K")
+    with pytest.raises(ValueError, match="pasangan angka"):
+        playground.check_vectors([[0, 1], [2], [3, 0], [2, 1]], "K")
+    with pytest.raises(ValueError, match="pasangan angka"):
+        playground.check_vectors([["a", 1]] * 4, "Q")
 
 
 # ------------------------------------------------------------------ live
@@ -131,8 +135,9 @@ def test_live_widget_computes_with_the_reference():
 def test_live_widget_loads_the_package_files():
     widget = playground.live(scale=False)
     assert widget.scale is False and widget.data["start"]["scale"] is False
-    assert "export default" in playground.JS_PATH.read_text(encoding="utf-8")
-    assert playground.CSS_PATH.is_file()
+    assert widget._esm == playground.JS_PATH.read_text(encoding="utf-8")
+    assert "export default" in widget._esm
+    assert widget._css == playground.CSS_PATH.read_text(encoding="utf-8")
     with pytest.raises(ValueError, match="'target'"):
         playground.live(target="Q9")
 

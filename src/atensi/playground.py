@@ -77,7 +77,13 @@ def compute(Q, K, V, *, row=ROW, scale=True, mask=True):
 
 def check_vectors(M, name):
     """Q or K sent by the page: (T, 2) as in the example, finite, inside LIMITS."""
-    M = np.asarray(M, dtype=np.float64) if isinstance(M, (list, tuple)) else M
+    if isinstance(M, (list, tuple)):
+        try:
+            M = np.asarray(M, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"Argumen '{name}' harus daftar {example.T} pasangan angka (x, y), tetapi yang "
+                f"diterima {M!r}.") from None
     M = _val.as_float_array(M, name, min_ndim=2, layout="(T, d_k)")
     if M.shape != (example.T, example.d_k):
         raise ValueError(
@@ -178,6 +184,7 @@ def live(*, scale=True, mask=True, target=f"Q{ROW}"):
     perubahan menghitung ulang ``result`` dengan ``compute``.
     """
     scale, mask, target = _start(scale, mask, target)
+    # Imported here: the book's static build never needs them.
     import anywidget
     import traitlets
 
