@@ -28,39 +28,14 @@ CHAPTERS = ROOT / "chapters"
 SETUP_TAG = "atensi-setup"
 
 SETUP_TEMPLATE = '''\
-# Sel persiapan (disembunyikan di buku). Di komputer sendiri paket atensi
-# sudah terpasang dan sel ini tidak berbuat apa-apa. Di Colab, sel ini
-# mengambil repositori (kernel .cu ada di sana) lalu memasang paketnya.
-def _siapkan_atensi(repo_url={repo_url}):
-    import importlib.util
-    import os
-    import subprocess
-    import sys
-
-    if importlib.util.find_spec("atensi") is None:
-        lokal = os.path.abspath(os.path.join("..", "src"))
-        if os.path.isdir(os.path.join(lokal, "atensi")):
-            sys.path.insert(0, lokal)  # repositori sudah ada, belum di-pip install
-        else:
-            tujuan = "/content/atensi" if os.path.isdir("/content") else os.path.abspath("atensi")
-            if not os.path.isdir(tujuan):
-                subprocess.run(["git", "clone", "--depth", "1", repo_url, tujuan], check=True)
-            subprocess.run([sys.executable, "-m", "pip", "install", "-q", "-e", tujuan], check=True)
-            sys.path.insert(0, os.path.join(tujuan, "src"))  # kernel yang sedang jalan
-        importlib.invalidate_caches()
-    if "myst_nb" not in sys.modules and importlib.util.find_spec("myst_nb") is None:
-        # Di luar buku, glue() cukup menampilkan nilainya.
-        import types
-        from IPython.display import display as tampilkan
-
-        def glue(name, variable, display=True):
-            if display:
-                tampilkan(variable)
-
-        sys.modules["myst_nb"] = types.SimpleNamespace(glue=glue)
-
-
-_siapkan_atensi()'''
+# Sel persiapan (disembunyikan di buku). Bila atensi belum terpasang (Colab,
+# Binder), sel ini memasangnya: dari salinan repositori bila bab dibuka di
+# sana, selain itu dari GitHub. Di komputer sendiri sel ini tidak berbuat apa-apa.
+import importlib.util, os, subprocess, sys
+if importlib.util.find_spec("atensi") is None:
+    _sumber = ".." if os.path.isdir(os.path.join("..", "src", "atensi")) else "git+" + {repo_url}
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", _sumber], check=True)
+    importlib.invalidate_caches()'''
 
 # A MyST code cell: opening fence, option lines (":key: value"), body, closing fence.
 CELL_RE = re.compile(

@@ -84,7 +84,7 @@ def test_setup_cell_uses_the_configured_repository_url():
     config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
     url = config["repository"]["url"]
     assert url.startswith("https://github.com/")
-    assert f'repo_url="{url.rstrip("/")}"' in sync_notebooks.setup_source()
+    assert f'"git+" + "{url.rstrip("/")}"' in sync_notebooks.setup_source()
 
 
 def test_sync_check_reports_a_stale_pair(tmp_path, monkeypatch):
@@ -114,32 +114,25 @@ def run_setup_cell(monkeypatch, cwd: Path, hidden: set[str]):
         importlib.util, "find_spec", lambda name, *a: None if name in hidden else real_find_spec(name, *a)
     )
     monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: calls.append(cmd))
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    monkeypatch.delitem(sys.modules, "myst_nb", raising=False)
     monkeypatch.chdir(cwd)
-    path_before = list(sys.path)
     exec(sync_notebooks.setup_source(), {})
-    return calls, sys.path[: len(sys.path) - len(path_before)]
+    return calls
 
 
 def test_setup_cell_is_a_no_op_when_atensi_is_installed(monkeypatch):
-    calls, added = run_setup_cell(monkeypatch, ROOT / "chapters", hidden=set())
-    assert calls == [] and added == []
+    assert run_setup_cell(monkeypatch, ROOT / "chapters", hidden=set()) == []
 
 
-def test_setup_cell_uses_the_checkout_when_not_installed(monkeypatch):
-    calls, added = run_setup_cell(monkeypatch, ROOT / "chapters", hidden={"atensi", "myst_nb"})
-    assert calls == []
-    assert added == [str(ROOT / "src")]
-    from myst_nb import glue  # the stand-in: shows the value, needs no Sphinx
-
-    glue("x", 1, display=False)
+def test_setup_cell_installs_the_checkout_it_is_opened_in(monkeypatch):
+    calls = run_setup_cell(monkeypatch, ROOT / "chapters", hidden={"atensi"})
+    assert calls == [[sys.executable, "-m", "pip", "install", "-q", ".."]]
 
 
-def test_setup_cell_clones_and_installs_on_colab(monkeypatch, tmp_path):
-    calls, added = run_setup_cell(monkeypatch, tmp_path, hidden={"atensi"})
-    target = str(tmp_path / "atensi")
+def test_setup_cell_installs_from_the_repository_on_colab(monkeypatch, tmp_path):
+    calls = run_setup_cell(monkeypatch, tmp_path, hidden={"atensi"})
     url = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
-    assert calls[0] == ["git", "clone", "--depth", "1", url.rstrip("/"), target]
-    assert calls[1][1:] == ["-m", "pip", "install", "-q", "-e", target]
-    assert added == [str(Path(target) / "src")]
+    assert calls == [[sys.executable, "-m", "pip", "install", "-q", "git+" + url.rstrip("/")]]
+
+
+def test_setup_cell_is_short():
+    assert len(sync_notebooks.setup_source().splitlines()) <= 10

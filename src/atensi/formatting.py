@@ -1,8 +1,24 @@
 """Angka untuk prosa berbahasa Indonesia: titik pemisah ribuan, koma desimal.
 
-Bab-bab memakai fungsi ini bersama ``myst_nb.glue`` agar setiap angka di
-prosa berasal dari sel yang dijalankan, tidak diketik tangan.
+Bab-bab memakai fungsi ini bersama ``glue`` agar setiap angka di prosa
+berasal dari sel yang dijalankan, tidak diketik tangan.
 """
+
+
+def glue(name, value, display=True):
+    """Tempelkan ``value`` ke prosa bab dengan nama ``name`` (``myst_nb.glue``).
+
+    Di luar buku (Colab, Jupyter tanpa MyST-NB) nilainya cukup ditampilkan.
+    """
+    try:
+        from myst_nb import glue as glue_into_book
+    except ImportError:
+        if display:
+            from IPython.display import display as show
+
+            show(value)
+        return
+    glue_into_book(name, value, display=display)
 
 
 def id_int(n):
