@@ -264,7 +264,7 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
     _v.check_even(d_k, "X", "d_k")
     offset = _v.check_positions(offset, T)
     base = _v.check_number(base, "base", low=1.0, low_open=True)
-    if not np.isfinite(np.float32(base)):
+    if base > float(np.finfo(np.float32).max):
         raise ValueError(
             f"Argumen 'base' = {base!r} terlalu besar untuk float32 (kernel memakai float32). "
             "Pakai base yang lebih kecil, misalnya 10000.0."
