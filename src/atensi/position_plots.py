@@ -34,6 +34,10 @@ def encoding_figure(P, similarity, *, title, component_label="komponen"):
     image = plots.draw_heatmap(ax_s, similarity, cmap="RdBu_r", vmin=-1, vmax=1,
                                annotate=False, colorbar=False, title="kemiripan kosinus",
                                xlabel="posisi p′", ylabel="posisi p")
+    for ax, (rows, cols) in ((ax_p, P.shape), (ax_s, similarity.shape)):
+        step = 16 if max(rows, cols) > 32 else (4 if max(rows, cols) > 8 else 1)
+        ax.set_xticks(np.arange(0, cols, step))
+        ax.set_yticks(np.arange(0, rows, step))
     bar = fig.colorbar(image, cax=fig.add_axes([0.92, 0.14, 0.02, 0.68]))
     bar.ax.tick_params(labelsize=plots.SMALL - 1)
     bar.ax.yaxis.set_major_formatter(plots._TICKS)
@@ -74,8 +78,8 @@ def rotation_figure(before, after, labels, *, title, axes=("sumbu 0", "sumbu 1")
     ``after`` yang sama sebagai panah berwarna, berlabel ``labels``."""
     before = np.asarray(before, dtype=np.float64)
     after = np.asarray(after, dtype=np.float64)
-    fig = plots.new_figure(4.4, 4.4)
-    ax = fig.add_axes([0.14, 0.11, 0.8, 0.76])
+    fig = plots.new_figure(4.4, 4.6)
+    ax = fig.add_axes([0.14, 0.17, 0.8, 0.72])
     limit = 1.2 * max(1e-9, float(np.abs(np.concatenate([before, after])).max()))
     _plane(ax, limit)
     for n, (b, a, name) in enumerate(zip(before, after, labels)):
