@@ -29,7 +29,7 @@ QUERY_WORD, KEY_WORD = "dia", "Budi"
 DELTAS = tuple(range(8))   # i − j in the live explorer
 SHIFTS = tuple(range(16))  # c in the live explorer
 STATIC_DELTAS = tuple(range(4))
-STATIC_SHIFTS = tuple(range(6))
+STATIC_SHIFTS = tuple(range(5))
 LIMIT = 3.6  # plane half-width: |q| = 3 and |k| = 2 in the running example
 
 
@@ -91,7 +91,7 @@ def _render(delta, shift, shifts=SHIFTS):
 
 
 def rope_static(delta=2, shift=0):
-    """Kembaran statis: i − j = 0…3 × geseran c = 0…5, semua bingkai sudah digambar."""
+    """Kembaran statis: i − j = 0…3 × geseran c = 0…4, semua bingkai sudah digambar."""
     _check_choice(delta, STATIC_DELTAS, "delta")
     _check_choice(shift, STATIC_SHIFTS, "shift")
     controls = [
