@@ -95,7 +95,7 @@ def test_figures_take_data_and_return_figures():
     PE = reference.sinusoidal_positions(16, 8)
     unit = PE / np.linalg.norm(PE, axis=1, keepdims=True)
     fig = position_plots.encoding_figure(PE, unit @ unit.T, title="uji")
-    assert len(fig.axes) == 3 and fig._suptitle.get_text() == "uji"
+    assert len(fig.axes) == 4 and fig._suptitle.get_text() == "uji"
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["0", "4"]
     K = example.K.astype(np.float64)
     fig = position_plots.rotation_figure(K, reference.rope(K), example.TOKENS, title="putar")

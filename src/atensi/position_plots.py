@@ -19,29 +19,32 @@ FADED = "#b0b0b0"
 
 
 def encoding_figure(P, similarity, *, title, component_label="komponen"):
-    """Kiri: tabel posisi ``P`` (T, d), satu baris per posisi. Kanan: ``similarity``
-    (T, T), kemiripan kosinus baris-baris P."""
+    """Atas: tabel posisi ``P`` (T, d), satu baris per posisi. Bawah: ``similarity``
+    (T, T), kemiripan kosinus baris-baris P. Bertumpuk, supaya terbaca di ponsel."""
     P = np.asarray(P, dtype=np.float64)
     similarity = np.asarray(similarity, dtype=np.float64)
-    fig = plots.new_figure(5.6, 3.3)
-    ax_p = fig.add_axes([0.09, 0.14, 0.34, 0.68])
-    ax_s = fig.add_axes([0.56, 0.14, 0.34, 0.68])
+    fig = plots.new_figure(plots.EXPLORER_WIDTH, 7.0)
+    ax_p = fig.add_axes([0.16, 0.55, 0.66, 0.35])
+    ax_s = fig.add_axes([0.16, 0.07, 0.66, 0.36])
     span = max(1e-9, float(np.abs(P).max()))
-    plots.draw_heatmap(ax_p, P, cmap="RdBu_r", vmin=-span, vmax=span, annotate=False,
-                       colorbar=False, title="nilai tiap komponen",
-                       xlabel=component_label, ylabel="posisi p")
+    image_p = plots.draw_heatmap(ax_p, P, cmap="RdBu_r", vmin=-span, vmax=span, annotate=False,
+                                 colorbar=False, title="nilai tiap komponen",
+                                 xlabel=component_label, ylabel="posisi p")
     ax_p.set_aspect("auto")
-    image = plots.draw_heatmap(ax_s, similarity, cmap="RdBu_r", vmin=-1, vmax=1,
-                               annotate=False, colorbar=False, title="kemiripan kosinus",
-                               xlabel="posisi p′", ylabel="posisi p")
+    image_s = plots.draw_heatmap(ax_s, similarity, cmap="RdBu_r", vmin=-1, vmax=1,
+                                 annotate=False, colorbar=False,
+                                 title="kemiripan kosinus antarposisi",
+                                 xlabel="posisi p′", ylabel="posisi p")
+    ax_s.set_aspect("auto")
     for ax, (rows, cols) in ((ax_p, P.shape), (ax_s, similarity.shape)):
         step = 16 if max(rows, cols) > 32 else (4 if max(rows, cols) > 8 else 1)
         ax.set_xticks(np.arange(0, cols, step))
         ax.set_yticks(np.arange(0, rows, step))
-    bar = fig.colorbar(image, cax=fig.add_axes([0.92, 0.14, 0.02, 0.68]))
-    bar.ax.tick_params(labelsize=plots.SMALL - 1)
-    bar.ax.yaxis.set_major_formatter(plots._TICKS)
-    fig.suptitle(title, fontsize=plots.FONT, x=0.02, y=0.97, ha="left", va="top")
+    for image, box in ((image_p, [0.85, 0.55, 0.03, 0.35]), (image_s, [0.85, 0.07, 0.03, 0.36])):
+        bar = fig.colorbar(image, cax=fig.add_axes(box))
+        bar.ax.tick_params(labelsize=plots.SMALL - 1)
+        bar.ax.yaxis.set_major_formatter(plots._TICKS)
+    fig.suptitle(title, fontsize=plots.FONT, x=0.02, y=0.985, ha="left", va="top")
     return fig
 
 
