@@ -27,7 +27,7 @@ import numpy as np
 
 from atensi import kernels, reference
 
-FILES = ("scores", "causal_mask", "softmax", "weighted_sum", "attention_fused")
+FILES = ("scores", "causal_mask", "softmax", "weighted_sum", "attention_fused", "rope")
 
 
 def _close(name, out, ref):
@@ -77,6 +77,10 @@ def run(file: str, backend: str) -> bool:
                                             fused_version="v2", splits=splits, backend=backend)
                     ok &= _close(f"attention fused v2 splits={splits} causal={causal} {tag}",
                                  out, ref)
+        elif file == "rope":
+            for offset in (0, 5):
+                out = kernels.rope(Q, offset=offset, backend=backend)
+                ok &= _close(f"rope offset={offset} {tag}", out, reference.rope(Q64, offset=offset))
     if backend == "cupy":
         import cupy
 

@@ -48,6 +48,7 @@ F_CHAPTERS = {
     "matriks_skor": ("matriks-skor", "Matriks Skor", "scores.cu"),
     "skala_akar_dk": ("skala-akar-dk", "Mengapa Membagi dengan √d_k", "scores.cu"),
     "mask_kausal": ("mask-kausal", "Mask Kausal", "causal_mask.cu"),
+    "posisi": ("posisi", "Posisi", "rope.cu"),
 }
 
 
@@ -131,6 +132,35 @@ def test_cuda_on_ramp_covers_what_the_first_kernel_needs():
 def test_f_explorers_are_in_their_chapters():
     assert "widgets.sharpness()" in "\n".join(code_sources("skala_akar_dk"))
     assert "widgets.mask()" in "\n".join(code_sources("mask_kausal"))
+
+
+def test_posisi_chapter_shows_the_three_families_and_rope_as_a_step():
+    text = chapter_text("posisi")
+    code = "\n".join(code_sources("posisi"))
+    toc = (ROOT / "_toc.yml").read_text(encoding="utf-8").split()
+    assert toc.index("chapters/posisi") == toc.index("chapters/mask_kausal") + 3  # "- file:" between
+    # Why: permutation equivariance shown, and what the mask leaks.
+    assert "causal=False" in code and "Q[acak], K[acak], V[acak]" in code
+    assert "reference.causal_mask(np.zeros(" in code
+    # The three families, each computed with the library, and ALiBi cited.
+    assert 'model.params["wpe"]' in code and "reference.sinusoidal_positions(" in code
+    assert "reference.rope(" in code and "offset=" in code
+    for citation in ("Vaswani dkk. (2017)", "Su dkk.", "Press dkk. (2022)"):
+        assert citation in " ".join(text.split()), citation
+    assert "ALiBi" in text and "KV cache" in text
+    # RoPE as a step: NumPy source, the thread loop, the kernel run and the explorer.
+    for used in ("inspect.getsource(reference._rope)", "inspect.getsource(loops.rope)",
+                 "kernels.rope(", "rope_explorer.rope()", "position_plots."):
+        assert used in code, used
+    # Predict-then-run, a coding task with an assert, and a bug hunt.
+    lowered = text.lower()
+    assert "tebak dulu" in lowered and "cari *bug*-nya" in lowered
+    answers = re.findall(r"\{solution\}.*?\n`{4}\n", text, re.S)
+    assert any("assert " in a for a in answers)
+    # Comparisons glued into the prose have an assert in their hidden cell.
+    hidden = [c for c in jupytext.read(CHAPTERS / "posisi.md").cells
+              if c.cell_type == "code" and "remove-cell" in c.metadata.get("tags", [])]
+    assert sum("assert " in c.source for c in hidden) >= 6
 
 
 # --- Matriks Skor: the numbers, from the library --------------------------------
@@ -447,10 +477,11 @@ G_CHAPTERS = {
     "jumlah_v": ("jumlah-v", "Jumlah Tertimbang Vektor *Value*"),
     "sintesis": ("sintesis", "Menyatukan Langkah: Satu *Forward Pass*"),
 }
-ALL_LABELS = [
-    "pendahuluan", "cuda-10-menit", "matriks-skor", "skala-akar-dk", "mask-kausal",
-    "softmax", "jumlah-v", "sintesis", "gradien", "melatih", "menjalankan", "glosarium",
-]
+# Every page's label, "(label)=" right above its title.
+ALL_LABELS = sorted(
+    label for path in CHAPTERS.glob("*.md")
+    for label in re.findall(r"^\((\S+)\)=\n# ", path.read_text(encoding="utf-8"), re.M)
+)
 # The reference functions a chapter must import, never define again.
 LIBRARY_NAMES = ("scores", "causal_mask", "softmax", "weighted_sum", "attention",
                  "attention_blocked")
@@ -598,10 +629,14 @@ def test_g_quick_bench_preset_stays_small():
 # --- Glossary ----------------------------------------------------------------
 
 
-def glossary_terms() -> list[str]:
+def glossary_blocks() -> list[str]:
+    """The text of every ``{glossary}`` block of the glossary page."""
     text = chapter_text("glosarium")
-    block = text.split("```{glossary}", 1)[1].split("\n```\n", 1)[0]
-    return [line.strip() for line in block.splitlines()
+    return [part.split("\n```\n", 1)[0] for part in text.split("```{glossary}")[1:]]
+
+
+def glossary_terms() -> list[str]:
+    return [line.strip() for block in glossary_blocks() for line in block.splitlines()
             if line and not line.startswith((" ", ":")) and line.strip()]
 
 
@@ -622,9 +657,7 @@ def test_glossary_terms_cover_the_book_and_are_unique():
 
 
 def test_glossary_entries_name_their_chapter():
-    text = chapter_text("glosarium")
-    block = text.split("```{glossary}", 1)[1].split("\n```\n", 1)[0]
-    entries = re.split(r"\n\n(?=\S)", block.strip())
+    entries = [e for block in glossary_blocks() for e in re.split(r"\n\n(?=\S)", block.strip())]
     entries = [e for e in entries if not e.startswith(":")]
     assert len(entries) >= 60
     for entry in entries:

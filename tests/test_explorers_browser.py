@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from atensi import widgets
+from atensi import rope_explorer, widgets
 
 pytestmark = pytest.mark.browser
 
@@ -31,9 +31,10 @@ HOMES = {
     "ketajaman": ["chapters/skala_akar_dk"],
     "mask": ["chapters/mask_kausal"],
     "baris": ["chapters/softmax", "chapters/jumlah_v"],
+    "rope": ["chapters/posisi"],
 }
 BUILDERS = {"ketajaman": widgets.sharpness_static, "mask": widgets.mask_static,
-            "baris": widgets.row_static}
+            "baris": widgets.row_static, "rope": rope_explorer.rope_static}
 
 # Current face of one explorer: what a reader sees.
 STATE = """(root) => {

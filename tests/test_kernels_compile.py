@@ -22,6 +22,7 @@ EXPECTED = {
     "softmax.cu": {"softmax_v1_shared", "softmax_v2_warp", "softmax_v2_warp_causal"},
     "weighted_sum.cu": {"weighted_sum_v1", "weighted_sum_v2_tiled",
                         "weighted_sum_v2_tiled_causal"},
+    "rope.cu": {"rope_v1"},
 }
 
 

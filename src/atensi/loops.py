@@ -7,6 +7,7 @@ yang persis dikerjakan oleh satu *thread* CUDA di ``kernels/*.cu``:
     causal_mask   satu thread per (i, j):  tulis -inf bila j > i
     softmax       satu baris per block:    maksimum, jumlah, bagi
     weighted_sum  satu thread per (i, c):  Σ_j A[i, j] · V[j, c]
+    rope          satu thread per (p, m):  putar satu pasangan komponen
 
 Masukan berbentuk ``(T, d_k)`` atau ``(T, T)`` (satu head). Hasilnya array
 NumPy float64 supaya bisa dipakai sebagai pembanding yang teliti.
@@ -85,3 +86,19 @@ def attention(Q, K, V, *, causal=True, scale=True):
     if causal:
         S = causal_mask(S)
     return weighted_sum(softmax(S), V)
+
+
+def rope(X, *, offset=0, base=10000.0):
+    """RoPE: setiap pasangan (x[2m], x[2m+1]) baris p diputar (offset + p) · ω_m radian."""
+    T, d_k = X.shape
+    Y = np.zeros((T, d_k))
+    for p in range(T):
+        for m in range(d_k // 2):
+            # --- satu thread (p, m) ---
+            omega = base ** (-2.0 * m / d_k)       # frekuensi pasangan m
+            theta = (offset + p) * omega             # sudut untuk posisi ini
+            c, s = math.cos(theta), math.sin(theta)
+            x0, x1 = float(X[p, 2 * m]), float(X[p, 2 * m + 1])
+            Y[p, 2 * m] = x0 * c - x1 * s
+            Y[p, 2 * m + 1] = x0 * s + x1 * c
+    return Y

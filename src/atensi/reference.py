@@ -18,6 +18,9 @@ Langkah mundur (bab Gradien): ``attention_backward`` → (dQ, dK, dV);
 ``attention_backward_blocked`` sama, per ubin, dari log-sum-exp yang disimpan
 (``attention_blocked(..., return_lse=True)``); ``numerical_gradient`` untuk
 pemeriksaan beda hingga.
+
+Posisi (bab Posisi): ``sinusoidal_positions`` (Vaswani dkk.), ``rope`` dan
+``rope_angles`` (Su dkk.): putar pasangan komponen Q dan K sesuai posisinya.
 """
 
 import math
@@ -329,3 +332,84 @@ def numerical_gradient(f, X, *, h=1e-6):
         X[idx] = keep
         grad[idx] = (f_plus - f_minus) / (2 * h)
     return grad
+
+
+# ---------------------------------------------------------------------------
+# Posisi (bab Posisi): encoding sinusoidal dan RoPE
+# ---------------------------------------------------------------------------
+
+
+def _frequencies(xp, d, base):
+    """ω_m = base^(−2m/d) for m = 0 … d/2 − 1, float64: pair m turns ω_m radians per position."""
+    return base ** (-xp.arange(0, d, 2, dtype=np.float64) / d)
+
+
+def sinusoidal_positions(T, d_model, *, base=10000.0):
+    """Encoding posisi sinusoidal (Vaswani dkk., 2017), bentuk ``(T, d_model)``, float64.
+
+        PE[p, 2m]     = sin(p · ω_m)
+        PE[p, 2m + 1] = cos(p · ω_m),     ω_m = base^(−2m / d_model)
+
+    Pasangan m = 0 berputar satu radian per posisi; pasangan terakhir hampir
+    diam. Vektor ini *ditambahkan* ke embedding token sebelum lapisan pertama.
+    """
+    T = _val.check_int(T, "T", low=1)
+    d_model = _val.check_int(d_model, "d_model", low=2)
+    _val.check_even(d_model, "d_model", "d_model")
+    base = _val.check_number(base, "base", low=1.0, low_open=True)
+    angle = np.arange(T, dtype=np.float64)[:, None] * _frequencies(np, d_model, base)[None, :]
+    PE = np.empty((T, d_model))
+    PE[:, 0::2] = np.sin(angle)
+    PE[:, 1::2] = np.cos(angle)
+    return PE
+
+
+def rope_angles(T, d_k, *, offset=0, base=10000.0):
+    """Sudut RoPE ``θ[p, m] = (offset + p) · base^(−2m/d_k)``, bentuk ``(T, d_k/2)``, float64."""
+    T = _val.check_int(T, "T", low=1)
+    d_k = _val.check_int(d_k, "d_k", low=2)
+    _val.check_even(d_k, "d_k", "d_k")
+    offset = _val.check_positions(offset, T)
+    base = _val.check_number(base, "base", low=1.0, low_open=True)
+    return _rope_angles(np, T, d_k, offset, base)
+
+
+def _rope_angles(xp, T, d_k, offset, base):
+    positions = xp.arange(offset, offset + T, dtype=np.float64)
+    return positions[:, None] * _frequencies(xp, d_k, base)[None, :]
+
+
+def rope(X, *, offset=0, base=10000.0):
+    """*Rotary position embedding* (RoPE, Su dkk., 2021) untuk Q atau K, bentuk ``(..., T, d_k)``.
+
+    Baris p (posisi ``offset + p``) dibagi menjadi pasangan ``(x[2m], x[2m+1])``,
+    dan setiap pasangan diputar sebesar ``θ = (offset + p) · base^(−2m/d_k)``:
+
+        y[2m]     = x[2m] cos θ − x[2m+1] sin θ
+        y[2m + 1] = x[2m] sin θ + x[2m+1] cos θ
+
+    Akibatnya ``rope(q at i) · rope(k at j)`` hanya bergantung pada ``i − j``.
+    ``offset``: posisi baris 0 (misalnya panjang *KV cache* saat satu *token*
+    baru diputar). ``d_k`` harus genap. Sudut dihitung dalam float64, hasilnya
+    bertipe sama dengan ``X``. V tidak pernah diputar.
+    """
+    X = _val.as_float_array(X, "X")
+    T, d_k = X.shape[-2], X.shape[-1]
+    _val.check_even(d_k, "X", "d_k")
+    offset = _val.check_positions(offset, T)
+    base = _val.check_number(base, "base", low=1.0, low_open=True)
+    _val.check_finite(X, "X")
+    return _rope(X, offset, base)
+
+
+def _rope(X, offset, base):
+    xp = _xp(X)
+    T, d_k = X.shape[-2], X.shape[-1]
+    dtype = xp.result_type(X.dtype, xp.float32)  # float16 is rotated in float32
+    angle = _rope_angles(xp, T, d_k, offset, base)
+    cos, sin = xp.cos(angle).astype(dtype), xp.sin(angle).astype(dtype)
+    x0, x1 = X[..., 0::2].astype(dtype), X[..., 1::2].astype(dtype)
+    Y = xp.empty(X.shape, dtype=dtype)
+    Y[..., 0::2] = x0 * cos - x1 * sin
+    Y[..., 1::2] = x0 * sin + x1 * cos
+    return Y.astype(X.dtype, copy=False)

@@ -142,6 +142,11 @@ def _model(name: str, file: str, N: int, T: int, d: int, causal: bool):
         # Q, K, V once, writes O once: no (T, T) array.
         return KernelModel(name, file, "satu kernel: Q Kᵀ, softmax online, A V",
                            pairs * (4 * d + 5), f * 4 * vec)
+    if name.startswith("rope"):
+        # Per pair: 2 multiplies for the angle, 4 multiplies and 2 adds for the
+        # rotation (cos/sin not counted); reads and writes one (T, d) array.
+        return KernelModel(name, file, "RoPE: putar pasangan Q atau K sesuai posisi",
+                           8 * vec // 2, f * 2 * vec)
     if name.startswith("attention_weights_from_lse"):
         return KernelModel(name, file, "A = exp(S − L) dari log-sum-exp (backward)",
                            2 * sq, f * (2 * sq + N * T))
@@ -158,7 +163,7 @@ def _model(name: str, file: str, N: int, T: int, d: int, causal: bool):
 
 _GLOBAL = re.compile(r"__global__\s+void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(")
 # Kernel files in book order (the chain, then fused, then backward).
-_ORDER = ("scores.cu", "causal_mask.cu", "softmax.cu", "weighted_sum.cu",
+_ORDER = ("rope.cu", "scores.cu", "causal_mask.cu", "softmax.cu", "weighted_sum.cu",
           "attention_fused.cu", "attention_backward.cu")
 
 

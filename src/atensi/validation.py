@@ -624,3 +624,37 @@ def check_number(value, name: str, *, low=None, high=None, low_open=False) -> fl
 
 def check_positive(value, name: str) -> float:
     return check_number(value, name, low=0.0, low_open=True)
+
+
+# ---------------------------------------------------------------------------
+# Positions (RoPE, sinusoidal encodings)
+# ---------------------------------------------------------------------------
+
+# Positions are turned into float32 angles in the kernel: every integer up to
+# 2^24 is exact in float32, beyond that two positions would share one angle.
+MAX_POSITION = 2**24
+
+
+def check_even(d: int, name: str, what: str = "d_k") -> int:
+    """Pairs (x0, x1) are rotated together: the size ``what`` of ``name`` must be even."""
+    d = int(d)
+    if d % 2:
+        raise ValueError(
+            f"Argumen '{name}': {what} = {d} harus genap, karena komponennya dipakai "
+            f"berpasangan (0, 1), (2, 3), ..., dan komponen terakhir (indeks {d - 1}) tidak punya "
+            f"pasangan. Pakai {what} genap, misalnya {d + 1}"
+            + (f" atau {d - 1}." if d > 1 else ".")
+        )
+    return d
+
+
+def check_positions(offset, T: int, name: str = "offset") -> int:
+    """``offset``: the position of row 0, an int >= 0 with offset + T - 1 < 2^24."""
+    offset = check_int(offset, name, low=0)
+    if offset + T > MAX_POSITION:
+        raise ValueError(
+            f"Posisi terakhir {name} + T − 1 = {offset + T - 1} melampaui {id_int(MAX_POSITION - 1)}: "
+            f"di atas 2^24 float32 tidak bisa membedakan dua posisi yang berurutan. "
+            f"Pakai {name} yang lebih kecil (misalnya posisi relatif terhadap awal jendela)."
+        )
+    return offset

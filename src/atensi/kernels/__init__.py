@@ -21,6 +21,9 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
         ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu);
         ``fused_version="v2"``: struktur FlashAttention-2, d_k <= 128;
         ``splits``: key dibagi antar-block bila B·H·T kecil (split-K).
+    rope(X, *, offset=0, base=10000.0, backend=None)
+        RoPE untuk Q atau K (..., T, d_k), d_k genap: baris p diputar sesuai
+        posisi offset + p (kernels/rope.cu).
     attention_backward(Q, K, V, dO, ...)  gradien (dQ, dK, dV), lihat ``backward``
     available_backends()      backend yang bisa dipakai di mesin ini
     compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill, okupansi)
@@ -37,7 +40,7 @@ Isi paket, satu tugas per modul (semua nama di bawah juga ada di sini):
     inputs      pemeriksaan masukan (dari atensi.validation), array antar-backend
     launch      nama kernel, grid/block, peluncur ``_launch_*`` dan fused kernel
     compiling   CompileError, compile_report, ptxas_table, okupansi
-    api         scores, causal_mask, softmax, weighted_sum, attention
+    api         scores, causal_mask, softmax, weighted_sum, attention, rope
     backward    attention_backward (kernels/attention_backward.cu)
     cli         ``python -m atensi.kernels`` (kompilasi dan laporan ptxas)
 
@@ -51,7 +54,7 @@ berpengaruh.
 from __future__ import annotations
 
 from atensi.kernels import api, backward, cli, compiling, inputs, launch, loading  # noqa: F401
-from atensi.kernels.api import attention, causal_mask, scores, softmax, weighted_sum
+from atensi.kernels.api import attention, causal_mask, rope, scores, softmax, weighted_sum
 from atensi.kernels.backward import attention_backward
 from atensi.kernels.cli import _cli_file_problem, _main  # noqa: F401
 from atensi.kernels.compiling import (  # noqa: F401
@@ -100,6 +103,8 @@ from atensi.kernels.launch import (  # noqa: F401
     MAX_GRID_X,
     MAX_GRID_YZ,
     MAX_T,
+    ROPE,
+    ROPE_THREADS,
     SCORES_CAUSAL,
     SCORES_TILE,
     SCORES_VERSIONS,
@@ -118,6 +123,7 @@ from atensi.kernels.launch import (  # noqa: F401
     _fused_v2_combine,
     _fused_v2_partials,
     _launch_causal_mask,
+    _launch_rope,
     _launch_scores,
     _launch_softmax,
     _launch_weighted_sum,

@@ -36,6 +36,7 @@ from atensi.kernels.launch import (
     _attention_fused,
     _check_T_limit,
     _launch_causal_mask,
+    _launch_rope,
     _launch_scores,
     _launch_softmax,
     _launch_weighted_sum,
@@ -248,3 +249,34 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend, version=ws_version,
                          causal=causal and ws_version == "v2")
     return _like_input(Od, Q)
+
+
+def rope(X, *, offset=0, base=10000.0, backend=None):
+    """RoPE untuk Q atau K ``(..., T, d_k)`` dengan kernel ``rope_v1``; array baru.
+
+    Baris p diputar sesuai posisi ``offset + p``, pasangan demi pasangan, seperti
+    :func:`atensi.reference.rope`. ``d_k`` harus genap; ``X`` float32,
+    C-contiguous, tanpa NaN/inf; semuanya diperiksa sebelum peluncuran.
+    """
+    backend = resolve_backend(backend)
+    _check_array(X, "X")
+    T, d_k = X.shape[-2], X.shape[-1]
+    _v.check_even(d_k, "X", "d_k")
+    offset = _v.check_positions(offset, T)
+    base = _v.check_number(base, "base", low=1.0, low_open=True)
+    if base > float(np.finfo(np.float32).max):
+        raise ValueError(
+            f"Argumen 'base' = {base!r} terlalu besar untuk float32 (kernel memakai float32). "
+            "Pakai base yang lebih kecil, misalnya 10000.0."
+        )
+    rows = X.size // d_k
+    _check_int32(rows, "Jumlah baris H·T")
+    _check_int32(offset + T, "Posisi terakhir offset + T")
+    _v.check_output_bytes(float(X.nbytes), f"Keluaran RoPE {tuple(X.shape)}",
+                          "Kecilkan T atau jumlah head.", _kind(X))
+    _v.check_cpu_work(float(X.size), "rope", backend)
+    _check_finite(X, "X")
+    Xd = _to_backend(X, backend)
+    Od = _empty(X.shape, backend)
+    _launch_rope(Xd, Od, rows, T, d_k, offset=offset, base=base, backend=backend)
+    return _like_input(Od, X)

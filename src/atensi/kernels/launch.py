@@ -275,3 +275,18 @@ def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
     kernel = loading.get_function("attention_fused.cu", name, backend)
     kernel(grid, (FUSED_THREADS, 1, 1), args)
     return Od
+
+
+# --- RoPE (kernels/rope.cu) ----------------------------------------------------
+ROPE = "rope_v1"
+ROPE_THREADS = 256  # one thread per (row, pair); the kernel loops past the grid
+
+
+def _launch_rope(Xd, Od, rows, T, d_k, *, offset, base, backend):
+    """Rotate every (row, pair) of ``Xd`` (rows = H·T rows of d_k) into ``Od``."""
+    pairs = rows * (d_k // 2)
+    grid = (max(1, min(_ceil_div(pairs, ROPE_THREADS), MAX_GRID_X)), 1, 1)
+    args = (Xd, Od, np.int32(rows), np.int32(T), np.int32(d_k), np.int32(offset),
+            np.float32(base))
+    loading.get_function("rope.cu", ROPE, backend)(grid, (ROPE_THREADS, 1, 1), args)
+    return Od
