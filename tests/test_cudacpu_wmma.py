@@ -173,7 +173,7 @@ def test_model_refuses_operands_that_are_not_tf32():
         nf.matmul_tf32(np.zeros((2, 8), f32), np.zeros((8, 2), f32), precision="fp16")
 
 
-def test_matmul_model_is_one_mma_per_8_terms(rng=np.random.default_rng(27)):
+def test_matmul_model_agrees_with_one_mma(rng=np.random.default_rng(27)):
     A = rng.standard_normal((16, 8)).astype(f32)
     B = rng.standard_normal((8, 16)).astype(f32)
     one = nf.mma_tf32(nf.to_tf32(A), nf.to_tf32(B), np.zeros((16, 16), f32))

@@ -10,7 +10,7 @@ dan bab tensor core.
     to_tf32(x)            pembulatan cvt.rna.tf32.f32 (10 bit mantissa)
     split_tf32(x)         (hi, lo) dengan hi = to_tf32(x), lo = to_tf32(x - hi)
     mma_tf32(a, b, c)     satu ubin 16 x 16 x 8, urutan penjumlahan emulator
-    matmul_tf32(a, b)     A B dengan operan TF32 (atau 3xTF32), akumulasi float32
+    matmul_tf32(a, b)     A B dengan operan TF32 (atau 3xTF32), dijumlahkan tepat
     attention_tf32(...)   atensi dengan kedua perkalian matriksnya di TF32
 
 Semua fungsi bekerja pada array NumPy float32 dan mengembalikan float32.
@@ -112,13 +112,14 @@ def _check_precision(precision):
 
 
 def matmul_tf32(a, b, *, precision="tf32") -> np.ndarray:
-    """``A B`` seperti tensor core: operan TF32, akumulasi float32 per 8 suku.
+    """``A B`` dengan operan TF32 (atau 3xTF32): galat format operan saja.
 
-    ``a`` (..., M, K), ``b`` (..., K, N) float32. Sumbu K dijalani per
-    potongan 8 (satu MMA); di dalam satu potongan hasil kali dijumlahkan
-    dalam float64 lalu dibulatkan sekali, sebuah model (bukan urutan bit demi
-    bit kernel) yang galatnya sebesar akumulasi float32. ``precision="3xtf32"``:
-    ``a_lo b_hi + a_hi b_lo + a_hi b_hi`` (``a_lo b_lo`` dibuang), suku kecil dulu.
+    ``a`` (..., M, K), ``b`` (..., K, N) float32. Operan dibulatkan
+    (:func:`to_tf32`) atau dipecah (:func:`split_tf32`), hasil kalinya
+    dijumlahkan tepat dalam float64, lalu dibulatkan sekali ke float32. Jadi
+    model ini memisahkan galat format operan; akumulasi FP32 *kernel* (8 suku
+    per MMA) menambah galat setingkat float32 di atasnya. ``precision="3xtf32"``:
+    ``a_lo b_hi + a_hi b_lo + a_hi b_hi`` (``a_lo b_lo`` dibuang).
     """
     _check_precision(precision)
     a, b = _as_float32(a, "a"), _as_float32(b, "b")
@@ -128,14 +129,8 @@ def matmul_tf32(a, b, *, precision="tf32") -> np.ndarray:
         a_hi, a_lo = split_tf32(a)
         b_hi, b_lo = split_tf32(b)
         pairs = [(a_lo, b_hi), (a_hi, b_lo), (a_hi, b_hi)]
-    K = a.shape[-1]
-    acc = np.zeros(np.broadcast_shapes(a.shape[:-1] + (1,), b.shape[:-2] + (1, b.shape[-1])), np.float32)
-    for k0 in range(0, K, MMA_K):
-        for x, y in pairs:
-            part = np.matmul(x[..., k0:k0 + MMA_K].astype(np.float64),
-                             y[..., k0:k0 + MMA_K, :].astype(np.float64))
-            acc = (acc + part.astype(np.float32)).astype(np.float32)
-    return acc
+    total = sum(np.matmul(x.astype(np.float64), y.astype(np.float64)) for x, y in pairs)
+    return total.astype(np.float32)
 
 
 def attention_tf32(Q, K, V, *, causal=True, scale=True, precision="tf32") -> np.ndarray:
