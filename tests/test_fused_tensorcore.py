@@ -242,3 +242,47 @@ def test_matches_reference_on_gpu(case, causal, precision):
     out = kernels.attention(cp.asarray(Q), cp.asarray(K), cp.asarray(V), causal=causal, fused=True,
                             fused_version="v3", precision=precision, backend="cupy")
     kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
+
+
+# --- Sanitizers --------------------------------------------------------------------------
+
+
+def test_key_tiles_above_the_diagonal_are_never_read():
+    """Causal, T = 128, only query tile 0 launched, K and V with only their first
+    64 rows: under AddressSanitizer any read of a key tile above the diagonal
+    would be a heap-buffer-overflow. Also: no out-of-bounds access at all."""
+    from atensi import cudacpu
+
+    T, d_k = 128, 32
+    Q, K, V = kc.qkv((), T, d_k, "tensorcore-diagonal")
+    K64, V64 = K[:64].copy(), V[:64].copy()
+    O = np.zeros_like(Q)
+    args = (Q, K64, V64, O, np.int32(T), np.int32(d_k), np.int32(1),
+            np.float32(1 / np.sqrt(d_k)), np.int32(1))
+    result = cudacpu.run_in_subprocess(
+        path=str(SOURCE), kernel="attention_tensorcore_3xtf32_d32", grid=(1, 1, 1), block=(128, 1, 1),
+        args=args, shared_mem=kernels.launch.fused_v3_smem(d_k), sanitize="address", timeout=600,
+    ).check()
+    out = result.arrays[3]
+    kc.assert_matches(out[:64], _reference(Q[:64], K64, V64))
+    assert not out[64:].any()
+
+
+def test_thread_sanitizer_sees_a_missing_syncwarp():
+    """The WMMA calls order nothing: without the __syncwarp between storing S and
+    reading it back row by row, ThreadSanitizer (fibers: only barriers order the
+    CUDA threads) reports a data race between lanes."""
+    from atensi import cudacpu
+
+    source = SOURCE.read_text()
+    barrier = "__syncwarp();  // S dari semua lane terlihat"
+    assert source.count(barrier) == 1
+    Q, K, V = kc.qkv((), 40, 16, "tensorcore-race")
+    args = (Q, K, V, np.zeros_like(Q), np.int32(40), np.int32(16), np.int32(1), np.float32(0.25),
+            np.int32(0))
+    run = dict(path="kernels/attention_tensorcore.cu", kernel="attention_tensorcore_tf32_d32",
+               grid=(1, 1, 1), block=(128, 1, 1), args=args, shared_mem=kernels.launch.fused_v3_smem(16),
+               sanitize="thread", mode="fibers", timeout=600)
+    assert "data race" not in cudacpu.run_in_subprocess(source, **run).report
+    result = cudacpu.run_in_subprocess(source.replace(barrier, ""), **run)
+    assert "data race" in result.report, result.stderr[-3000:]

@@ -143,6 +143,37 @@ CUDACPU_RT inline void check_memory(const Site& s, const void* p, unsigned ldm, 
          col_major ? "kolom" : "baris", need);
 }
 
+// D = A B + C for the whole warp, from every lane's fragments (table of
+// arrive): A 16 x 8, B 8 x 16, C and D 16 x 16, element i of lane L being the
+// logical element i*32 + L. Runtime code: on a GPU these are registers that
+// the tensor core reads, not memory one lane reads from another.
+CUDACPU_RT inline void mma_tile(const Call* all) {
+  float A[16][8], B[8][16], C[16][16];
+  for (unsigned lane = 0; lane < kWarp; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      const int e = i * 32 + static_cast<int>(lane);
+      A[e / 8][e % 8] = all[lane].frag[1][i];
+      B[e / 16][e % 16] = all[lane].frag[2][i];
+    }
+    for (int i = 0; i < 8; ++i) {
+      const int e = i * 32 + static_cast<int>(lane);
+      C[e / 16][e % 16] = all[lane].frag[3][i];
+    }
+  }
+  for (unsigned lane = 0; lane < kWarp; ++lane)
+    for (int i = 0; i < 8; ++i) {
+      const int e = i * 32 + static_cast<int>(lane), r = e / 16, n = e % 16;
+      float acc = C[r][n];
+      for (int k = 0; k < 8; ++k) {
+        // The product in double is exact; one rounding to float is fl32(A*B),
+        // and no compiler can fuse it with the addition.
+        const float p = static_cast<float>(static_cast<double>(A[r][k]) * static_cast<double>(B[k][n]));
+        acc = acc + p;
+      }
+      all[lane].frag[0][i] = acc;
+    }
+}
+
 CUDACPU_RT inline bool is_tf32(float v) {
   const std::uint32_t b = std::bit_cast<std::uint32_t>(v);
   return (b & 0x1fffu) == 0 || v != v;
@@ -262,7 +293,7 @@ inline void fill_fragment(fragment<Use, 16, 16, 8, T, Layout>& f, float v,
 }
 
 // D = A B + C for one 16 x 16 x 8 tile. Lane 0 of the warp computes all 256
-// results from every lane's fragments, in the order stated at the top.
+// results from every lane's fragments (mma_tile), in the order stated at the top.
 template <class LA, class LB>
 inline void mma_sync(fragment<accumulator, 16, 16, 8, float>& d,
                      const fragment<matrix_a, 16, 16, 8, precision::tf32, LA>& a,
@@ -271,7 +302,6 @@ inline void mma_sync(fragment<accumulator, 16, 16, 8, float>& d,
                      std::source_location loc = std::source_location::current()) {
   using FA = fragment<matrix_a, 16, 16, 8, precision::tf32, LA>;
   using FB = fragment<matrix_b, 16, 16, 8, precision::tf32, LB>;
-  using FC = fragment<accumulator, 16, 16, 8, float>;
   const ::cudacpu::Site s = detail::site("wmma::mma_sync()", loc);
   const unsigned t = ::cudacpu::wmma_rt::self();
   for (int i = 0; i < FA::num_elements; ++i)
@@ -287,37 +317,7 @@ inline void mma_sync(fragment<accumulator, 16, 16, 8, float>& d,
                                "b.x[i] = wmma::__float_to_tf32(b.x[i]) sesudah load_matrix_sync.", i, b.x[i]);
   detail::Call mine{nullptr, 0, -1, 0, {d.x, const_cast<float*>(a.x), const_cast<float*>(b.x), const_cast<float*>(c.x)}};
   const detail::Call* all = ::cudacpu::wmma_rt::arrive(s, mine);
-  if (t % ::cudacpu::kWarp == 0) {
-    float A[16][8], B[8][16], C[16][16];
-    for (unsigned lane = 0; lane < 32; ++lane) {
-      int r, col;
-      for (int i = 0; i < FA::num_elements; ++i) {
-        detail::coords<FA>(i, lane, r, col);
-        A[r][col] = all[lane].frag[1][i];
-      }
-      for (int i = 0; i < FB::num_elements; ++i) {
-        detail::coords<FB>(i, lane, r, col);
-        B[r][col] = all[lane].frag[2][i];
-      }
-      for (int i = 0; i < FC::num_elements; ++i) {
-        detail::coords<FC>(i, lane, r, col);
-        C[r][col] = all[lane].frag[3][i];
-      }
-    }
-    for (unsigned lane = 0; lane < 32; ++lane)
-      for (int i = 0; i < FC::num_elements; ++i) {
-        int r, n;
-        detail::coords<FC>(i, lane, r, n);
-        float acc = C[r][n];
-        for (int k = 0; k < 8; ++k) {
-          // The product in double is exact; one rounding to float is fl32(A*B),
-          // and no compiler can fuse it with the addition.
-          const float p = static_cast<float>(static_cast<double>(A[r][k]) * static_cast<double>(B[k][n]));
-          acc = acc + p;
-        }
-        all[lane].frag[0][i] = acc;
-      }
-  }
+  if (t % ::cudacpu::kWarp == 0) ::cudacpu::wmma_rt::mma_tile(all);
   ::cudacpu::wmma_rt::depart(s);
 }
 
