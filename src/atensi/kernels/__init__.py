@@ -14,13 +14,16 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
         O = A V, bentuk (..., T, d_k). v2: diubin seperti GEMM; ``causal=True``
         menganggap A[i, j] = 0 untuk j > i dan melewati ubin masa depan.
     attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
-              fused_version="v1", splits=None, backend=None)
+              fused_version="v1", splits=None, precision=None, backend=None)
         Rantai scores → softmax → weighted_sum tanpa bolak-balik ke host;
         ``version="v3"``: scores v2, softmax v2 kausal, weighted_sum v2
         (bila kausal, masa depan dilewati di ketiga langkah);
         ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu);
         ``fused_version="v2"``: struktur FlashAttention-2, d_k <= 128;
-        ``splits``: key dibagi antar-block bila B·H·T kecil (split-K).
+        ``splits``: key dibagi antar-block bila B·H·T kecil (split-K);
+        ``fused_version="v3"``: Q·Kᵀ dan P·V di tensor core
+        (kernels/attention_tensorcore.cu), ``precision="tf32"`` atau
+        ``"3xtf32"`` (bawaan).
     attention_backward(Q, K, V, dO, ...)  gradien (dQ, dK, dV), lihat ``backward``
     available_backends()      backend yang bisa dipakai di mesin ini
     compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill, okupansi)
