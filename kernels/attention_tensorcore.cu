@@ -369,7 +369,7 @@ attention_tensorcore_tf32_d32(const float* Q, const float* K, const float* V,
                               float* O, int T, int d_k, int H, float scale,
                               int causal)
 {
-    extern __shared__ float tc_smem[];  // TC_SMEM(32) byte
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(32) byte
     attention_tensorcore_body<32, false>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
@@ -378,7 +378,7 @@ attention_tensorcore_tf32_d64(const float* Q, const float* K, const float* V,
                               float* O, int T, int d_k, int H, float scale,
                               int causal)
 {
-    extern __shared__ float tc_smem[];  // TC_SMEM(64) byte
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(64) byte
     attention_tensorcore_body<64, false>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
@@ -387,7 +387,7 @@ attention_tensorcore_tf32_d128(const float* Q, const float* K, const float* V,
                                float* O, int T, int d_k, int H, float scale,
                                int causal)
 {
-    extern __shared__ float tc_smem[];  // TC_SMEM(128) byte
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(128) byte
     attention_tensorcore_body<128, false>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
@@ -396,7 +396,7 @@ attention_tensorcore_3xtf32_d32(const float* Q, const float* K, const float* V,
                                 float* O, int T, int d_k, int H, float scale,
                                 int causal)
 {
-    extern __shared__ float tc_smem[];  // TC_SMEM(32) byte
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(32) byte
     attention_tensorcore_body<32, true>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
@@ -405,7 +405,7 @@ attention_tensorcore_3xtf32_d64(const float* Q, const float* K, const float* V,
                                 float* O, int T, int d_k, int H, float scale,
                                 int causal)
 {
-    extern __shared__ float tc_smem[];  // TC_SMEM(64) byte
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(64) byte
     attention_tensorcore_body<64, true>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
@@ -414,6 +414,6 @@ attention_tensorcore_3xtf32_d128(const float* Q, const float* K, const float* V,
                                  float* O, int T, int d_k, int H, float scale,
                                  int causal)
 {
-    extern __shared__ float tc_smem[];  // TC_SMEM(128) byte
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(128) byte
     attention_tensorcore_body<128, true>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
