@@ -41,6 +41,8 @@
 //          baris (maksimum, alpha, pembagian l) dikerjakan di shared memory, bukan di x[i].
 //          Kausal: warp yang semua barisnya sebelum ubin key itu tidak menghitungnya
 //          (kondisi sama untuk seluruh warp, jadi operasi warp tetap utuh).
+//          __launch_bounds__(128, 2): dua block per SM. Tanpa angka kedua, ptxas
+//          CUDA 13 memberi d32 terlalu sedikit register dan menumpahkan 8 byte ke stack.
 //
 // Versi (Versions) dalam berkas ini (argumen: Q, K, V, O, int T, int d_k, int H,
 // float scale, int causal; shared memory dinamis TC_SMEM(D) byte):
@@ -130,34 +132,34 @@ TC_LOAD_AB(matrix_b, col_major, "b", "col")
 
 typedef fragment<accumulator, 16, 16, 8, float> tc_acc;
 
+// Register sementara, bukan c.x lewat pointer: fragmen tetap di register.
+#define TC_LOAD_C(LAY)                                                                      \
+    asm volatile("wmma.load.c.sync.aligned." LAY ".m16n16k8.f32 "                           \
+                 "{%0, %1, %2, %3, %4, %5, %6, %7}, [%8], %9;"                              \
+                 : "=f"(r0), "=f"(r1), "=f"(r2), "=f"(r3),                                  \
+                   "=f"(r4), "=f"(r5), "=f"(r6), "=f"(r7) : "l"(p), "r"(ldm))
 __device__ __forceinline__ void load_matrix_sync(tc_acc& c, const float* p, unsigned ldm, layout_t layout)
 {
-    float* x = c.x;
-    if (layout == mem_row_major)
-        asm volatile("wmma.load.c.sync.aligned.row.m16n16k8.f32 "
-                     "{%0, %1, %2, %3, %4, %5, %6, %7}, [%8], %9;"
-                     : "=f"(x[0]), "=f"(x[1]), "=f"(x[2]), "=f"(x[3]),
-                       "=f"(x[4]), "=f"(x[5]), "=f"(x[6]), "=f"(x[7]) : "l"(p), "r"(ldm));
-    else
-        asm volatile("wmma.load.c.sync.aligned.col.m16n16k8.f32 "
-                     "{%0, %1, %2, %3, %4, %5, %6, %7}, [%8], %9;"
-                     : "=f"(x[0]), "=f"(x[1]), "=f"(x[2]), "=f"(x[3]),
-                       "=f"(x[4]), "=f"(x[5]), "=f"(x[6]), "=f"(x[7]) : "l"(p), "r"(ldm));
+    float r0, r1, r2, r3, r4, r5, r6, r7;
+    if (layout == mem_row_major) TC_LOAD_C("row");
+    else TC_LOAD_C("col");
+    c.x[0] = r0; c.x[1] = r1; c.x[2] = r2; c.x[3] = r3;
+    c.x[4] = r4; c.x[5] = r5; c.x[6] = r6; c.x[7] = r7;
 }
+#undef TC_LOAD_C
 
 __device__ __forceinline__ void store_matrix_sync(float* p, const tc_acc& c, unsigned ldm, layout_t layout)
 {
-    const float* x = c.x;
     if (layout == mem_row_major)
         asm volatile("wmma.store.d.sync.aligned.row.m16n16k8.f32 "
                      "[%0], {%1, %2, %3, %4, %5, %6, %7, %8}, %9;"
-                     :: "l"(p), "f"(x[0]), "f"(x[1]), "f"(x[2]), "f"(x[3]),
-                        "f"(x[4]), "f"(x[5]), "f"(x[6]), "f"(x[7]), "r"(ldm) : "memory");
+                     :: "l"(p), "f"(c.x[0]), "f"(c.x[1]), "f"(c.x[2]), "f"(c.x[3]),
+                        "f"(c.x[4]), "f"(c.x[5]), "f"(c.x[6]), "f"(c.x[7]), "r"(ldm) : "memory");
     else
         asm volatile("wmma.store.d.sync.aligned.col.m16n16k8.f32 "
                      "[%0], {%1, %2, %3, %4, %5, %6, %7, %8}, %9;"
-                     :: "l"(p), "f"(x[0]), "f"(x[1]), "f"(x[2]), "f"(x[3]),
-                        "f"(x[4]), "f"(x[5]), "f"(x[6]), "f"(x[7]), "r"(ldm) : "memory");
+                     :: "l"(p), "f"(c.x[0]), "f"(c.x[1]), "f"(c.x[2]), "f"(c.x[3]),
+                        "f"(c.x[4]), "f"(c.x[5]), "f"(c.x[6]), "f"(c.x[7]), "r"(ldm) : "memory");
 }
 
 template <class U, class T, class L>
@@ -173,18 +175,20 @@ __device__ __forceinline__ void fill_fragment(fragment<U, 16, 16, 8, T, L>& f, f
         tc_acc& d, const fragment<matrix_a, 16, 16, 8, precision::tf32, row_major>& a,      \
         const fragment<matrix_b, 16, 16, 8, precision::tf32, LAYOUT_B>& b, const tc_acc& c) \
     {                                                                                       \
-        float* o = d.x;                                                                     \
+        float o0, o1, o2, o3, o4, o5, o6, o7;                                               \
         asm volatile("wmma.mma.sync.aligned.row." LB ".m16n16k8.f32.tf32.tf32.f32 "         \
                      "{%0, %1, %2, %3, %4, %5, %6, %7}, {%8, %9, %10, %11}, "               \
                      "{%12, %13, %14, %15}, {%16, %17, %18, %19, %20, %21, %22, %23};"      \
-                     : "=f"(o[0]), "=f"(o[1]), "=f"(o[2]), "=f"(o[3]),                      \
-                       "=f"(o[4]), "=f"(o[5]), "=f"(o[6]), "=f"(o[7])                       \
+                     : "=f"(o0), "=f"(o1), "=f"(o2), "=f"(o3),                              \
+                       "=f"(o4), "=f"(o5), "=f"(o6), "=f"(o7)                               \
                      : "r"(__float_as_uint(a.x[0])), "r"(__float_as_uint(a.x[1])),          \
                        "r"(__float_as_uint(a.x[2])), "r"(__float_as_uint(a.x[3])),          \
                        "r"(__float_as_uint(b.x[0])), "r"(__float_as_uint(b.x[1])),          \
                        "r"(__float_as_uint(b.x[2])), "r"(__float_as_uint(b.x[3])),          \
                        "f"(c.x[0]), "f"(c.x[1]), "f"(c.x[2]), "f"(c.x[3]),                  \
                        "f"(c.x[4]), "f"(c.x[5]), "f"(c.x[6]), "f"(c.x[7]));                 \
+        d.x[0] = o0; d.x[1] = o1; d.x[2] = o2; d.x[3] = o3;                                 \
+        d.x[4] = o4; d.x[5] = o5; d.x[6] = o6; d.x[7] = o7;                                 \
     }
 TC_MMA(row_major, "row")
 TC_MMA(col_major, "col")
@@ -364,7 +368,7 @@ __device__ __forceinline__ void attention_tensorcore_body(
     }
 }
 
-extern "C" __global__ void __launch_bounds__(TC_THREADS)
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
 attention_tensorcore_tf32_d32(const float* Q, const float* K, const float* V,
                               float* O, int T, int d_k, int H, float scale,
                               int causal)
@@ -373,7 +377,7 @@ attention_tensorcore_tf32_d32(const float* Q, const float* K, const float* V,
     attention_tensorcore_body<32, false>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
-extern "C" __global__ void __launch_bounds__(TC_THREADS)
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
 attention_tensorcore_tf32_d64(const float* Q, const float* K, const float* V,
                               float* O, int T, int d_k, int H, float scale,
                               int causal)
@@ -382,7 +386,7 @@ attention_tensorcore_tf32_d64(const float* Q, const float* K, const float* V,
     attention_tensorcore_body<64, false>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
-extern "C" __global__ void __launch_bounds__(TC_THREADS)
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
 attention_tensorcore_tf32_d128(const float* Q, const float* K, const float* V,
                                float* O, int T, int d_k, int H, float scale,
                                int causal)
@@ -391,7 +395,7 @@ attention_tensorcore_tf32_d128(const float* Q, const float* K, const float* V,
     attention_tensorcore_body<128, false>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
-extern "C" __global__ void __launch_bounds__(TC_THREADS)
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
 attention_tensorcore_3xtf32_d32(const float* Q, const float* K, const float* V,
                                 float* O, int T, int d_k, int H, float scale,
                                 int causal)
@@ -400,7 +404,7 @@ attention_tensorcore_3xtf32_d32(const float* Q, const float* K, const float* V,
     attention_tensorcore_body<32, true>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
-extern "C" __global__ void __launch_bounds__(TC_THREADS)
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
 attention_tensorcore_3xtf32_d64(const float* Q, const float* K, const float* V,
                                 float* O, int T, int d_k, int H, float scale,
                                 int causal)
@@ -409,7 +413,7 @@ attention_tensorcore_3xtf32_d64(const float* Q, const float* K, const float* V,
     attention_tensorcore_body<64, true>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
 
-extern "C" __global__ void __launch_bounds__(TC_THREADS)
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
 attention_tensorcore_3xtf32_d128(const float* Q, const float* K, const float* V,
                                  float* O, int T, int d_k, int H, float scale,
                                  int causal)
