@@ -20,16 +20,15 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
         (bila kausal, masa depan dilewati di ketiga langkah);
         ``fused=True`` memakai satu *fused kernel* (kernels/attention_fused.cu);
         ``fused_version="v2"``: struktur FlashAttention-2, d_k <= 128;
-        ``splits``: key dibagi antar-block bila B·H·T kecil (split-K);
-        ``fused_version="v3"``: Q·Kᵀ dan P·V di tensor core
-        (kernels/attention_tensorcore.cu), ``precision="tf32"`` atau
-        ``"3xtf32"`` (bawaan).
+        ``splits``: key dibagi antar-block bila B·H·T kecil (split-K).
     attention_backward(Q, K, V, dO, ...)  gradien (dQ, dK, dV), lihat ``backward``
     available_backends()      backend yang bisa dipakai di mesin ini
     compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill, okupansi)
     ptxas_table()             tabel ptxas semua kernel untuk sm_80 dan sm_90
 
 Versi kernel: ``version="v1"`` (paling sederhana) atau ``"v2"`` (lebih cepat).
+``attention(..., fused=True, fused_version="v3")``: Q·Kᵀ dan P·V di *tensor core*
+(kernels/attention_tensorcore.cu), ``precision="tf32"`` atau ``"3xtf32"`` (bawaan).
 ``backend``: ``"cupy"`` (GPU NVIDIA), ``"cpu"`` (emulasi :mod:`atensi.cudacpu`)
 atau ``None`` (GPU bila ada). Array NumPy masuk → array NumPy keluar; array
 CuPy masuk → array CuPy keluar.
