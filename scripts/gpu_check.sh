@@ -16,6 +16,8 @@
 #   memcheck/racecheck  compute-sanitizer, hanya bila alatnya ada, pada
 #              fused kernel dan satu kernel reduksi (softmax)
 #   bench      python -m atensi.bench --quick --device gpu (baris GPU saja)
+#   tensorcore-v3  scripts/tensorcore_gpu.py: fused v3 TF32/3xTF32, v2, torch SDPA
+#              (hanya bila compute-sanitizer tidak berjalan: anggaran waktu)
 # Di $OUT hanya ada: results.txt, bench_gpu.json, logs.tar.gz.
 #
 # Variabel: OUT (folder hasil), ATENSI_VENV (bawaan .venv, jalur cadangan),
@@ -213,5 +215,16 @@ fi
 
 # --- Benchmark: GPU rows only ------------------------------------------------------------
 step bench 100 "$PY" -m atensi.bench --quick --device gpu --json "$BENCH_JSON"
+
+# --- Tensor cores: fused v3 (TF32, 3xTF32) next to v2 and torch SDPA float32 ----------
+# A section of its own: scripts/tensorcore_gpu.py prints one line per kernel and
+# shape (B=8, H=12, T=1024/4096, d_k=64, causal); the lines go into results.txt.
+# Where compute-sanitizer runs, it has used the rest of the time budget.
+if [ -n "$SANITIZER" ]; then
+    skip tensorcore-v3 "compute-sanitizer memakai sisa anggaran waktu; jalankan scripts/tensorcore_gpu.py sendiri"
+else
+    step tensorcore-v3 60 "$PY" scripts/tensorcore_gpu.py
+    [ -f "$LOGS/tensorcore-v3.log" ] && grep -E '^(v3|v2|torch)' "$LOGS/tensorcore-v3.log" | sed 's/^/  /' >>"$RESULTS"
+fi
 
 finish

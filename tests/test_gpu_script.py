@@ -99,8 +99,12 @@ def test_dry_run_uses_machine_python_and_installs_nothing(tmp_path, sanitizer):
                      "memcheck-softmax", "racecheck-softmax"):
             assert f"KERING {name} " in results
         assert "memcheck-scores" not in results and "weighted_sum" not in results
+        # the sanitizer takes the time the tensor-core section would use
+        assert "LEWATI tensorcore-v3 (compute-sanitizer memakai sisa anggaran" in results
+        results = results.replace("LEWATI tensorcore-v3", "")
     else:
         assert "LEWATI compute-sanitizer (alat tidak ditemukan" in results
+        assert re.search(r"KERING tensorcore-v3 .*scripts/tensorcore_gpu\.py", results)
     assert "LEWATI" not in results.replace("LEWATI compute-sanitizer", "")
     # Its own estimate: the sum of the step limits stays within 6 minutes.
     assert _planned_seconds(results) <= 360

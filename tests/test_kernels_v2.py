@@ -266,8 +266,8 @@ def test_bad_arguments():
         kernels.softmax(np.ones((4, 3), np.float32), causal=True, backend=CPU)
     with pytest.raises(ValueError, match="'version'.*'v3'"):
         kernels.attention(V, V, V, version="v4", backend=CPU)
-    with pytest.raises(ValueError, match="'fused_version'.*'v2'"):
-        kernels.attention(V, V, V, fused=True, fused_version="v3", backend=CPU)
+    with pytest.raises(ValueError, match="'fused_version'.*'v2', 'v3'"):
+        kernels.attention(V, V, V, fused=True, fused_version="v4", backend=CPU)
     wide = np.ones((3, 129), np.float32)
     with pytest.raises(ValueError, match="attention_fused_v2.*128"):
         kernels.attention(wide, wide, wide, fused=True, fused_version="v2", backend=CPU)

@@ -49,6 +49,9 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
   intrinsics (``__expf rsqrtf __fdividef`` ...), ``INFINITY``
   (``#ifndef INFINITY`` guards are harmless), ``__int_as_float``, ``printf``,
   ``float2/float4/int4/...``. The macro ``__CUDACPU__`` is defined.
+* Tensor cores: ``nvcuda::wmma`` for TF32 m16n16k8 (``cuda_cpu_wmma.h``,
+  no ``#include <mma.h>`` needed), warp-collective like the shuffles, with
+  exact ``cvt.rna`` rounding; its NumPy twin is ``atensi.number_formats``.
 
 Where a GPU fails, cudacpu fails too (tests/test_emulator_gaps.py):
 

@@ -1311,3 +1311,6 @@ CUDACPU_EXPORT void cudacpu_set_seed(unsigned long long seed) {
   (void)seed;
 #endif
 }
+
+// Tensor cores (nvcuda::wmma, TF32): warp-collective, on the machinery above.
+#include "cuda_cpu_wmma.h"

@@ -14,7 +14,7 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
         O = A V, bentuk (..., T, d_k). v2: diubin seperti GEMM; ``causal=True``
         menganggap A[i, j] = 0 untuk j > i dan melewati ubin masa depan.
     attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
-              fused_version="v1", splits=None, backend=None)
+              fused_version="v1", splits=None, precision=None, backend=None)
         Rantai scores → softmax → weighted_sum tanpa bolak-balik ke host;
         ``version="v3"``: scores v2, softmax v2 kausal, weighted_sum v2
         (bila kausal, masa depan dilewati di ketiga langkah);
@@ -30,6 +30,8 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
     ptxas_table()             tabel ptxas semua kernel untuk sm_80 dan sm_90
 
 Versi kernel: ``version="v1"`` (paling sederhana) atau ``"v2"`` (lebih cepat).
+``attention(..., fused=True, fused_version="v3")``: Q·Kᵀ dan P·V di *tensor core*
+(kernels/attention_tensorcore.cu), ``precision="tf32"`` atau ``"3xtf32"`` (bawaan).
 ``backend``: ``"cupy"`` (GPU NVIDIA), ``"cpu"`` (emulasi :mod:`atensi.cudacpu`)
 atau ``None`` (GPU bila ada). Array NumPy masuk → array NumPy keluar; array
 CuPy masuk → array CuPy keluar.

@@ -28,6 +28,8 @@ from atensi.kernels.launch import (
     ATTENTION_VERSIONS,
     FUSED_LIMITS,
     FUSED_V2_MAX_SPLITS,
+    FUSED_V3_DEFAULT_PRECISION,
+    FUSED_V3_PRECISIONS,
     FUSED_VERSIONS,
     SCORES_VERSIONS,
     SOFTMAX_VERSIONS,
@@ -191,8 +193,28 @@ def _check_splits(splits, fused: bool, fused_version: str):
     return int(splits)
 
 
+def _check_precision(precision, fused: bool, fused_version: str):
+    """``precision``: None, or "tf32"/"3xtf32" with fused=True, fused_version="v3"."""
+    if precision is None:
+        return FUSED_V3_DEFAULT_PRECISION
+    if not isinstance(precision, str) or precision not in FUSED_V3_PRECISIONS:
+        raise ValueError(
+            f"Argumen 'precision' harus salah satu dari {FUSED_V3_PRECISIONS}, tetapi yang "
+            f"diterima {precision!r}. Pakai 'tf32' (satu MMA per potongan, galat sekitar "
+            "1e-3) atau '3xtf32' (tiga MMA, setara float32)."
+        )
+    if not fused or fused_version != "v3":
+        raise ValueError(
+            f"Argumen 'precision' (format tensor core) hanya ada untuk fused=True, "
+            f"fused_version='v3', tetapi yang diterima fused={fused!r}, "
+            f"fused_version={fused_version!r}. Pakai fused=True, fused_version='v3', "
+            "atau hapus argumen precision."
+        )
+    return precision
+
+
 def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
-              fused_version="v1", splits=None, backend=None):
+              fused_version="v1", splits=None, precision=None, backend=None):
     """Satu *attention head* utuh dengan kernel: ``softmax(mask(Q Kᵀ/√d_k)) V``.
 
     ``version`` dipakai untuk scores dan softmax ("v1", "v2"); ``"v3"`` adalah
@@ -210,6 +232,12 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     B·H·ceil(T/64) sudah memberi 2 *block* per SM; emulator CPU memakai 132 SM
     milik H200 sebagai model). ``splits > 1`` memakai memori sementara float32
     sebesar 4 · splits · B·H · T · (d_k + 2) byte (o parsial, serta m dan ℓ).
+
+    ``fused_version="v3"``: Q·Kᵀ dan P·V di *tensor core* (WMMA, TF32,
+    akumulasi FP32; ``kernels/attention_tensorcore.cu``, d_k <= 128).
+    ``precision="tf32"``: setiap operan dibulatkan ke TF32 (galat sekitar
+    1e-3); ``"3xtf32"`` (bawaan, ``None``): operan dipecah hi + lo, tiga MMA,
+    ketelitian setara float32.
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
@@ -218,6 +246,7 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     version, causal_softmax, ws_version = _check_version(version, ATTENTION_VERSIONS)
     _v.check_version(fused_version, FUSED_VERSIONS, "fused_version")
     splits = _check_splits(splits, fused, fused_version)
+    precision = _check_precision(precision, fused, fused_version)
     max_d_k, kernel_name = FUSED_LIMITS[fused_version]
     H, T, d_k = _check_qkv(Q, K, V, max_d_k=max_d_k if fused else None,
                            kernel=kernel_name)
@@ -230,7 +259,7 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
         _v.check_cpu_work(work / 8, "attention(..., fused=True)", backend)
         Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
         Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
-                              version=fused_version, splits=splits)
+                              version=fused_version, splits=splits, precision=precision)
         return _like_input(Od, Q)
     _check_T_limit(T, "scores")
     _check_T_limit(T, "weighted_sum")

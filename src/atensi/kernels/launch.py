@@ -146,10 +146,50 @@ FUSED_V2_MAX_SPLITS = 65535  # grid.z
 # The SM count the automatic split models on the CPU emulator: an H200.
 MODEL_SM_COUNT = 132
 FUSED_V2_BLOCKS_PER_SM = 2  # split until there are this many blocks per SM
-FUSED_VERSIONS = {"v1": "attention_fused_dD", "v2": "attention_fused_v2_dD"}
+FUSED_VERSIONS = {"v1": "attention_fused_dD", "v2": "attention_fused_v2_dD",
+                  "v3": "attention_tensorcore_<precision>_dD"}
+# v3 (kernels/attention_tensorcore.cu): Q·Kᵀ and P·V on tensor cores (WMMA TF32).
+FUSED_V3_MAX_D_K = 128
+FUSED_V3_ROWS = 64  # TC_BQ in the .cu
+FUSED_V3_KEYS = 32  # TC_BK in the .cu
+FUSED_V3_PRECISIONS = ("tf32", "3xtf32")
+FUSED_V3_DEFAULT_PRECISION = "3xtf32"  # float32 accuracy unless TF32 is asked for
 # fused_version -> (largest d_k, kernel named in the error when d_k is larger)
 FUSED_LIMITS = {"v1": (FUSED_MAX_D_K, "attention_fused"),
-                "v2": (FUSED_V2_MAX_D_K, "attention_fused_v2")}
+                "v2": (FUSED_V2_MAX_D_K, "attention_fused_v2"),
+                "v3": (FUSED_V3_MAX_D_K, "attention_tensorcore")}
+
+
+def fused_v3_kernel_name(precision: str, d_k: int) -> str:
+    """``attention_tensorcore_<precision>_dD`` for the smallest D in 32, 64, 128 that holds d_k."""
+    width = next(w for w in (32, 64, 128) if d_k <= w)
+    return f"attention_tensorcore_{precision}_d{width}"
+
+
+def fused_v3_smem(d_k: int) -> int:
+    """TC_SMEM(D) in the .cu: Qs, Os (64 x (D+8)), Ks, Vs (32 x (D+8)), Ss (4 x 16 x 40), bytes."""
+    width = next(w for w in (32, 64, 128) if d_k <= w)
+    ld = width + 8
+    return 4 * (2 * FUSED_V3_ROWS * ld + 2 * FUSED_V3_KEYS * ld + 4 * 16 * (FUSED_V3_KEYS + 8))
+
+
+def _attention_fused_v3(Qd, Kd, Vd, *, causal, scale, backend, precision):
+    """Launch ``attention_tensorcore_<precision>_dD``: one block per 64 query rows and head."""
+    T, d_k = Qd.shape[-2], Qd.shape[-1]
+    H = _leading(Qd.shape)
+    _check_d_k_limit(d_k, FUSED_V3_MAX_D_K, "attention_tensorcore")
+    kernel = loading.get_function("attention_tensorcore.cu", fused_v3_kernel_name(precision, d_k),
+                                  backend)
+    smem = fused_v3_smem(d_k)
+    # Every width uses dynamic shared memory; above 48 KiB it must be allowed first.
+    if getattr(kernel, "max_dynamic_shared_size_bytes", smem) < smem:
+        kernel.max_dynamic_shared_size_bytes = smem
+    Od = _empty(Qd.shape, backend)
+    grid = (_ceil_div(T, FUSED_V3_ROWS), min(H, MAX_GRID_YZ), 1)
+    args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
+            _scale_factor(d_k, scale), np.int32(bool(causal)))
+    kernel(grid, (FUSED_THREADS, 1, 1), args, shared_mem=smem)
+    return Od
 
 
 def _aligned16(x) -> bool:
@@ -235,7 +275,7 @@ def _fused_v2_combine(Op, ML, Od, *, backend):
 
 
 def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
-                     splits=None):
+                     splits=None, precision=FUSED_V3_DEFAULT_PRECISION):
     """Launch ``attention_fused_dD`` (v1) or ``attention_fused_v2_dD`` (v2):
     online softmax, no (T, T) array.
 
@@ -244,8 +284,12 @@ def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
     v2 only: ``splits`` key ranges per query tile (None: :func:`fused_splits`
     with the device's SM count); splits > 1 runs ``attention_fused_v2_split_dD``
     then ``attention_fused_v2_combine``, with 4·splits·H·T·(d_k + 2) bytes of
-    float32 scratch.
+    float32 scratch. v3: ``precision`` ("tf32" or "3xtf32") picks the
+    tensor-core kernel (:func:`_attention_fused_v3`).
     """
+    if version == "v3":
+        return _attention_fused_v3(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
+                                   precision=precision)
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _leading(Qd.shape)
     if version == "v2":

@@ -1,0 +1,288 @@
+"""kernels/attention_tensorcore.cu: fused v3, Q·Kᵀ and P·V on tensor cores (WMMA TF32).
+
+Checked like fused v1/v2 (tests/test_fused.py, tests/test_kernels_v2.py):
+NVRTC compile with zero spills (sm_80, sm_90), the same .cu on the CPU
+emulator against a float64 reference over the same shape families (ragged T
+and d_k, T = 1, several heads, causal or not), launch shapes, validation.
+
+Tolerances (relative: max |O - ref| / max |ref|): 3xTF32 at the FP32
+kernels' 1e-5 (tests/_kernel_cases.py); plain TF32 at 1e-3, the accuracy
+frameworks accept for TF32 matrix products (operands rounded to 11
+significant bits: relative 2^-11 ≈ 4.9e-4 per operand).
+"""
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import _kernel_cases as kc
+from atensi import kernels, reference
+from atensi import number_formats as nf
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCE = ROOT / "kernels" / "attention_tensorcore.cu"
+TOL = {"3xtf32": kc.TOLERANCE, "tf32": 1e-3}
+PRECISIONS = ["tf32", "3xtf32"]
+NAMES = {f"attention_tensorcore_{p}_d{w}" for p in PRECISIONS for w in (32, 64, 128)}
+CASES = [
+    ((), 1, 1), ((), 1, 64), ((), 7, 3), ((2,), 31, 32), ((), 33, 33), ((), 64, 64),
+    ((), 65, 65), ((3,), 129, 128), ((2, 3), 33, 3), ((), 200, 100),
+]
+
+
+def _reference(Q, K, V, **kw):
+    return reference.attention(kc.f64(Q), kc.f64(K), kc.f64(V), **kw)
+
+
+def v3(Q, K, V, precision, **kw):
+    return kernels.attention(Q, K, V, fused=True, fused_version="v3", precision=precision,
+                             backend="cpu", **kw)
+
+
+# --- NVRTC ---------------------------------------------------------------------
+
+
+def _ptx(arch: str) -> str:
+    from cupy.cuda import nvrtc
+
+    kernels._preload_cuda_wheels()
+    prog = nvrtc.createProgram(SOURCE.read_text(), "kernels/attention_tensorcore.cu", [], [])
+    try:
+        nvrtc.compileProgram(prog, ["-std=c++17", f"-arch={arch}"])
+    except Exception:  # noqa: BLE001 - show NVRTC's own log
+        pytest.fail(nvrtc.getProgramLog(prog))
+    return nvrtc.getPTX(prog).decode()
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_nvrtc_compiles_every_variant_without_spills(arch):
+    report = kernels.compile_report(SOURCE, arch=arch)
+    assert report.path == "kernels/attention_tensorcore.cu"
+    assert set(report.kernels) == NAMES, report.log
+    for name, res in report.kernels.items():
+        assert 0 < res.registers <= 255, (name, report.log)
+        assert res.spill_stores == res.spill_loads == res.stack_frame == 0, (name, report.log)
+        assert res.shared_bytes == 0  # all of it dynamic: TC_SMEM(D) at launch
+
+
+def test_gpu_code_really_uses_tensor_cores():
+    """Without <mma.h> the GPU path is PTX: TF32 MMAs, cvt.rna rounding, WMMA loads."""
+    ptx = _ptx("sm_80")
+    assert "wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32" in ptx  # Q Kᵀ
+    assert "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32" in ptx  # P V
+    assert "cvt.rna.tf32.f32" in ptx
+    assert "wmma.load.b.sync.aligned.col.m16n16k8.tf32" in ptx
+    assert "wmma.store.d.sync.aligned.row.m16n16k8.f32" in ptx
+
+
+def test_python_constants_match_the_source():
+    text = SOURCE.read_text()
+
+    def define(name):
+        match = re.search(rf"^#define {name} (\d+)", text, re.MULTILINE)
+        assert match, name
+        return int(match.group(1))
+
+    assert define("TC_BQ") == kernels.launch.FUSED_V3_ROWS
+    assert define("TC_BK") == kernels.launch.FUSED_V3_KEYS
+    assert define("TC_THREADS") == kernels.FUSED_THREADS
+    for width in (32, 64, 128):
+        ld = width + 8
+        smem = (64 * ld + 2 * 32 * ld + 4 * 16 * 40 + 64 * ld) * 4  # TC_SMEM(D) as written there
+        assert kernels.launch.fused_v3_smem(width) == smem
+    for name in NAMES:
+        assert name in text.split("#ifndef INFINITY", 1)[0]  # listed in the header
+
+
+# --- On the CPU emulator, against float64 ---------------------------------------------
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("case", CASES, ids=kc.case_id)
+def test_matches_reference_on_cpu(case, causal, precision):
+    lead, T, d_k = case
+    Q, K, V = kc.qkv(lead, T, d_k, "tensorcore", causal)
+    out = v3(Q, K, V, precision, causal=causal)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == Q.shape
+    kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_without_scale(precision):
+    """Unscaled scores are √d_k = 4 times larger, and so is TF32's absolute error
+    in them (2^-11 of each product): TF32 is held at 3e-3 here, 3xTF32 still at 1e-5."""
+    Q, K, V = kc.qkv((2,), 70, 16, "tensorcore-noscale")
+    out = v3(Q, K, V, precision, scale=False)
+    kc.assert_matches(out, _reference(Q, K, V, scale=False),
+                      tol={"tf32": 3e-3, "3xtf32": TOL["3xtf32"]}[precision])
+
+
+def test_tf32_really_rounds_and_3xtf32_really_recovers():
+    """TF32 is not secretly float32, and the two extra MMAs of 3xTF32 pay off."""
+    Q, K, V = kc.qkv((2,), 129, 64, "tensorcore-modes")
+    ref = _reference(Q, K, V)
+    err = {p: np.abs(v3(Q, K, V, p) - ref).max() for p in PRECISIONS}
+    fp32 = np.abs(kernels.attention(Q, K, V, fused=True, fused_version="v2", backend="cpu") - ref).max()
+    assert err["tf32"] > 1e-4
+    assert err["3xtf32"] < err["tf32"] / 50
+    assert err["3xtf32"] < 10 * fp32
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_kernel_and_numpy_model_agree(precision):
+    """The emulator's v3 and atensi.number_formats.attention_tf32 round the same
+    operands: their difference is far below TF32's own error."""
+    Q, K, V = kc.qkv((), 100, 64, "tensorcore-model")
+    ref = _reference(Q, K, V)
+    out = v3(Q, K, V, precision)
+    model = nf.attention_tf32(Q, K, V, precision=precision)
+    assert np.abs(out - model).max() <= TOL[precision] * np.abs(ref).max()
+
+
+def test_more_heads_than_the_grid(monkeypatch):
+    monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)
+    launches = kc.spy_launches(monkeypatch)
+    Q, K, V = kc.qkv((5,), 70, 16, "tensorcore-heads")
+    out = v3(Q, K, V, "3xtf32")
+    assert launches == [("attention_tensorcore_3xtf32_d32", (2, 2, 1), (128, 1, 1))]
+    kc.assert_matches(out, _reference(Q, K, V))
+
+
+@pytest.mark.parametrize(
+    "d_k, width", [(1, 32), (32, 32), (33, 64), (64, 64), (65, 128), (128, 128)],
+)
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_smallest_variant_and_launch_shape(monkeypatch, d_k, width, precision):
+    launches = kc.spy_launches(monkeypatch)
+    Q, K, V = kc.qkv((3,), 70, d_k, "tensorcore-variant")
+    v3(Q, K, V, precision)
+    # 70 rows: ceil(70 / 64) = 2 query tiles; 3 heads.
+    assert launches == [(f"attention_tensorcore_{precision}_d{width}", (2, 3, 1), (128, 1, 1))]
+
+
+def test_default_precision_is_3xtf32(monkeypatch):
+    launches = kc.spy_launches(monkeypatch)
+    Q, K, V = kc.qkv((), 9, 8, "tensorcore-default")
+    kernels.attention(Q, K, V, fused=True, fused_version="v3", backend="cpu")
+    assert launches[0][0] == "attention_tensorcore_3xtf32_d32"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("d_k", [3, 64, 128])
+def test_one_head_longer_than_the_engine(d_k, precision):
+    """T = 1025: 17 query tiles, the last with one row; 33 key tiles."""
+    Q, K, V = kc.qkv((), 1025, d_k, "tensorcore-1025")
+    out = v3(Q, K, V, precision)
+    kc.assert_matches(out, _reference(Q, K, V), tol=TOL[precision])
+
+
+# --- Validation (before anything is launched) -----------------------------------------
+
+
+@pytest.fixture
+def no_launch(monkeypatch):
+    kc.forbid_launches(monkeypatch, "kernel diluncurkan padahal masukannya salah")
+
+
+def test_d_k_above_the_limit_is_refused(no_launch):
+    Q, K, V = kc.qkv((), 5, 129, "tensorcore-limit")
+    with pytest.raises(ValueError, match=r"d_k = 129.*attention_tensorcore.*128"):
+        v3(Q, K, V, "tf32")
+
+
+@pytest.mark.parametrize(
+    "kw, pattern",
+    [
+        (dict(fused=True, fused_version="v3", precision="fp16"), r"'precision' harus salah satu.*'tf32'"),
+        (dict(fused=True, fused_version="v3", precision=1), r"'precision' harus salah satu"),
+        (dict(fused=True, fused_version="v2", precision="tf32"), r"'precision'.*hanya ada untuk.*'v3'"),
+        (dict(fused=False, precision="3xtf32"), r"'precision'.*hanya ada untuk fused=True"),
+        (dict(fused=True, fused_version="v3", splits=2), r"'splits'.*hanya ada untuk"),
+    ],
+    ids=["fp16", "bukan-str", "v2", "tidak-fused", "splits"],
+)
+def test_bad_options_are_refused(no_launch, kw, pattern):
+    Q, K, V = kc.qkv((), 6, 8, "tensorcore-options")
+    with pytest.raises(ValueError, match=pattern):
+        kernels.attention(Q, K, V, backend="cpu", **kw)
+
+
+@pytest.mark.parametrize(
+    "mutate, error, pattern",
+    [
+        (lambda Q: Q.astype(np.float64), TypeError, "'Q' harus bertipe float32"),
+        (lambda Q: np.asfortranarray(Q), ValueError, "'Q' harus C-contiguous"),
+        (lambda Q: np.where(np.arange(Q.shape[-1]) == 2, np.float32(np.nan), Q), ValueError, "NaN"),
+        (lambda Q: Q[:4].copy(), ValueError, "T"),
+    ],
+    ids=["float64", "strided", "nan", "T-berbeda"],
+)
+def test_bad_input_is_refused_like_the_other_kernels(no_launch, mutate, error, pattern):
+    Q, K, V = kc.qkv((), 6, 8, "tensorcore-bad")
+    with pytest.raises(error, match=pattern):
+        v3(mutate(Q), K, V, "tf32")
+
+
+# --- On a real GPU (skipped without one) -------------------------------------------------
+
+
+@kc.gpu_test
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("case", CASES + [((), 1025, 64), ((8, 12), 256, 64)], ids=kc.case_id)
+def test_matches_reference_on_gpu(case, causal, precision):
+    import cupy as cp
+
+    lead, T, d_k = case
+    Q, K, V = kc.qkv(lead, T, d_k, "tensorcore-gpu", causal)
+    out = kernels.attention(cp.asarray(Q), cp.asarray(K), cp.asarray(V), causal=causal, fused=True,
+                            fused_version="v3", precision=precision, backend="cupy")
+    kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
+
+
+# --- Sanitizers --------------------------------------------------------------------------
+
+
+def test_key_tiles_above_the_diagonal_are_never_read():
+    """Causal, T = 128, only query tile 0 launched, K and V with only their first
+    64 rows: under AddressSanitizer any read of a key tile above the diagonal
+    would be a heap-buffer-overflow. Also: no out-of-bounds access at all."""
+    from atensi import cudacpu
+
+    T, d_k = 128, 32
+    Q, K, V = kc.qkv((), T, d_k, "tensorcore-diagonal")
+    K64, V64 = K[:64].copy(), V[:64].copy()
+    O = np.zeros_like(Q)
+    args = (Q, K64, V64, O, np.int32(T), np.int32(d_k), np.int32(1),
+            np.float32(1 / np.sqrt(d_k)), np.int32(1))
+    result = cudacpu.run_in_subprocess(
+        path=str(SOURCE), kernel="attention_tensorcore_3xtf32_d32", grid=(1, 1, 1), block=(128, 1, 1),
+        args=args, shared_mem=kernels.launch.fused_v3_smem(d_k), sanitize="address", timeout=600,
+    ).check()
+    out = result.arrays[3]
+    kc.assert_matches(out[:64], _reference(Q[:64], K64, V64))
+    assert not out[64:].any()
+
+
+def test_thread_sanitizer_sees_a_missing_syncwarp():
+    """The WMMA calls order nothing: without the __syncwarp between storing S and
+    reading it back row by row, ThreadSanitizer (fibers: only barriers order the
+    CUDA threads) reports a data race between lanes."""
+    from atensi import cudacpu
+
+    source = SOURCE.read_text()
+    barrier = "__syncwarp();  // S dari semua lane terlihat"
+    assert source.count(barrier) == 1
+    Q, K, V = kc.qkv((), 40, 16, "tensorcore-race")
+    args = (Q, K, V, np.zeros_like(Q), np.int32(40), np.int32(16), np.int32(1), np.float32(0.25),
+            np.int32(0))
+    run = dict(path="kernels/attention_tensorcore.cu", kernel="attention_tensorcore_tf32_d32",
+               grid=(1, 1, 1), block=(128, 1, 1), args=args, shared_mem=kernels.launch.fused_v3_smem(16),
+               sanitize="thread", mode="fibers", timeout=600)
+    assert "data race" not in cudacpu.run_in_subprocess(source, **run).report
+    result = cudacpu.run_in_subprocess(source.replace(barrier, ""), **run)
+    assert "data race" in result.report, result.stderr[-3000:]
