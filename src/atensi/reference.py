@@ -18,6 +18,9 @@ Langkah mundur (bab Gradien): ``attention_backward`` → (dQ, dK, dV);
 ``attention_backward_blocked`` sama, per ubin, dari log-sum-exp yang disimpan
 (``attention_blocked(..., return_lse=True)``); ``numerical_gradient`` untuk
 pemeriksaan beda hingga.
+
+Presisi *tensor core* (bab Lanjutan): ``round_to_tf32`` membulatkan float32 ke
+TF32 (mantissa 10 bit), seperti instruksi PTX ``cvt.rna.tf32.f32``.
 """
 
 import math
@@ -329,3 +332,30 @@ def numerical_gradient(f, X, *, h=1e-6):
         X[idx] = keep
         grad[idx] = (f_plus - f_minus) / (2 * h)
     return grad
+
+
+# TF32 keeps float32's sign and 8 exponent bits and the top 10 of its 23
+# mantissa bits: 13 bits are dropped.
+_TF32_DROPPED_BITS = 13
+
+
+def round_to_tf32(x):
+    """Bulatkan float32 ke TF32: mantissa 10 bit, ke terdekat, seri menjauhi nol.
+
+    Sama dengan ``cvt.rna.tf32.f32`` di PTX: 13 bit mantissa terbawah
+    dibuang setelah setengah satuan terakhir (``0x1000``) ditambahkan ke
+    besarnya. Hasilnya tetap float32 (13 bit terbawahnya nol). Bilangan yang
+    melewati TF32 terbesar menjadi ±inf; inf dan NaN dibiarkan apa adanya.
+    Masukan float32 dengan bentuk apa pun (NumPy atau CuPy); hasilnya array
+    baru, masukan tidak diubah.
+    """
+    if isinstance(x, (np.generic, list, tuple)):
+        x = np.asarray(x, dtype=np.float32) if not isinstance(x, np.generic) else np.asarray(x)
+    x = _val.as_float_array(x, "x", min_ndim=0, layout="(...)", dtypes=(np.float32,))
+    xp = _xp(x)
+    bits = xp.ascontiguousarray(x).view(xp.uint32)
+    half = xp.uint32(1 << (_TF32_DROPPED_BITS - 1))
+    keep = xp.uint32((0xFFFFFFFF << _TF32_DROPPED_BITS) & 0xFFFFFFFF)
+    rounded = (bits + half) & keep  # the sign bit is never reached: no carry into it
+    not_finite = (bits & xp.uint32(0x7F800000)) == xp.uint32(0x7F800000)
+    return xp.where(not_finite, bits, rounded).view(xp.float32)
