@@ -145,3 +145,21 @@ def test_sharpness_and_row_figures_have_indonesian_titles():
     fig = plots.row_figure(s, w, V, w @ V, row=1, temperature=0.5, limits=((-2, 2), (-2, 2)))
     drawn = texts(fig)
     assert "Skor baris i = 1" in drawn and "keluaran[1]" in drawn and "0,50" in drawn
+
+
+def test_roofline_draws_one_roof_per_peak_and_refuses_bad_numbers():
+    fig = plots.roofline({"FP32": 67e12, "BF16": 989e12}, 4.8e12, {"fused": 130.0})
+    ax = fig.axes[0]
+    roofs = [line for line in ax.get_lines() if len(line.get_xdata()) > 2]
+    assert len(roofs) == 2
+    for line, top in zip(roofs, (67.0, 989.0)):
+        y = np.asarray(line.get_ydata())
+        assert np.isclose(y.max(), top)  # flat roof at the peak, in TFLOP/s
+        x = np.asarray(line.get_xdata())
+        slope = y[x < 1] / x[x < 1]
+        assert np.allclose(slope, 4.8)  # memory roof: bandwidth × intensity
+    assert "fused" in texts(fig)
+    with pytest.raises(ValueError, match="'bandwidth'"):
+        plots.roofline({"FP32": 67e12}, 0, {})
+    with pytest.raises(ValueError, match="'peaks'"):
+        plots.roofline({}, 4.8e12, {})

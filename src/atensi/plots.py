@@ -12,6 +12,7 @@ Gambar untuk bab:
     dot_product_histograms(data)   sebaran dot product untuk beberapa d_k
     metrics_vs_d_k(d_k, panels)    ukuran (peluang terbesar, entropi, ‖J‖) terhadap d_k
     heatmap_pair(kiri, kanan)      dua matriks berdampingan, skala warna sama
+    roofline(puncak, pita, titik)  atap roofline dan intensitas setiap kernel
 
 Gambar untuk penjelajah (``atensi.widgets``):
     sharpness_figure, mask_figure, row_figure
@@ -571,6 +572,50 @@ def memory_growth(T_values, series, *, title="Memori tambahan satu head (float32
     ax.legend(fontsize=SMALL, frameon=False, loc="upper left")
     ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
     _style(ax, title=title, xlabel="panjang konteks T (token)", ylabel="memori")
+    return fig
+
+
+def roofline(peaks, bandwidth, points, *, title="Model roofline"):
+    """Atap *roofline*: FLOP/s yang bisa dicapai terhadap intensitas (FLOP/bita).
+
+    ``peaks``: dict ``{label: puncak FLOP/s}``, satu atap datar per puncak
+    (misalnya FP32 dan *tensor core*); ``bandwidth``: lebar pita memori
+    (bita/s), atap miring yang sama untuk semuanya; ``points``: dict
+    ``{label: intensitas}``, satu penanda per *kernel* di bawah atap pertama.
+    Sumbu x dan y logaritmik; y dalam TFLOP/s.
+    """
+    if not peaks:
+        raise ValueError("Argumen 'peaks' kosong. Berikan dict {label: puncak FLOP/s}.")
+    tops = {label: float(v) for label, v in peaks.items()}
+    if not all(math.isfinite(v) and v > 0 for v in tops.values()):
+        raise ValueError(f"Argumen 'peaks' harus berisi FLOP/s > 0, tetapi yang diterima {peaks!r}.")
+    bandwidth = float(bandwidth)
+    if not (math.isfinite(bandwidth) and bandwidth > 0):
+        raise ValueError(f"Argumen 'bandwidth' harus bita/s > 0, tetapi yang diterima {bandwidth!r}.")
+    marks = {label: float(v) for label, v in points.items()}
+    if not all(math.isfinite(v) and v > 0 for v in marks.values()):
+        raise ValueError(f"Argumen 'points' harus berisi intensitas > 0, tetapi yang diterima {points!r}.")
+    ridges = [v / bandwidth for v in tops.values()]
+    x = np.geomspace(min([0.25, *marks.values()]) / 2, max([*ridges, *marks.values()]) * 4, 200)
+    fig = new_figure(5.0, 3.6)
+    ax = fig.add_axes([0.15, 0.14, 0.81, 0.74])
+    for n, (label, top) in enumerate(tops.items()):
+        ax.plot(x, np.minimum(top, bandwidth * x) / 1e12, lw=1.8,
+                color=SERIES_COLORS[n % len(SERIES_COLORS)], label=label)
+        ax.axvline(top / bandwidth, color=SERIES_COLORS[n % len(SERIES_COLORS)], lw=0.6, ls=":")
+    first = next(iter(tops.values()))
+    for n, (label, intensity) in enumerate(marks.items()):
+        ax.plot([intensity], [min(first, bandwidth * intensity) / 1e12], ls="none",
+                marker=SERIES_MARKERS[(n + 1) % len(SERIES_MARKERS)], ms=6, color="#333333")
+        ax.annotate(label, (intensity, min(first, bandwidth * intensity) / 1e12),
+                    textcoords="offset points", xytext=(4, -12), fontsize=SMALL)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.xaxis.set_major_formatter(_TICKS)
+    ax.yaxis.set_major_formatter(_TICKS)
+    ax.legend(fontsize=SMALL, frameon=False, loc="lower right")
+    ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
+    _style(ax, title=title, xlabel="intensitas (FLOP per bita)", ylabel="TFLOP/s tercapai")
     return fig
 
 
