@@ -599,6 +599,17 @@ def test_g_sintesis_compares_every_path_and_measures_memory():
     assert "besar = (400 * Qu, Ku, Vu)" in answer
 
 
+@pytest.mark.parametrize("name", sorted(G_CHAPTERS))
+def test_g_glue_calls_sit_in_hidden_cells(name):
+    notebook = jupytext.read(CHAPTERS / f"{name}.md")
+    for cell in notebook.cells:
+        tags = set(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and "glue(" in cell.source and "atensi-setup" not in tags:
+            assert tags & {"remove-cell", "remove-input"}, (
+                f"{name}: glue() di sel yang terlihat pembaca: {cell.source.splitlines()[0]}"
+            )
+
+
 def test_g_flash_v2_explains_the_seven_ideas_and_runs_both_versions():
     text = chapter_text("flash_v2")
     code = "\n".join(code_sources("flash_v2"))
