@@ -182,5 +182,7 @@ def test_work_map_colours_each_category_and_has_no_colour_bar():
     assert (rgba[0, 1] == rgba[1, 2]).all() and not (rgba[0, 0] == rgba[0, 1]).all()
     drawn = texts(fig)
     assert all(label in drawn for label in ("dilewati", "dibuang", "berguna"))
+    big = plots.work_map(np.tril(np.full((256, 256), 2)), ["dilewati", "dibuang", "berguna"])
+    assert len(big.axes[0].get_xticks()) <= 9 and len(big.axes[0].get_yticks()) <= 9
     with pytest.raises(ValueError, match="'M'.*0..1"):
         plots.work_map(M, ["a", "b"])

@@ -652,6 +652,9 @@ def work_map(M, labels, *, title=None, xlabel="posisi key j", ylabel="posisi que
     ax = fig.add_axes([0.14, 0.24, 0.8, 0.68])
     draw_heatmap(ax, M, cmap=ListedColormap(colors), vmin=-0.5, vmax=len(colors) - 0.5,
                  annotate=False, title=title, xlabel=xlabel, ylabel=ylabel, colorbar=False)
+    for axis, n in ((ax.xaxis, M.shape[1]), (ax.yaxis, M.shape[0])):
+        step = max(1, 2 ** math.ceil(math.log2(n / 8)))  # at most about 8 ticks a side
+        axis.set_ticks(np.arange(0, n, step))
     handles = [Rectangle((0, 0), 1, 1, color=c) for c in colors]
     fig.legend(handles, labels, loc="lower center", ncol=1, fontsize=SMALL, frameon=False)
     return fig
