@@ -617,7 +617,7 @@ def test_g_flash_v2_explains_the_seven_ideas_and_runs_both_versions():
     for n in range(1, 8):
         assert f"### Gagasan {n}:" in text
     assert 'fused_version=versi' in code and "kernels.fused_splits(" in code
-    assert "plots.heatmap(peta" in code
+    assert "plots.work_map(peta" in code
     assert "Lanjutan" in text.split("## Mengapa v1 lambat di GPU", 1)[0]
 
 
