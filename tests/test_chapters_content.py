@@ -469,13 +469,15 @@ def test_f_rendered_pages_show_the_seed_numbers(built_book):
 
 
 # ===========================================================================
-# Helper G: softmax, jumlah_v, sintesis, glosarium
+# Helper G: softmax, jumlah_v, sintesis, Lanjutan (flash_v2, kinerja), glosarium
 # ===========================================================================
 
 G_CHAPTERS = {
     "softmax": ("softmax", "Softmax"),
     "jumlah_v": ("jumlah-v", "Jumlah Tertimbang Vektor *Value*"),
     "sintesis": ("sintesis", "Menyatukan Langkah: Satu *Forward Pass*"),
+    "flash_v2": ("flash-v2", "Dari v1 ke v2: Cara FlashAttention-2"),
+    "kinerja": ("kinerja", "Kinerja: Laporan Kompilator, *Roofline*, dan *Tensor Core*"),
 }
 # Every page's label, "(label)=" right above its title.
 ALL_LABELS = sorted(
@@ -534,7 +536,8 @@ def test_chapters_import_the_library_and_never_redefine_it(name):
 
 @pytest.mark.parametrize(
     "name, cu_file",
-    [("softmax", "softmax.cu"), ("jumlah_v", "weighted_sum.cu"), ("sintesis", "attention_fused.cu")],
+    [("softmax", "softmax.cu"), ("jumlah_v", "weighted_sum.cu"), ("sintesis", "attention_fused.cu"),
+     ("flash_v2", "attention_fused.cu"), ("kinerja", "attention_fused.cu")],
 )
 def test_g_literalinclude_markers_exist_in_the_kernel(name, cu_file):
     text = chapter_text(name)
@@ -613,8 +616,58 @@ def test_g_sintesis_compares_every_path_and_measures_memory():
         assert call in code, f"sintesis: {call} tidak dipakai"
     assert "assert selisih_terbesar < 1e-5" in code
     assert "tracemalloc" in code and "plots.memory_growth" in code
+    # The student track ends with fused v1: FlashAttention-2 and performance
+    # live in the optional part, which the chapter points to.
+    assert "fused_version" not in code and "compile_report" not in code
+    assert "bench.run(" not in code
+    assert "{ref}`flash-v2`" in text and "{ref}`kinerja`" in text
+    # The readout is computed with the book's vocabulary assumption, not called small.
+    assert "flop_readout = 2 * T * d_model * kosakata_andrea" in code
+    assert "assert 4 < readout_kali < 5" in code
+    # The five-line exercise rejects a softmax that skips the max subtraction.
+    answer = text.split("{solution} latihan-sintesis-lima-baris", 1)[1].split("\n````\n", 1)[0]
+    assert "besar = (400 * Qu, Ku, Vu)" in answer
+
+
+@pytest.mark.parametrize("name", sorted(G_CHAPTERS))
+def test_g_glue_calls_sit_in_hidden_cells(name):
+    notebook = jupytext.read(CHAPTERS / f"{name}.md")
+    for cell in notebook.cells:
+        tags = set(cell.metadata.get("tags", []))
+        if cell.cell_type == "code" and "glue(" in cell.source and "atensi-setup" not in tags:
+            assert tags & {"remove-cell", "remove-input"}, (
+                f"{name}: glue() di sel yang terlihat pembaca: {cell.source.splitlines()[0]}"
+            )
+
+
+def test_g_flash_v2_explains_the_seven_ideas_and_runs_both_versions():
+    text = chapter_text("flash_v2")
+    code = "\n".join(code_sources("flash_v2"))
+    assert "(eq-flash-v2-ubin)" in text and "{eq}`eq-sintesis-online`" in text
+    for n in range(1, 8):
+        assert f"### Gagasan {n}:" in text
+    assert 'fused_version=versi' in code and "kernels.fused_splits(" in code
+    assert "plots.work_map(peta" in code
+    assert "Lanjutan" in text.split("## Mengapa v1 lambat di GPU", 1)[0]
+
+
+def test_g_kinerja_covers_roofline_tensor_cores_tf32_io_and_the_measured_table():
+    text = chapter_text("kinerja")
+    code = "\n".join(code_sources("kinerja"))
+    assert "(eq-kinerja-roofline)" in text and "(eq-kinerja-io)" in text
+    assert "kernels.compile_report(" in code and "plots.roofline(" in code
+    # Datasheet peaks (dense), and ridge points computed, not typed.
+    assert "989e12 / 2" in code and "1979e12 / 2" in code and "H200.fp32_flops" in code
+    assert "p / H200.bandwidth" in code
+    assert "3xTF32" in text and "allow_tf32" in text
+    assert "number_formats.to_tf32" in code and "for t in (1024, 4096)" in code
+    assert "sram_bita = 228 * 1024" in code
     assert 'bench.run("book", device="cpu")' in code and "bench.load_results()" in code
     assert "python -m atensi.bench --quick" in text and "results/bench_gpu.json" in code
+    assert "tabel-lebar" in code
+    # With or without NVRTC, the compile-report prose is whole sentences, never a dash.
+    report_cell = next(c for c in code_sources("kinerja") if "kin_laporan_kalimat" in c)
+    assert "–" not in report_cell and "NVRTC tidak terpasang" in report_cell
 
 
 def test_g_quick_bench_preset_stays_small():
@@ -721,12 +774,26 @@ def test_g_jumlah_v_page_has_the_seed_shapes(built_book):
 
 
 @pytest.mark.book
-def test_g_sintesis_page_tables_and_gpu_note(built_book):
+def test_g_sintesis_page_tables(built_book):
     soup = page_soup(built_book, "sintesis")
     text = main_text(soup)
     assert "(12, 1024, 1024)" in text and "(12, 1024, 64)" in text
+    assert "{glue" not in text and "GFLOP" in text
+    assert len(soup.select("main img")) >= 1
+
+
+@pytest.mark.book
+def test_g_kinerja_page_tables_compile_report_and_gpu_note(built_book):
+    soup = page_soup(built_book, "kinerja")
+    text = main_text(soup)
     headers = [th.get_text(" ", strip=True) for th in soup.select("main table th")]
     assert "waktu median" in headers, "tabel biaya CPU tidak tampil"
+    wide = soup.select("main div.tabel-lebar table")
+    assert wide, "tabel biaya lebar tanpa wadah geser"
+    # The book build has NVRTC: the compiler table holds numbers, the prose no dash.
+    assert "register" in headers and "okupansi" in headers
+    assert "register lebih" in text or "register sama banyak" in text
+    assert "( – " not in text and "(– " not in text and "{glue" not in text
     gpu_file = ROOT / "results" / "bench_gpu.json"
     if gpu_file.is_file():
         results = json.loads(gpu_file.read_text(encoding="utf-8"))

@@ -145,3 +145,44 @@ def test_sharpness_and_row_figures_have_indonesian_titles():
     fig = plots.row_figure(s, w, V, w @ V, row=1, temperature=0.5, limits=((-2, 2), (-2, 2)))
     drawn = texts(fig)
     assert "Skor baris i = 1" in drawn and "keluaran[1]" in drawn and "0,50" in drawn
+
+
+def test_roofline_draws_one_roof_per_peak_and_refuses_bad_numbers():
+    fig = plots.roofline({"FP32": 67e12, "BF16": 989e12}, 4.8e12,
+                         {"fused": (130.0, "FP32"), "fused bf16": (260.0, "BF16"),
+                          "rantai": (10.0, "BF16")})
+    ax = fig.axes[0]
+    roofs = [line for line in ax.get_lines() if len(line.get_xdata()) > 2]
+    assert len(roofs) == 2
+    for line, top in zip(roofs, (67.0, 989.0)):
+        y = np.asarray(line.get_ydata())
+        assert np.isclose(y.max(), top)  # flat roof at the peak, in TFLOP/s
+        x = np.asarray(line.get_xdata())
+        assert np.allclose(y[x < 1] / x[x < 1], 4.8)  # memory roof: bandwidth × intensity
+    marks = {tuple(np.ravel(line.get_xdata())): float(np.ravel(line.get_ydata())[0])
+             for line in ax.get_lines() if len(line.get_xdata()) == 1}
+    assert np.isclose(marks[(130.0,)], 67.0)  # compute-bound under the FP32 roof
+    assert np.isclose(marks[(260.0,)], 989.0)  # past the BF16 ridge (206): compute-bound
+    assert np.isclose(marks[(10.0,)], 48.0)  # below it: bandwidth × intensity
+    assert "fused" in texts(fig) and "fused bf16" in texts(fig)
+    with pytest.raises(ValueError, match="'bandwidth'"):
+        plots.roofline({"FP32": 67e12}, 0, {})
+    with pytest.raises(ValueError, match="'peaks'"):
+        plots.roofline({}, 4.8e12, {})
+    with pytest.raises(ValueError, match="'points'.*TF32"):
+        plots.roofline({"FP32": 67e12}, 4.8e12, {"x": (10.0, "TF32")})
+
+
+def test_work_map_colours_each_category_and_has_no_colour_bar():
+    M = np.array([[2, 0, 0], [2, 1, 0], [2, 2, 2]])
+    fig = plots.work_map(M, ["dilewati", "dibuang", "berguna"], title="peta")
+    assert len(fig.axes) == 1  # no colour bar
+    image = fig.axes[0].get_images()[0]
+    rgba = image.to_rgba(image.get_array())
+    assert (rgba[0, 1] == rgba[1, 2]).all() and not (rgba[0, 0] == rgba[0, 1]).all()
+    drawn = texts(fig)
+    assert all(label in drawn for label in ("dilewati", "dibuang", "berguna"))
+    big = plots.work_map(np.tril(np.full((256, 256), 2)), ["dilewati", "dibuang", "berguna"])
+    assert len(big.axes[0].get_xticks()) <= 9 and len(big.axes[0].get_yticks()) <= 9
+    with pytest.raises(ValueError, match="'M'.*0..1"):
+        plots.work_map(M, ["a", "b"])

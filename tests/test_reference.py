@@ -172,3 +172,6 @@ def test_no_nan_for_large_scores(T, magnitude):
     A = reference.softmax(reference.causal_mask(S))
     assert np.isfinite(A).all()
     np.testing.assert_allclose(A.sum(axis=-1), 1.0, rtol=1e-5)
+
+
+# --- TF32 rounding -------------------------------------------------------------

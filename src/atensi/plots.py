@@ -12,6 +12,8 @@ Gambar untuk bab:
     dot_product_histograms(data)   sebaran dot product untuk beberapa d_k
     metrics_vs_d_k(d_k, panels)    ukuran (peluang terbesar, entropi, ‖J‖) terhadap d_k
     heatmap_pair(kiri, kanan)      dua matriks berdampingan, skala warna sama
+    roofline(puncak, pita, titik)  atap roofline dan intensitas setiap kernel
+    work_map(M, label)             pola kerja kernel per sel, tanpa batang warna
 
 Gambar untuk penjelajah (``atensi.widgets``):
     sharpness_figure, mask_figure, row_figure
@@ -571,6 +573,90 @@ def memory_growth(T_values, series, *, title="Memori tambahan satu head (float32
     ax.legend(fontsize=SMALL, frameon=False, loc="upper left")
     ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
     _style(ax, title=title, xlabel="panjang konteks T (token)", ylabel="memori")
+    return fig
+
+
+def roofline(peaks, bandwidth, points, *, title="Model roofline"):
+    """Atap *roofline*: FLOP/s yang bisa dicapai terhadap intensitas (FLOP/bita).
+
+    ``peaks``: dict ``{label: puncak FLOP/s}``, satu atap datar per puncak
+    (misalnya FP32 dan *tensor core*); ``bandwidth``: lebar pita memori
+    (bita/s), atap miring yang sama untuk semuanya; ``points``: dict
+    ``{label: (intensitas, label atap)}``, satu penanda per *kernel* di bawah
+    atap yang disebut. Sumbu x dan y logaritmik; y dalam TFLOP/s.
+    """
+    if not peaks:
+        raise ValueError("Argumen 'peaks' kosong. Berikan dict {label: puncak FLOP/s}.")
+    tops = {label: float(v) for label, v in peaks.items()}
+    if not all(math.isfinite(v) and v > 0 for v in tops.values()):
+        raise ValueError(f"Argumen 'peaks' harus berisi FLOP/s > 0, tetapi yang diterima {peaks!r}.")
+    bandwidth = float(bandwidth)
+    if not (math.isfinite(bandwidth) and bandwidth > 0):
+        raise ValueError(f"Argumen 'bandwidth' harus bita/s > 0, tetapi yang diterima {bandwidth!r}.")
+    marks = {}
+    for label, value in points.items():
+        try:
+            intensity, roof = value
+            intensity = float(intensity)
+        except (TypeError, ValueError):
+            intensity, roof = float("nan"), None
+        if roof not in tops or not (math.isfinite(intensity) and intensity > 0):
+            raise ValueError(
+                f"Argumen 'points' harus berisi {{label: (intensitas > 0, label atap)}} dengan "
+                f"label atap salah satu dari {list(tops)}, tetapi '{label}' bernilai {value!r}."
+            )
+        marks[label] = (intensity, tops[roof])
+    ridges = [v / bandwidth for v in tops.values()]
+    xs = [i for i, _ in marks.values()]
+    x = np.geomspace(min([0.25, *xs]) / 2, max([*ridges, *xs]) * 4, 200)
+    fig = new_figure(5.0, 3.6)
+    ax = fig.add_axes([0.15, 0.14, 0.81, 0.74])
+    for n, (label, top) in enumerate(tops.items()):
+        color = SERIES_COLORS[n % len(SERIES_COLORS)]
+        ax.plot(x, np.minimum(top, bandwidth * x) / 1e12, lw=1.8, color=color, label=label)
+        ax.axvline(top / bandwidth, color=color, lw=0.6, ls=":")
+    for n, (label, (intensity, top)) in enumerate(marks.items()):
+        y = min(top, bandwidth * intensity) / 1e12
+        ax.plot([intensity], [y], ls="none", marker=SERIES_MARKERS[(n + 1) % len(SERIES_MARKERS)],
+                ms=6, color="#333333")
+        # Labels alternate below and above their marker so neighbours do not collide.
+        ax.annotate(label, (intensity, y), textcoords="offset points",
+                    xytext=(-6, -13 if n % 2 == 0 else 7), ha="right", fontsize=SMALL)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=10)
+    ax.xaxis.set_major_formatter(_TICKS)
+    ax.yaxis.set_major_formatter(_TICKS)
+    ax.legend(fontsize=SMALL, frameon=False, loc="lower right")
+    ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
+    _style(ax, title=title, xlabel="intensitas (FLOP per bita)", ylabel="TFLOP/s tercapai")
+    return fig
+
+
+def work_map(M, labels, *, title=None, xlabel="posisi key j", ylabel="posisi query i"):
+    """Peta kategori: sel ``M[i, j] = k`` diberi warna ke-k dan keterangan ``labels[k]``.
+
+    Untuk pola kerja sebuah *kernel* (misalnya: dilewati, dihitung lalu
+    dibuang, berguna). Tanpa batang warna: keterangannya di bawah gambar.
+    """
+    M = _floats(M, "M", "Berikan matriks bilangan bulat 0, 1, ... (satu per kategori).")
+    if M.ndim != 2 or not np.all(M == np.round(M)) or M.min() < 0 or M.max() >= len(labels):
+        raise ValueError(
+            f"Argumen 'M' harus matriks 2 dimensi berisi bilangan bulat 0..{len(labels) - 1} "
+            f"(satu per label), tetapi yang diterima bentuk {M.shape}, nilai "
+            f"{format_number(M.min(), 0)}..{format_number(M.max(), 0)}."
+        )
+    colors = [MASKED, HIGHLIGHT, BAR, "#4c9a6a"][: len(labels)]
+    if len(labels) > len(colors):
+        raise ValueError(f"Argumen 'labels' paling banyak 4 kategori, tetapi ada {len(labels)}.")
+    fig = new_figure(4.6, 4.4)
+    ax = fig.add_axes([0.14, 0.24, 0.8, 0.68])
+    draw_heatmap(ax, M, cmap=ListedColormap(colors), vmin=-0.5, vmax=len(colors) - 0.5,
+                 annotate=False, title=title, xlabel=xlabel, ylabel=ylabel, colorbar=False)
+    for axis, n in ((ax.xaxis, M.shape[1]), (ax.yaxis, M.shape[0])):
+        step = max(1, 2 ** math.ceil(math.log2(n / 8)))  # at most about 8 ticks a side
+        axis.set_ticks(np.arange(0, n, step))
+    handles = [Rectangle((0, 0), 1, 1, color=c) for c in colors]
+    fig.legend(handles, labels, loc="lower center", ncol=1, fontsize=SMALL, frameon=False)
     return fig
 
 

@@ -39,8 +39,9 @@ from atensi.formatting import id_bytes
 
 # Rows whose output differs more than this from the reference are flagged.
 MAX_REL_ERR = 1e-4
-# PyTorch's SDPA (TF32 switched off) sums in its own order and kernels: its row
-# is held to its own, looser tolerance, so a correct torch row is not "SALAH".
+# PyTorch's SDPA (on a GPU: 3xTF32 tensor-core GEMMs for float32 input) sums in
+# its own order: its row is held to its own, looser tolerance, so a correct torch
+# row is not "SALAH".
 TORCH_REL_ERR = 1e-3
 
 

@@ -43,7 +43,11 @@ METHODS = {
         Method("gpu_fused_v2_s1", "fused kernel v2 tanpa split-K, splits = 1 (GPU)", "gpu",
                False),
         Method("cupy_cublas", "CuPy cuBLAS (cp.matmul + elementwise)", "gpu", True),
-        Method("torch_sdpa", "PyTorch scaled_dot_product_attention", "gpu", False),
+        # On sm_80+ its float32 path runs the GEMMs on tensor cores with a
+        # 3xTF32 split (FP32-accurate, whatever allow_tf32 says): it is not a
+        # CUDA-core FP32 baseline, and the label says so.
+        Method("torch_sdpa", "PyTorch scaled_dot_product_attention (GPU: tensor core, 3xTF32)",
+               "gpu", False),
     )
 }
 
@@ -145,7 +149,9 @@ def _callable(key, Q, K, V):
         torch = _torch()
         q, k, v = (torch.from_dlpack(x) for x in (Q, K, V))
         sdpa = torch.nn.functional.scaled_dot_product_attention
-        torch.backends.cuda.matmul.allow_tf32 = False  # float32 against float32
+        # Plain TF32 off for any cuBLAS path; the memory-efficient SDPA kernel
+        # still uses 3xTF32 tensor-core GEMMs on float32, independent of this.
+        torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
         return lambda: sdpa(q, k, v, is_causal=True)
     raise ValueError(f"Metode tidak dikenal: {key!r}. Pilihan: {', '.join(METHODS)}.")
