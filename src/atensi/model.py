@@ -38,7 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import reference
+from . import files, reference
 from .reference import _xp
 
 FORMAT = 1  # version of the .npz layout written by save()
@@ -483,8 +483,7 @@ class TinyGPT:
         data["chars"] = np.array(self.chars)
         data["info"] = np.array(json.dumps(info or {}, ensure_ascii=False))
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as f:
+        with files.replacing(path) as f:  # the old weights stay whole until the new are on disk
             np.savez_compressed(f, **data)
         return path
 
