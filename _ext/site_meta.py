@@ -88,17 +88,21 @@ def configure(app, config):
     config.ogp_custom_meta_tags = ['<meta property="og:locale" content="id_ID" />']
     # 404: absolute links under the site's path, so it works at any depth.
     config.notfound_urls_prefix = urlparse(url).path or "/"
-    config.notfound_context = {
-        "title": NOT_FOUND_TITLE,
-        "body": (
-            f"<h1>{NOT_FOUND_TITLE}</h1>\n"
-            "<p>Maaf, halaman yang Anda cari tidak ada di buku ini. Mungkin "
-            "alamatnya salah ketik, atau halamannya sudah dipindah.</p>\n"
-            f'<p><a href="{urlparse(url).path or "/"}chapters/pendahuluan.html">'
-            "Kembali ke Pendahuluan dan daftar isi</a>, atau pakai kotak "
-            "pencarian di samping.</p>"
-        ),
-    }
+    config.notfound_context = {"title": NOT_FOUND_TITLE, "body": not_found_body(config, url)}
+
+
+def not_found_body(config, url: str) -> str:
+    """The 404 page's text; the site's path and the first page come from the
+    configuration, so they are escaped like any text pasted into HTML."""
+    first = (urlparse(url).path or "/") + (getattr(config, "root_doc", "") or "index") + ".html"
+    return (
+        f"<h1>{NOT_FOUND_TITLE}</h1>\n"
+        "<p>Maaf, halaman yang Anda cari tidak ada di buku ini. Mungkin "
+        "alamatnya salah ketik, atau halamannya sudah dipindah.</p>\n"
+        f'<p><a href="{escape(first, quote=True)}">'
+        "Kembali ke Pendahuluan dan daftar isi</a>, atau pakai kotak "
+        "pencarian di samping.</p>"
+    )
 
 
 def draw_card(path: Path, title: str) -> None:
