@@ -103,3 +103,27 @@ def test_runs_on_cupy_when_a_gpu_is_present():
     got = R.attention_blocked(*(cp.asarray(x) for x in (Q, K, V)), block=32)
     assert isinstance(got, cp.ndarray)
     assert rel_err(cp.asnumpy(got), reference64(Q, K, V)) <= 1e-5
+
+
+@pytest.mark.parametrize("shapes", [((1, 9, 4), (3, 9, 4)), ((9, 4), (2, 3, 9, 4)),
+                                    ((2, 1, 9, 4), (1, 3, 9, 4))])
+@pytest.mark.parametrize("causal", [True, False])
+def test_broadcast_batches_match_the_dense_path(shapes, causal):
+    rng = np.random.default_rng(7)
+    q_shape, kv_shape = shapes
+    Q = rng.standard_normal(q_shape)
+    K, V = rng.standard_normal(kv_shape), rng.standard_normal(kv_shape)
+    want = R.attention(Q, K, V, causal=causal)
+    got = R.attention_blocked(Q, K, V, causal=causal, block=4)
+    assert got.shape == want.shape and np.abs(got - want).max() < 1e-12
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_more_queries_than_keys_match_the_dense_path(causal):
+    rng = np.random.default_rng(8)
+    Q, K, V = rng.standard_normal((11, 4)), rng.standard_normal((5, 4)), rng.standard_normal((5, 4))
+    want = R.attention(Q, K, V, causal=causal)
+    for block in (1, 3, 16):
+        got, lse = R.attention_blocked(Q, K, V, causal=causal, block=block, return_lse=True)
+        assert np.isfinite(got).all() and np.abs(got - want).max() < 1e-12
+        assert lse.shape == (11,)
