@@ -189,7 +189,7 @@ def split(snapshot_text: str):
 
 def load(path=None) -> Corpus:
     """Baca salinan beku (bawaan ``results/korpus.txt``) dan bagi latih/validasi."""
-    path = Path(path) if path is not None else SNAPSHOT
+    path = files.as_path(path) if path is not None else SNAPSHOT
     text = files.read_text(path, "korpus", "python -m atensi.corpus")
     train, val = split(text)
     if len(train) < 1000 or len(val) < 100:

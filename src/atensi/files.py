@@ -13,7 +13,8 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["replacing", "write_bytes", "write_text", "read_text", "check_output_path"]
+__all__ = ["replacing", "write_bytes", "write_text", "read_text", "as_path",
+           "check_output_path"]
 
 
 @contextlib.contextmanager
@@ -77,12 +78,20 @@ def check_output_path(path, name: str = "--out", suffix: str = "") -> Path:
     return path
 
 
+def as_path(path, name: str = "path") -> Path:
+    """``path`` as a Path; anything that is not a path is refused by name."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"Argumen '{name}' harus path berkas (str atau pathlib.Path), bukan "
+                        f"{type(path).__name__}.")
+    return Path(path)
+
+
 def read_text(path, what: str, remake: str) -> str:
     """A UTF-8 text file the project made, or a clear Indonesian error.
 
     ``what`` names the file ("korpus"); ``remake`` is the command that makes it.
     """
-    path = Path(path)
+    path = as_path(path)
     if path.is_dir():
         raise IsADirectoryError(
             f"'{path}' adalah folder, bukan berkas {what}. Sebutkan berkasnya, atau buat "

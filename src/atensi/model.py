@@ -74,6 +74,11 @@ class Config:
                 f"'d_model' ({self.d_model}) harus habis dibagi 'n_head' ({self.n_head}): "
                 "setiap head mendapat d_k = d_model / n_head kolom."
             )
+        if (isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer))
+                or self.seed < 0):
+            raise ValueError(
+                f"Argumen 'seed' harus bilangan bulat >= 0, tetapi yang diterima {self.seed!r}."
+            )
         if not isinstance(self.scale, bool):
             raise ValueError(
                 f"Argumen 'scale' harus True atau False, tetapi yang diterima {self.scale!r}."
@@ -305,11 +310,13 @@ class TinyGPT:
     def xp(self):
         return _xp(self.params["wte"])
 
-    def encode(self, text: str) -> np.ndarray:
+    def encode(self, text: str, name: str = "text") -> np.ndarray:
+        if not isinstance(text, str):
+            raise TypeError(f"Argumen '{name}' harus str, bukan {type(text).__name__}.")
         unknown = sorted({c for c in text if c not in self._index})
         if unknown:
             raise ValueError(
-                f"Teks berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
+                f"Argumen '{name}' berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
                 "Model hanya mengenal karakter korpusnya (lihat model.chars); ganti atau hapus "
                 "karakter itu."
             )
@@ -508,7 +515,7 @@ class TinyGPT:
             raise ValueError(f"Argumen 'n' harus bilangan bulat >= 0, bukan {n!r}.")
         if len(prompt) + n > self.config.T:
             raise ValueError(
-                f"Prompt ({len(prompt)} karakter) + n ({n}) melebihi konteks model "
+                f"Argumen 'prompt' ({len(prompt)} karakter) + 'n' ({n}) melebihi konteks model "
                 f"T = {self.config.T}. Perpendek prompt atau kurangi n."
             )
         if not isinstance(kv_cache, bool):
@@ -518,7 +525,7 @@ class TinyGPT:
         seed = _v.check_int(seed, "seed", low=0)
         rng = np.random.default_rng(seed)
         xp = self.xp
-        ids = list(self.encode(prompt))
+        ids = list(self.encode(prompt, "prompt"))
         kv = [None] * self.config.n_layer
         if kv_cache:
             for pos, token in enumerate(ids):
@@ -571,7 +578,7 @@ class TinyGPT:
     @classmethod
     def load(cls, path):
         """Baca berkas dari ``save``. Mengembalikan model; ``model.curve``, ``model.info``."""
-        path = Path(path)
+        path = files.as_path(path)
         remake = "Buat ulang dengan: python -m atensi.train"
         if not path.is_file():
             raise FileNotFoundError(

@@ -43,13 +43,17 @@ def head_summary(A, text):
     pertamanya lebih jauh dari i−1 (supaya tidak tercampur dengan
     ``sebelumnya``).
     """
+    if not isinstance(text, str):
+        raise TypeError(f"Argumen 'text' harus str, bukan {type(text).__name__}.")
+    A = _val.as_float_array(A, "A", layout="(T, T)")
+    _val.check_finite(A, "A")
     A = np.asarray(A, dtype=np.float64)
     T = len(text)
-    if A.shape != (T, T):
-        raise ValueError(f"Peta 'A' harus berbentuk ({T}, {T}) untuk teks sepanjang {T}, "
-                         f"tetapi {A.shape}.")
     if T < 3:
-        raise ValueError(f"Teks terlalu pendek ({T} karakter): perlu paling sedikit 3.")
+        raise ValueError(f"Argumen 'text' terlalu pendek ({T} karakter): perlu paling sedikit 3.")
+    if A.shape != (T, T):
+        raise ValueError(f"Argumen 'A' harus berbentuk ({T}, {T}) untuk teks sepanjang {T}, "
+                         f"tetapi yang diterima {A.shape}.")
     rows = np.arange(2, T)
     starts = np.zeros(T, dtype=int)
     for i in range(1, T):

@@ -340,7 +340,7 @@ def run_experiment(*, out=None, log=print, corpus=None, steps=None):
 
 def load_experiment(path=None):
     """Baca hasil eksperimen √d_k (JSON dari ``--experiment skala``)."""
-    path = Path(path) if path is not None else EXPERIMENT
+    path = files.as_path(path) if path is not None else EXPERIMENT
     text = files.read_text(path, "eksperimen", "python -m atensi.train --experiment skala")
     try:
         return json.loads(text)
