@@ -904,6 +904,30 @@ def test_fuzz_model_explorer_head_summary(A, text):
             expect="refuse" if names else "accept", names=names, check=check)
 
 
+@FUZZ
+@given(T_k=st.one_of(st.integers(1, 10**7), st.sampled_from(BAD_INTS)),
+       itemsize=st.sampled_from([2, 4, 8, 0, -4, 4.0, "4", None, True]),
+       step=st.one_of(st.integers(0, 60), st.sampled_from(BAD_INTS)),
+       warmup=st.one_of(st.integers(0, 60), st.sampled_from([-5, 1.5, "5", None, True])),
+       lr=st.sampled_from([1e-3, np.float32(0.1), 0.0, -1.0, float("nan"), "x", None]))
+def test_fuzz_cpu_fast_block_and_learning_rate(T_k, itemsize, step, warmup, lr):
+    from atensi import train
+
+    names = tuple(x for x, ok in (("T_k", _good_int(T_k)), ("itemsize", _good_int(itemsize, 1, 16)))
+                  if not ok)
+    attempt(lambda: cpu_fast.auto_block(T_k, itemsize), expect="refuse" if names else "accept",
+            names=names, check=lambda out: 16 <= out <= 128 and out % 16 == 0)
+    good_lr = isinstance(lr, (float, np.floating)) and math.isfinite(lr) and lr > 0
+    names = tuple(x for x, ok in (("step", _good_int(step, low=0)), ("lr", good_lr),
+                                  ("warmup", _good_int(warmup, low=0))) if not ok)
+
+    def check(out):
+        assert math.isfinite(out) and 0 <= out <= lr
+
+    attempt(lambda: train.learning_rate(step, 50, lr, warmup),
+            expect="refuse" if names else "accept", names=names, check=check)
+
+
 CLI_TOOLS = {
     "train": lambda argv: __import__("atensi.train", fromlist=["main"]).main(argv),
     "corpus": lambda argv: __import__("atensi.corpus", fromlist=["main"]).main(argv),

@@ -147,6 +147,8 @@ def auto_block(T_k, itemsize=4):
     lebih besar membuang hitungan di kotak diagonal; yang lebih kecil membuat
     perkalian matriks kurang efisien (diukur di sini: 128 terbaik pada
     T = 1024, 4096 dan 8192)."""
+    T_k = _val.check_int(T_k, "T_k", low=1)
+    itemsize = _val.check_int(itemsize, "itemsize", low=1, high=16)
     rows = _STRIP_BYTES // max(1, T_k * itemsize)
     return int(min(128, max(16, rows // 16 * 16)))
 

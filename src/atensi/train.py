@@ -140,6 +140,10 @@ def baselines(train_ids, x_val, y_val, vocab):
 
 def learning_rate(step, steps, lr, warmup):
     """Naik linear selama ``warmup`` langkah, lalu turun kosinus ke 0,1 × lr."""
+    step = _val.check_int(step, "step", low=0)
+    steps = _val.check_int(steps, "steps", low=1)
+    lr = _val.check_positive(lr, "lr")
+    warmup = _val.check_int(warmup, "warmup", low=0)
     if step <= warmup and warmup > 0:  # warmup = 0: the cosine starts at once
         return lr * step / warmup
     progress = (step - warmup) / max(1, steps - warmup)
