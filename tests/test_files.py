@@ -15,7 +15,10 @@ def test_replacing_swaps_the_whole_file_and_leaves_no_temp(tmp_path):
     files.write_text(path, "baru")
     assert path.read_text(encoding="utf-8") == "baru"
     assert sorted(p.name for p in path.parent.iterdir()) == ["hasil.json"]
-    assert oct(path.stat().st_mode & 0o777) == oct(0o644 & ~_umask())
+    assert oct(path.stat().st_mode & 0o777) == oct(0o666 & ~_umask())
+    path.chmod(0o600)  # a private file stays private
+    files.write_text(path, "lagi")
+    assert oct(path.stat().st_mode & 0o777) == oct(0o600)
 
 
 def _umask():
