@@ -193,6 +193,7 @@ def test_work_beyond_the_cpu_budget_is_refused(no_launch, call, monkeypatch):
         call()
     message = str(info.value)
     assert "emulasi CPU" in message and "backend='cupy'" in message and "kecilkan T" in message
+    assert "menit di sini" in message and "attention_blocked" in message
 
 
 def test_budget_can_be_raised(no_launch, monkeypatch):

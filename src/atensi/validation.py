@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from atensi.formatting import id_bytes, id_int, id_sci
+from atensi.formatting import id_bytes, id_float, id_int, id_sci
 
 REFERENCE_DTYPES = (np.float16, np.float32, np.float64)
 KERNEL_DTYPES = (np.float32,)
@@ -40,6 +40,7 @@ MAX_BLOCK = 65536
 # Multiply-adds the CPU emulation accepts in one call (scores of ANDREA's
 # 12 heads at T = 1024 are 8·10⁸); the chain runs about 10⁸ per second.
 CPU_BUDGET = 1e10
+CPU_OPS_PER_SECOND = 1e8  # the emulated chain, measured on a 2-core laptop
 SMALL_BYTES = 1 << 20  # outputs below 1 MiB are never refused for memory
 
 
@@ -629,11 +630,15 @@ def check_cpu_work(work: float, what: str, backend: str) -> None:
         return
     budget = cpu_budget()
     if work > budget:
+        minutes = work / CPU_OPS_PER_SECOND / 60
         raise ValueError(
             f"{what} terlalu besar untuk emulasi CPU: sekitar {id_sci(work)} operasi, "
+            f"kira-kira {id_float(minutes, 0) if minutes >= 1 else '< 1'} menit di sini, "
             f"batasnya {id_sci(budget)} (beberapa menit di laptop). Jalankan di GPU "
-            f"(backend='cupy') atau kecilkan T atau jumlah head; batasnya bisa diubah "
-            "dengan variabel lingkungan ATENSI_CPU_BUDGET."
+            f"(backend='cupy'), atau kecilkan T atau jumlah head, atau hitung dengan NumPy "
+            "lewat atensi.reference (atensi utuh tanpa matriks (T, T): "
+            "reference.attention_blocked); batasnya bisa diubah dengan "
+            "variabel lingkungan ATENSI_CPU_BUDGET."
         )
 
 
