@@ -127,3 +127,19 @@ def test_more_queries_than_keys_match_the_dense_path(causal):
         got, lse = R.attention_blocked(Q, K, V, causal=causal, block=block, return_lse=True)
         assert np.isfinite(got).all() and np.abs(got - want).max() < 1e-12
         assert lse.shape == (11,)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_values_near_the_float_limit_give_their_mean_not_inf(dtype):
+    """Exact output: a weighted mean of V rows, finite for finite V."""
+    T = 64
+    rng = np.random.default_rng(9)
+    Q, K = rng.standard_normal((T, 4)).astype(dtype), rng.standard_normal((T, 4)).astype(dtype)
+    big = np.finfo(dtype).max / 8
+    V = (rng.uniform(0.5, 1.0, (T, 4)) * big).astype(dtype)
+    want = R.softmax(R.causal_mask(R.scores(Q.astype(np.float64), K.astype(np.float64)))) \
+        @ (V.astype(np.float64) / big)
+    for block in (1, 16, 128):
+        got = R.attention_blocked(Q, K, V, block=block)
+        assert np.isfinite(got).all()
+        assert np.abs(got / big - want).max() < 1e-5

@@ -157,6 +157,13 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
     dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, xp.float32)
     factor = dtype.type(1.0 / math.sqrt(d_k) if scale else 1.0)
     K_t = xp.swapaxes(K, -1, -2)
+    # o sums up to T_k rows p·v with p <= 1: with |V| near the float limit that sum
+    # overflows although the output (a mean of V rows) does not. Such a V is divided
+    # by its largest |v| first and the output multiplied back at the end.
+    v_max = float(xp.max(xp.abs(V)))
+    v_scale = v_max if v_max * T_k > float(np.finfo(dtype).max) / 4 else None
+    if v_scale is not None:
+        V = V / dtype.type(v_scale)
     out = xp.empty(lead + (T, V.shape[-1]), dtype=dtype)
     lse = xp.empty(lead + (T,), dtype=dtype) if return_lse else None
 
@@ -192,6 +199,8 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
             m = m_new
         # l >= exp(0) = 1 for every row that saw a key; guard 0 anyway.
         out[..., q0:q1, :] = o / xp.where(l > 0, l, dtype.type(1))
+        if v_scale is not None:
+            out[..., q0:q1, :] *= dtype.type(v_scale)
         if return_lse:
             lse[..., q0:q1] = (m + xp.log(l))[..., 0]
     return (out, lse) if return_lse else out
