@@ -91,6 +91,12 @@ def configure(app, config):
     config.notfound_context = {"title": NOT_FOUND_TITLE, "body": not_found_body(config, url)}
 
 
+def fill_not_found_body(app):
+    """Again once the configuration is final: sphinx-external-toc sets root_doc
+    (the first page, from _toc.yml) in its own config-inited handler, after ours."""
+    app.config.notfound_context["body"] = not_found_body(app.config, app.config.html_baseurl)
+
+
 def not_found_body(config, url: str) -> str:
     """The 404 page's text; the site's path and the first page come from the
     configuration, so they are escaped like any text pasted into HTML."""
@@ -188,6 +194,7 @@ def setup(app):
     app.connect("env-updated", skip_404_without_toc)
     # After Jupyter Book has filled html_theme_options (repository_url).
     app.connect("config-inited", configure, priority=800)
+    app.connect("builder-inited", fill_not_found_body)
     app.connect("builder-inited", write_card)
     app.connect("build-finished", finish)
     # _ext/static is added to html_static_path by wide_math.
