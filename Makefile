@@ -51,6 +51,7 @@ $(LAB_STAMP): requirements-lab.txt $(STAMP)
 	touch $@
 
 # Model kecil bab "Melatih Model Kecil": menulis ulang results/model_kecil.npz
+# (hanya bila semua target tercapai; bila tidak, berkas bertanggal di results/)
 # dan results/eksperimen_skala.json (deterministik dari seed, beberapa menit).
 train: $(STAMP)
 	$(PY) -m atensi.train

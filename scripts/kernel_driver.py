@@ -20,12 +20,12 @@ file's kernel is not implemented yet.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
 
 from atensi import kernels, reference
+from atensi.arguments import Parser
 
 FILES = ("scores", "causal_mask", "softmax", "weighted_sum", "attention_fused", "rope")
 
@@ -89,12 +89,18 @@ def run(file: str, backend: str) -> bool:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Jalankan kernel satu berkas .cu dan periksa hasilnya.")
+    parser = Parser(prog="scripts/kernel_driver.py",
+                    description="Jalankan kernel satu berkas .cu dan periksa hasilnya.",
+                    usage_line=f"python scripts/kernel_driver.py {{{','.join(FILES)}}} "
+                               "[--backend cupy|cpu] [--grid-cap N]")
     parser.add_argument("file", choices=FILES, help="nama berkas di kernels/ tanpa .cu")
     parser.add_argument("--backend", default=None, choices=("cupy", "cpu"))
     parser.add_argument("--grid-cap", type=int, default=2,
                         help="blok maksimum di grid.y/z (grid.x: satu lebih banyak); 0 = batas CUDA")
     args = parser.parse_args(argv)
+    if args.grid_cap < 0:
+        parser.fail(f"--grid-cap harus bilangan bulat >= 0 (0 = batas CUDA), tetapi yang "
+                    f"diterima {args.grid_cap}")
     if args.grid_cap > 0:
         kernels.launch.MAX_GRID_YZ = args.grid_cap  # read by the launchers at each launch
         kernels.launch.MAX_GRID_X = args.grid_cap + 1

@@ -11,6 +11,10 @@ import functools
 import gzip
 import http.server
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from atensi.arguments import Parser  # noqa: E402
 
 TEXT = (".html", ".js", ".css", ".svg", ".json", ".txt", ".xml", ".map", ".woff")
 
@@ -40,7 +44,31 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
         return io.BytesIO(body)
 
 
+def main(argv=None) -> int:
+    import os
+
+    parser = Parser(prog="scripts/serve_gzip.py",
+                    description="Sajikan folder di 127.0.0.1 dengan gzip seperti GitHub Pages.",
+                    usage_line="python scripts/serve_gzip.py PORT FOLDER")
+    parser.add_argument("port", type=int, help="nomor port 1..65535")
+    parser.add_argument("folder", help="folder situs, misalnya _build/html")
+    args = parser.parse_args(argv)
+    if not 1 <= args.port <= 65535:
+        parser.fail(f"PORT harus 1..65535, tetapi yang diterima {args.port}")
+    if not os.path.isdir(args.folder):
+        parser.fail(f"FOLDER '{args.folder}' tidak ada atau bukan folder; bangun dulu bukunya "
+                    "(make book)")
+    handler = functools.partial(GzipHandler, directory=args.folder)
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+    except OSError as err:
+        print(f"scripts/serve_gzip.py: port {args.port} tidak bisa dipakai ({err.strerror}). "
+              "Pilih port lain.", file=sys.stderr)
+        return 1
+    with server:
+        server.serve_forever()
+    return 0
+
+
 if __name__ == "__main__":
-    port, folder = int(sys.argv[1]), sys.argv[2]
-    handler = functools.partial(GzipHandler, directory=folder)
-    http.server.ThreadingHTTPServer(("127.0.0.1", port), handler).serve_forever()
+    sys.exit(main())

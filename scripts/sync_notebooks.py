@@ -10,13 +10,20 @@ Run by ``make notebooks``. For each ``chapters/*.md`` (MyST text notebook):
 
 ``python scripts/sync_notebooks.py --check`` changes nothing and exits 1
 when a file is out of date (the tests use the same functions).
+
+A reader may edit the .ipynb itself (VS Code, a notebook saved from Colab,
+Jupyter without jupytext). Such a file is never lost: when it holds outputs,
+or is newer than its .md and not the version git has, it is refused, with the
+``jupytext --sync`` command that carries the edits into the .md; ``--force``
+overwrites it anyway. Whenever a file that git does not have in this form is
+overwritten, the old one is kept as ``X.ipynb.bak``, and the output says so.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +31,11 @@ import jupytext
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(0, str(ROOT / "src"))  # make notebooks before pip install -e
+from atensi import files  # noqa: E402
+from atensi.arguments import Parser  # noqa: E402
+
 CHAPTERS = ROOT / "chapters"
 SETUP_TAG = "atensi-setup"
 
@@ -106,12 +118,48 @@ def ipynb_text(md_path: Path) -> str:
     return jupytext.writes(notebook, fmt="ipynb")
 
 
-def sync(check: bool = False) -> list[str]:
-    """Bring every chapter up to date; return the problems (or changes, with check)."""
+def _committed(path: Path) -> str | None:
+    """The file as the last commit has it, or None (no git, not tracked)."""
+    try:
+        rel = path.resolve().relative_to(ROOT)
+        done = subprocess.run(["git", "-C", str(ROOT), "show", f"HEAD:{rel.as_posix()}"],
+                              capture_output=True, timeout=30)
+    except (ValueError, OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.decode("utf-8", errors="replace") if done.returncode == 0 else None
+
+
+def reader_edits(ipynb_path: Path, current: str, md_mtime: float) -> tuple[str | None, bool]:
+    """(why ``current``, the .ipynb on disk, must not be overwritten, or None;
+    whether a ``.bak`` must be kept when it is).
+
+    The book's .ipynb never has outputs, and is either the committed version
+    or older than its .md. Anything else was saved outside ``make notebooks``.
+    """
+    try:
+        cells = json.loads(current)["cells"]
+    except (ValueError, KeyError, TypeError):
+        return "bukan notebook JSON yang sah", True
+    if any(isinstance(c, dict) and c.get("cell_type") == "code"
+           and (c.get("outputs") or c.get("execution_count") is not None) for c in cells):
+        return "berisi keluaran sel (hasil menjalankan notebook)", True
+    committed = _committed(ipynb_path) == current
+    if not committed and ipynb_path.stat().st_mtime > md_mtime:
+        return "disunting sesudah .md-nya (lebih baru, dan tidak sama dengan versi di git)", True
+    return None, not committed
+
+
+def sync(check: bool = False, force: bool = False) -> list[str]:
+    """Bring every chapter up to date; return the problems (or changes, with check).
+
+    A refused .ipynb (see :func:`reader_edits`) gives a problem that starts with
+    ``DITOLAK``; with ``force`` it is overwritten and kept as ``.ipynb.bak``.
+    """
     problems = []
     source = setup_source()
     for md_path in chapter_files():
         rel = md_path.relative_to(CHAPTERS.parent)
+        md_mtime = md_path.stat().st_mtime
         text = md_path.read_text(encoding="utf-8")
         new_text, found = with_setup_cell(text, source)
         if found != 1:
@@ -119,29 +167,57 @@ def sync(check: bool = False) -> list[str]:
         if new_text != text:
             problems.append(f"{rel}: sel persiapan tidak sesuai templat")
             if not check:
-                md_path.write_text(new_text, encoding="utf-8")
+                files.write_text(md_path, new_text)
         ipynb_path = md_path.with_suffix(".ipynb")
+        ipynb_rel = ipynb_path.relative_to(CHAPTERS.parent)
         expected = ipynb_text(md_path)
         current = ipynb_path.read_text(encoding="utf-8") if ipynb_path.exists() else None
-        if current != expected:
-            problems.append(f"{ipynb_path.relative_to(CHAPTERS.parent)}: tidak sama dengan {rel}")
-            if not check:
-                ipynb_path.write_text(expected, encoding="utf-8")
+        if current == expected:
+            continue
+        why, backup_needed = (reader_edits(ipynb_path, current, md_mtime)
+                              if current is not None else (None, False))
+        if why and not force:
+            problems.append(
+                f"DITOLAK {ipynb_rel}: {why}, jadi tidak ditimpa dari {rel}. Bawa suntingannya "
+                f"ke .md dengan: jupytext --sync {ipynb_rel}  (atau buang dengan: python "
+                f"scripts/sync_notebooks.py --force, yang menyimpan salinannya sebagai "
+                f"{ipynb_rel}.bak)")
+            continue
+        problems.append(f"{ipynb_rel}: tidak sama dengan {rel}")
+        if check:
+            continue
+        if backup_needed:
+            backup = ipynb_path.with_name(ipynb_path.name + ".bak")
+            files.write_text(backup, current)
+            problems.append(f"{ipynb_rel}: suntingan lama disimpan sebagai "
+                            f"{backup.relative_to(CHAPTERS.parent)}")
+        files.write_text(ipynb_path, expected)
     return problems
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv=None) -> int:
+    parser = Parser(prog="scripts/sync_notebooks.py", description=__doc__.splitlines()[0],
+                    usage_line="python scripts/sync_notebooks.py [--check | --force]")
     parser.add_argument("--check", action="store_true", help="hanya periksa, jangan ubah berkas")
-    args = parser.parse_args()
-    messages = sync(check=args.check)
+    parser.add_argument("--force", action="store_true",
+                        help="timpa juga .ipynb yang disunting pembaca (salinannya jadi .bak)")
+    args = parser.parse_args(argv)
+    if args.check and args.force:
+        parser.fail("--check dan --force tidak bisa dipakai bersama")
+    try:
+        messages = sync(check=args.check, force=args.force)
+    except (ValueError, OSError) as err:
+        print(f"scripts/sync_notebooks.py: {err}", file=sys.stderr)
+        return 1
     for message in messages:
         print(message)
+    refused = [m for m in messages if m.startswith("DITOLAK")]
     missing_cell = [m for m in messages if SETUP_TAG in m]
     if args.check:
         return 1 if messages else 0
-    print(f"{len(chapter_files())} bab diperiksa, {len(messages)} perubahan/catatan.")
-    return 1 if missing_cell else 0
+    print(f"{len(chapter_files())} bab diperiksa, {len(messages)} perubahan/catatan"
+          + (f", {len(refused)} .ipynb tidak ditimpa." if refused else "."))
+    return 1 if missing_cell or refused else 0
 
 
 if __name__ == "__main__":

@@ -428,3 +428,60 @@ def test_kernel_file_under_sanitizer(sanitizer, mode):
     assert "SELESAI" in output and "BEDA" not in output, output
     for marker in ("AddressSanitizer", "ThreadSanitizer", "LeakSanitizer", "runtime error"):
         assert marker not in output, output
+
+
+# --- broadcast inputs, inconsistent O/lse, finite differences that cannot work ----------
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_broadcast_inputs_get_gradients_of_their_own_shape(blocked):
+    rng = np.random.default_rng(30)
+    Q = rng.standard_normal((1, 6, 3))          # one query set for three heads
+    K, V = rng.standard_normal((3, 6, 3)), rng.standard_normal((6, 3))
+    dO = rng.standard_normal((3, 6, 3))
+    backward = reference.attention_backward_blocked if blocked else reference.attention_backward
+    kwargs = {"block": 4} if blocked else {}
+    dQ, dK, dV = backward(Q, K, V, dO, **kwargs)
+    assert dQ.shape == Q.shape and dK.shape == K.shape and dV.shape == V.shape
+    # The same as the gradients of explicit copies, summed over the copies.
+    Qb, Vb = np.broadcast_to(Q, (3, 6, 3)).copy(), np.broadcast_to(V, (3, 6, 3)).copy()
+    wQ, wK, wV = reference.attention_backward(Qb, K, Vb, dO)
+    for got, want in ((dQ, wQ.sum(axis=0, keepdims=True)), (dK, wK), (dV, wV.sum(axis=0))):
+        assert np.abs(got - want).max() < 1e-12
+
+
+@pytest.mark.parametrize("bad, words", [(np.nan, "'lse' berisi"), (-np.inf, "'lse' berisi"),
+                                        (-30.0, "'lse' tidak cocok")])
+def test_inconsistent_lse_is_refused(bad, words):
+    rng = np.random.default_rng(31)
+    Q, K, V, dO = (rng.standard_normal((2, 8, 4)) for _ in range(4))
+    O, lse = reference.attention_blocked(Q, K, V, return_lse=True)
+    lse = lse.copy()
+    if bad == -30.0:
+        lse -= 30.0   # weights e^30 times too large: gradients 10^13 off
+    else:
+        lse[1, 3] = bad
+    with pytest.raises(ValueError, match=words):
+        reference.attention_backward_blocked(Q, K, V, dO, O=O, lse=lse)
+
+
+def test_non_finite_O_is_refused():
+    rng = np.random.default_rng(32)
+    Q, K, V, dO = (rng.standard_normal((8, 4)) for _ in range(4))
+    O = np.full((8, 4), np.nan)
+    with pytest.raises(ValueError, match="'O' berisi"):
+        reference.attention_backward_blocked(Q, K, V, dO, O=O)
+
+
+@pytest.mark.parametrize("X, h", [(np.ones(3, np.float16), 1e-6), (np.ones(3), 1e-20),
+                                  (np.full(3, 1e12), 1e-6), (np.ones(3, np.float32), 1e-6)])
+def test_numerical_gradient_refuses_a_step_lost_to_rounding(X, h):
+    with pytest.raises(ValueError, match="'h'.*terlalu kecil"):
+        reference.numerical_gradient(lambda Y: float((Y ** 2).sum()), X, h=h)
+
+
+def test_numerical_gradient_refuses_a_function_that_is_not_finite():
+    with pytest.raises(ValueError, match="'f' mengembalikan nan"):
+        reference.numerical_gradient(lambda Y: float("nan"), np.ones(2))
+    with pytest.raises(TypeError, match="'f' harus mengembalikan satu bilangan"):
+        reference.numerical_gradient(lambda Y: "satu", np.ones(2))

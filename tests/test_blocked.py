@@ -103,3 +103,43 @@ def test_runs_on_cupy_when_a_gpu_is_present():
     got = R.attention_blocked(*(cp.asarray(x) for x in (Q, K, V)), block=32)
     assert isinstance(got, cp.ndarray)
     assert rel_err(cp.asnumpy(got), reference64(Q, K, V)) <= 1e-5
+
+
+@pytest.mark.parametrize("shapes", [((1, 9, 4), (3, 9, 4)), ((9, 4), (2, 3, 9, 4)),
+                                    ((2, 1, 9, 4), (1, 3, 9, 4))])
+@pytest.mark.parametrize("causal", [True, False])
+def test_broadcast_batches_match_the_dense_path(shapes, causal):
+    rng = np.random.default_rng(7)
+    q_shape, kv_shape = shapes
+    Q = rng.standard_normal(q_shape)
+    K, V = rng.standard_normal(kv_shape), rng.standard_normal(kv_shape)
+    want = R.attention(Q, K, V, causal=causal)
+    got = R.attention_blocked(Q, K, V, causal=causal, block=4)
+    assert got.shape == want.shape and np.abs(got - want).max() < 1e-12
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_more_queries_than_keys_match_the_dense_path(causal):
+    rng = np.random.default_rng(8)
+    Q, K, V = rng.standard_normal((11, 4)), rng.standard_normal((5, 4)), rng.standard_normal((5, 4))
+    want = R.attention(Q, K, V, causal=causal)
+    for block in (1, 3, 16):
+        got, lse = R.attention_blocked(Q, K, V, causal=causal, block=block, return_lse=True)
+        assert np.isfinite(got).all() and np.abs(got - want).max() < 1e-12
+        assert lse.shape == (11,)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_values_near_the_float_limit_give_their_mean_not_inf(dtype):
+    """Exact output: a weighted mean of V rows, finite for finite V."""
+    T = 64
+    rng = np.random.default_rng(9)
+    Q, K = rng.standard_normal((T, 4)).astype(dtype), rng.standard_normal((T, 4)).astype(dtype)
+    big = np.finfo(dtype).max / 8
+    V = (rng.uniform(0.5, 1.0, (T, 4)) * big).astype(dtype)
+    want = R.softmax(R.causal_mask(R.scores(Q.astype(np.float64), K.astype(np.float64)))) \
+        @ (V.astype(np.float64) / big)
+    for block in (1, 16, 128):
+        got = R.attention_blocked(Q, K, V, block=block)
+        assert np.isfinite(got).all()
+        assert np.abs(got / big - want).max() < 1e-5

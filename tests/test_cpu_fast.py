@@ -208,3 +208,51 @@ def test_comparison_without_torch_is_empty(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_torch)
     assert F.compare_with_torch([(1, 8)]) == []
     assert F.torch_comparison_lines([]) == []
+
+
+def test_broadcast_input_beyond_memory_is_refused_before_work(monkeypatch):
+    """A Q broadcast against many heads of K makes as many scaled copies of Q."""
+    from atensi import validation
+
+    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 64e6)
+    Q = np.zeros((1, 1024, 64), np.float32)
+    K = np.broadcast_to(np.zeros((1, 1024, 64), np.float32), (4096, 1024, 64))
+    monkeypatch.setattr(F, "_run_workers", lambda *a: pytest.fail("thread sudah dijalankan"))
+    with pytest.raises(MemoryError, match=r"attention_cpu_fast.*butuh sekitar.*Kecilkan T"):
+        F.attention_cpu_fast(Q, K, K, threads=2)
+
+
+CTRL_C = """
+import os, signal, threading, time
+import numpy as np
+from atensi.cpu_fast import attention_cpu_fast
+Q = np.random.default_rng(3).standard_normal((8, 8192, 64)).astype(np.float32)
+attention_cpu_fast(Q[:, :256], Q[:, :256], Q[:, :256], threads=2)  # pool started
+timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+start = time.perf_counter()
+timer.start()
+try:
+    attention_cpu_fast(Q, Q, Q, threads=2)
+    print("SELESAI")
+except KeyboardInterrupt as err:
+    stopped = time.perf_counter() - start
+    cpu = time.process_time()
+    time.sleep(0.5)
+    print("DIHENTIKAN", stopped, time.process_time() - cpu, str(err))
+"""
+
+
+def test_ctrl_c_stops_every_thread():
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", CTRL_C], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    words = proc.stdout.split()
+    assert words[0] == "DIHENTIKAN", "ubah ukuran: perhitungan harus lama tanpa Ctrl-C"
+    stopped, cpu_after = float(words[1]), float(words[2])
+    print(f"berhenti sesudah {stopped:.2f} s, CPU sesudahnya {cpu_after:.3f} s")
+    assert stopped < 2.0
+    assert cpu_after < 0.1, "thread pool masih menghitung sesudah Ctrl-C"
+    assert "dihentikan" in proc.stdout

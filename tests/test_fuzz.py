@@ -1,5 +1,6 @@
-"""Fuzz: good and bad input to every public function of reference, kernels (cpu)
-and the helpers (measures, widgets' state functions, plots).
+"""Fuzz: good and bad input to every public function of reference, kernels (cpu),
+cpu_fast, loops, masks, model, train, corpus, model_explorer, the helpers
+(measures, widgets' state functions, plots) and the command-line tools.
 
 Each example starts from valid arguments and either keeps them or spoils one
 argument with one mutation (wrong dtype, list, None, NaN, +inf, -inf, 1e19,
@@ -12,8 +13,9 @@ bad block/version/axis...). For each mutation the expected outcome is known:
 
 Anything else fails the test: a crash (IndexError, ZeroDivisionError, an
 English NumPy error...), a silent answer on bad input, NaN on finite input, or
-a refusal of valid input. The counts (tried, refused clearly, refused poorly,
-accepted correctly) are printed at the end and written to
+a refusal of valid input, a call that runs past ``HANG_SECONDS``. The counts
+(tried, refused clearly, refused poorly, accepted correctly, garbage, crash,
+hang) are printed at the end and written to
 ``$ATENSI_FUZZ_COUNTS`` when that is set. Examples are small: the whole file
 takes well under a minute.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 from collections import Counter
 
 import numpy as np
@@ -30,7 +33,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atensi import kernels, measures, plots, reference, widgets
+from atensi import cpu_fast, kernels, loops, masks, measures, plots, reference, widgets
 
 COUNTS: Counter = Counter()
 POOR: list = []
@@ -38,23 +41,44 @@ FUZZ = settings(max_examples=40, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 # A refusal is "clear" when it names the argument and reads as Indonesian.
 INDONESIAN = ("harus", "tetapi", "yang diterima", "Ubah", "Pakai", "periksa", "kecilkan",
-              "melebihi", "berisi", "tidak", "terlalu", "bukan", "kosong", "Berikan")
-REFUSALS = (TypeError, ValueError, MemoryError)
+              "melebihi", "berisi", "tidak", "terlalu", "bukan", "kosong", "Berikan", "rusak",
+              "Buat ulang")
+REFUSALS = (TypeError, ValueError, MemoryError, FileNotFoundError, IsADirectoryError)
 
 
 def _names_argument(message: str, names) -> bool:
     return any(f"'{n}'" in message or f"{n}=" in message for n in names)
 
 
-def attempt(call, *, expect: str, names=(), check=None):
-    """Run ``call``; count and judge the outcome (see the module docstring)."""
+class _Hang(BaseException):
+    """Raised by the alarm when one call runs past HANG_SECONDS."""
+
+
+HANG_SECONDS = 60
+
+
+def _alarm(signum, frame):
+    raise _Hang
+
+
+def attempt(call, *, expect: str, names=(), check=None, named=None):
+    """Run ``call``; count and judge the outcome (see the module docstring).
+
+    ``named(message)``: whether a refusal names the spoiled argument (default:
+    one of ``names`` quoted, as ``'name'`` or ``name=``)."""
     COUNTS["tried"] += 1
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.setitimer(signal.ITIMER_REAL, HANG_SECONDS)
     try:
         out = call()
+    except _Hang:
+        COUNTS["hang"] += 1
+        pytest.fail(f"macet: lebih dari {HANG_SECONDS} s ({names})")
     except REFUSALS as err:
         message = str(err)
         assert expect in ("refuse", "either"), f"masukan sah ditolak: {type(err).__name__}: {message}"
-        if _names_argument(message, names) and any(w in message for w in INDONESIAN):
+        said = named(message) if named else _names_argument(message, names)
+        if said and any(w in message for w in INDONESIAN):
             COUNTS["refused clearly"] += 1
         else:
             COUNTS["refused poorly"] += 1
@@ -64,9 +88,18 @@ def attempt(call, *, expect: str, names=(), check=None):
     except Exception as err:  # noqa: BLE001 - any other exception is a crash
         COUNTS["crashed"] += 1
         pytest.fail(f"crash: {type(err).__name__}: {err}")
-    assert expect in ("accept", "either"), f"masukan salah ({names}) diterima diam-diam"
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    if expect not in ("accept", "either"):
+        COUNTS["garbage"] += 1
+        pytest.fail(f"masukan salah ({names}) diterima diam-diam")
     if check is not None:
-        check(out)
+        try:
+            check(out)
+        except AssertionError:
+            COUNTS["garbage"] += 1
+            raise
     COUNTS["accepted correctly"] += 1
     return out
 
@@ -221,7 +254,7 @@ KERNELS_OK: set = set()
 
 def array_expectation(module, how, role):
     """'accept' or 'refuse' for mutation ``how`` of an array with ``role``."""
-    ok = REFERENCE_OK if module == "reference" else KERNELS_OK
+    ok = REFERENCE_OK if module in ("reference", "loops") else KERNELS_OK
     if how in ok:
         return "accept"
     if how == "neginf" and role == "scores":  # -inf in scores means masked
@@ -377,6 +410,25 @@ def _cases():
     c["kernels.rope"] = ("kernels", x_even, {"X": "values"},
                          lambda **kw: kernels.rope(kw["X"], offset=kw["offset"], **cpu),
                          lambda kw: o_rope(kw["X"], kw["offset"]))
+    c["cpu_fast.attention_cpu_fast"] = (
+        "reference", lambda *a: qkv(*a) | {"block": 2, "threads": 2},
+        att_kinds | {"block": "block", "threads": "block"},
+        lambda **kw: cpu_fast.attention_cpu_fast(**kw),
+        lambda kw: o_attention(kw["Q"], kw["K"], kw["V"], kw["causal"], kw["scale"]))
+    c["loops.scores"] = ("loops", qk, {"Q": "qk", "K": "qk", "scale": "flag"},
+                         lambda **kw: loops.scores(kw["Q"], kw["K"], scale=kw["scale"]),
+                         lambda kw: o_scores(kw["Q"], kw["K"], kw["scale"]))
+    c["loops.causal_mask"] = ("loops", s_only, {"S": "scores"},
+                              lambda **kw: loops.causal_mask(kw["S"]), lambda kw: o_mask(kw["S"]))
+    c["loops.softmax"] = ("loops", lambda *a: {"S": scores_matrix(a[0], a[1], a[3], masked=True)},
+                          {"S": "scores"}, lambda **kw: loops.softmax(kw["S"]),
+                          lambda kw: o_softmax(kw["S"]))
+    c["loops.weighted_sum"] = ("loops", av, {"A": "weights", "V": "values"},
+                               lambda **kw: loops.weighted_sum(kw["A"], kw["V"]),
+                               lambda kw: np.asarray(kw["A"], np.float64)
+                               @ np.asarray(kw["V"], np.float64))
+    c["loops.attention"] = ("loops", qkv, att_kinds, lambda **kw: loops.attention(**kw),
+                            lambda kw: o_attention(**kw))
     if hasattr(kernels, "attention_backward"):
         c["kernels.attention_backward"] = (
             "kernels", qkvdo, bw_kinds, lambda **kw: kernels.attention_backward(**kw, **cpu),
@@ -385,7 +437,7 @@ def _cases():
 
 
 CASES = _cases()
-TOLERANCE = {"reference": 1e-4, "kernels": 1e-4}
+TOLERANCE = {"reference": 1e-4, "kernels": 1e-4, "loops": 1e-4}
 
 
 def _shape_axis(name, fn):
@@ -418,6 +470,8 @@ def test_fuzz_public_function(fn, data):
     T = data.draw(st.integers(1, 6), label="T")
     d = data.draw(st.integers(1, 5), label="d")
     lead = data.draw(st.sampled_from([(), (2,)]), label="lead")
+    if module == "loops":
+        lead = ()  # one head: the loops take matrices only
     kw = build(rng, T, d, lead)
     target = data.draw(st.sampled_from([None, *kinds]), label="argument")
     expect, tol = "accept", TOLERANCE[module]
@@ -437,6 +491,8 @@ def test_fuzz_public_function(fn, data):
                 other = "K" if target == "Q" else "Q"
                 kw[other] = mutate_array(kw[other], "huge", rng)
                 expect = overflow_expectation(kw["Q"], kw["K"])
+                if module == "loops" and expect == "refuse":
+                    expect = "either"  # the loops add in float64: no overflow to refuse
             if how == "strided" and kw[target].flags.c_contiguous:
                 expect = "accept"  # a one-element row is contiguous after all
             if how == "float16":
@@ -604,17 +660,354 @@ def test_fuzz_plots_softmax_temperature(scores, temps):
         plt.close(fig)
 
 
+# ---------------------------------------------------------------------------
+# The newer modules: masks, model, train, corpus, model_explorer
+# ---------------------------------------------------------------------------
+
+BAD_INTS = [0, -1, 2.5, "4", None, True, np.float64(3.0), [3]]
+
+
+def _good_int(v, low=1, high=None):
+    return (isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+            and v >= low and (high is None or v <= high))
+
+
+@FUZZ
+@given(fn=st.sampled_from(["causal", "sliding_window", "prefix_lm", "padding"]),
+       T=st.one_of(st.integers(1, 6), st.sampled_from(BAD_INTS)),
+       w=st.one_of(st.integers(0, 8), st.sampled_from(BAD_INTS + [10**30])),
+       lengths=st.sampled_from([[2, 0, 1], [1], [], [[1, 2], [3]], [1.5], [-1], [99], "ab",
+                                np.array([True]), None]),
+       additive=st.sampled_from([False, True, "ya", 1, None]))
+def test_fuzz_masks_makers(fn, T, w, lengths, additive):
+    good_T = _good_int(T)
+    names = [] if good_T else ["T"]
+    if fn == "sliding_window" and not _good_int(w):
+        names.append("w")
+    if fn == "prefix_lm" and not (_good_int(w, low=0) and good_T and w <= T):
+        names.append("p")
+    if fn == "padding":
+        arr = np.asarray(lengths, dtype=object)
+        good = (isinstance(lengths, list) and arr.ndim == 1 and arr.size > 0
+                and all(_good_int(v, low=0) and good_T and v <= T for v in lengths))
+        if not good:
+            names.append("lengths")
+    if not isinstance(additive, bool):
+        names.append("additive")
+    call = {"causal": lambda: masks.causal(T, additive=additive),
+            "sliding_window": lambda: masks.sliding_window(T, w, additive=additive),
+            "prefix_lm": lambda: masks.prefix_lm(T, w, additive=additive),
+            "padding": lambda: masks.padding(lengths, T, additive=additive)}[fn]
+
+    def check(out):
+        i, j = np.arange(T)[:, None], np.arange(T)[None, :]
+        want = {"causal": lambda: j <= i, "sliding_window": lambda: (j <= i) & (j > i - w),
+                "prefix_lm": lambda: (j <= i) | (j < w),
+                "padding": lambda: ((np.arange(T)[None, :] < np.array(lengths)[:, None])[:, :, None]
+                                    & (np.arange(T)[None, :] < np.array(lengths)[:, None])[:, None, :])}[fn]()
+        got = out if not additive else out == 0
+        assert got.shape == want.shape and (got == want).all()
+        if additive:
+            assert set(np.unique(out)) <= {0.0, -np.inf}
+
+    attempt(call, expect="refuse" if names else "accept",
+            names=tuple(names) + (("mask ke-0",) if not names else ()), check=check)
+
+
+@FUZZ
+@given(S=st.sampled_from(["ok", "neginf", "nan", "posinf", "int", "masked", "rank1", "list",
+                          "shape"]),
+       visible=st.sampled_from(["ok", "float", "masked", "rank1", "broadcast", "list_bool"]),
+       dtype=st.sampled_from([np.float32, np.float64, "float16", np.int32, bool, "x", None]))
+def test_fuzz_masks_apply_combine_additive(S, visible, dtype):
+    base = np.arange(9, dtype=np.float64).reshape(3, 3)
+    vis = masks.causal(3)
+    s_value = {"ok": base, "neginf": o_mask(base), "nan": base * np.nan, "posinf": base + np.inf,
+               "int": base.astype(int), "masked": np.ma.masked_array(base), "rank1": base[0],
+               "list": base.tolist(), "shape": np.ones((3, 4))}[S]
+    v_value = {"ok": vis, "float": vis.astype(float), "masked": np.ma.masked_array(vis),
+               "rank1": vis[0], "broadcast": np.broadcast_to(vis, (2, 3, 3)),
+               "list_bool": vis.tolist()}[visible]
+    good_v = visible in ("ok", "broadcast", "list_bool")
+    good_s = S in ("ok", "neginf", "list")
+    names = tuple(n for n, ok in (("S", good_s), ("visible", good_v)) if not ok)
+
+    def check_apply(out):
+        want = np.where(np.asarray(v_value), np.asarray(s_value), -np.inf)
+        assert out.shape == want.shape and np.array_equal(np.isneginf(out), np.isneginf(want))
+
+    attempt(lambda: masks.apply(s_value, v_value), expect="refuse" if names else "accept",
+            names=names or ("S",), check=check_apply)
+    good_dtype = dtype is None or (dtype != "x" and np.dtype(dtype).kind == "f")  # None: float64
+    names = tuple(n for n, ok in (("visible", good_v), ("dtype", good_dtype)) if not ok)
+    attempt(lambda: masks.to_additive(v_value, dtype=dtype), expect="refuse" if names else "accept",
+            names=names or ("visible",),
+            check=lambda out: np.array_equal(out == 0, np.asarray(v_value)))
+    names = () if good_v else ("mask ke-1",)
+    attempt(lambda: masks.combine(vis, v_value), expect="refuse" if names else "accept",
+            names=names or ("mask ke-0",),
+            check=lambda out: np.array_equal(out, np.asarray(v_value) & vis))
+
+
+def _tiny_model():
+    from atensi.model import Config, TinyGPT
+
+    return TinyGPT(Config(vocab=5, T=8, d_model=8, n_head=2, n_layer=1, d_mlp=8), "abcde")
+
+
+MODEL = _tiny_model()
+
+
+@FUZZ
+@given(prompt=st.sampled_from(["ab", "", "abz", None, 5, "abcdeabcde"]),
+       n=st.one_of(st.integers(0, 4), st.sampled_from([-1, 1.5, "2", True, None])),
+       temperature=st.one_of(st.floats(0, 5), st.sampled_from(
+           [1e-300, np.float32(0.5), -1.0, float("nan"), float("inf"), True, "1", None])),
+       seed=st.one_of(st.integers(0, 9), st.sampled_from([-1, 1.5, "0", True, None])),
+       kv_cache=st.sampled_from([True, False, 1, "ya"]),
+       return_logits=st.sampled_from([False, True, 0, None]))
+def test_fuzz_model_generate(prompt, n, temperature, seed, kv_cache, return_logits):
+    good_prompt = isinstance(prompt, str) and prompt and set(prompt) <= set("abcde")
+    good_n = _good_int(n, low=0)
+    names = [x for x, ok in (
+        ("prompt", isinstance(prompt, str) and prompt != ""), ("n", good_n),
+        ("temperature", isinstance(temperature, (int, float, np.floating))
+         and not isinstance(temperature, bool) and math.isfinite(temperature) and temperature >= 0),
+        ("seed", _good_int(seed, low=0)), ("kv_cache", isinstance(kv_cache, bool)),
+        ("return_logits", isinstance(return_logits, bool))) if not ok]
+    if not names and not good_prompt:
+        names = ["prompt"]  # a character the model does not know
+    too_long = isinstance(prompt, str) and good_n and len(prompt) + n > MODEL.config.T
+    if too_long:
+        names += ["prompt", "n"]  # checked before the other arguments
+    message_names = tuple(names)
+
+    def check(out):
+        text = out[0] if return_logits else out
+        assert isinstance(text, str) and len(text) == n and set(text) <= set("abcde")
+        if return_logits:
+            assert out[1].shape == (n, 5) and np.isfinite(out[1]).all()
+
+    attempt(lambda: MODEL.generate(prompt, n, temperature=temperature, seed=seed,
+                                   kv_cache=kv_cache, return_logits=return_logits),
+            expect="refuse" if names else "accept", names=message_names, check=check)
+
+
+@FUZZ
+@given(ids=st.sampled_from([[0, 4], [], [-1], [5], [1.7], ["a"], np.array([[1, 2]]),
+                            np.array([True])]),
+       targets=st.sampled_from(["ok", "negative", "big", "float", "shape", "broadcast"]),
+       lr=st.sampled_from([1e-3, np.float32(1e-2), 0.0, -1.0, float("nan"), "x", None, True]),
+       betas=st.sampled_from([(0.9, 0.99), (1.0, 0.9), (-0.1, 0.9), (0.9,), "ab", None]))
+def test_fuzz_model_pieces(ids, targets, lr, betas):
+    from atensi.model import Adam, cross_entropy
+
+    arr = np.asarray(ids)
+    good_ids = arr.size == 0 or (arr.dtype.kind in "iu" and arr.min() >= 0 and arr.max() < 5)
+    attempt(lambda: MODEL.decode(ids), expect="accept" if good_ids else "refuse",
+            names=("ids",), check=lambda out: len(out) == arr.size)
+    rng = np.random.default_rng(0)
+    logits = rng.standard_normal((2, 3, 5))
+    t = {"ok": np.array([[0, 1, 4], [2, 2, 3]]), "negative": np.array([[0, 1, -1], [0, 0, 0]]),
+         "big": np.full((2, 3), 5), "float": np.zeros((2, 3)), "shape": np.zeros((3, 2), int),
+         "broadcast": np.zeros((1, 3), int)}[targets]
+
+    def check_ce(out):
+        loss, grad = out
+        p = np.exp(logits - logits.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        want = -np.log(np.take_along_axis(p, t[..., None], -1)).mean()
+        assert abs(loss - want) < 1e-9 and np.isfinite(grad).all()
+
+    attempt(lambda: cross_entropy(logits, t), expect="accept" if targets == "ok" else "refuse",
+            names=("targets",), check=check_ce)
+    good_lr = (isinstance(lr, (float, np.floating)) and math.isfinite(lr) and lr > 0)
+    good_b = isinstance(betas, tuple) and len(betas) == 2 and all(0 <= b < 1 for b in betas)
+    names = tuple(x for x, ok in (("lr", good_lr), ("betas", good_b)) if not ok)
+    if names == ("betas",) and isinstance(betas, tuple) and len(betas) == 2:
+        names = ("betas", "betas[0]")
+    attempt(lambda: Adam(MODEL.params, lr=lr, betas=betas), expect="refuse" if names else "accept",
+            names=names)
+
+
+@FUZZ
+@given(field=st.sampled_from(["vocab", "T", "d_model", "n_head", "n_layer", "d_mlp", "scale",
+                              "seed", "chars"]),
+       value=st.sampled_from([0, -2, 2.5, "4", None, True, 3]))
+def test_fuzz_model_construction(field, value):
+    from atensi.model import Config, TinyGPT
+
+    kw = dict(vocab=4, T=4, d_model=4, n_head=2, n_layer=1, d_mlp=4, scale=True, seed=0)
+    chars = "abcd"
+    if field == "chars":
+        chars = {0: "", -2: "abca", 2.5: ["a", "b", "c", "d"], "4": "abcdef", None: None,
+                 True: True, 3: "abc"}[value]
+        good = False
+    else:
+        kw[field] = value
+        if field == "scale":
+            good = isinstance(value, bool)
+        elif field == "seed":
+            good = _good_int(value, low=0)
+        else:
+            good = _good_int(value) and kw["d_model"] % kw["n_head"] == 0 and (
+                field != "vocab" or value == 4)
+    names = (field, "d_model", "n_head") if field in ("d_model", "n_head") else (field,)
+    attempt(lambda: TinyGPT(Config(**kw), chars), expect="accept" if good else "refuse",
+            names=names + ("chars",) if field == "vocab" else names)
+
+
+@settings(FUZZ, max_examples=25)
+@given(arg=st.sampled_from(["steps", "batch_size", "eval_every", "warmup", "lr", "clip", "seed",
+                            "log", "corpus", None]),
+       value=st.sampled_from([0, -5, 1.5, "x", None, True, float("nan")]))
+def test_fuzz_train(arg, value):
+    from atensi import corpus, train
+
+    c = corpus.load()
+    kw = dict(steps=1, batch_size=2, lr=1e-3, warmup=0, eval_every=1, clip=1.0, seed=0, log=None)
+    model = _tiny_model_for(c)
+    if arg not in (None, "corpus"):
+        kw[arg] = value
+    good = arg is None or (arg == "warmup" and value == 0) or (arg == "seed" and value == 0) or (
+        arg == "log" and value is None)
+    target = c if arg != "corpus" else value
+    attempt(lambda: train.train(model, target, **kw), expect="accept" if good else "refuse",
+            names=(arg,) if arg else (),
+            check=lambda out: np.isfinite(out["val"]).all() and len(out["train"]) == 1)
+
+
+def _tiny_model_for(c):
+    from atensi.model import Config, TinyGPT
+
+    return TinyGPT(Config(vocab=len(c.chars), T=8, d_model=8, n_head=2, n_layer=1, d_mlp=8),
+                   c.chars)
+
+
+@settings(FUZZ, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(kind=st.sampled_from(["missing", "folder", "latin1", "empty", "junk", "int", "list"]),
+       reader=st.sampled_from(["corpus", "experiment", "weights"]))
+def test_fuzz_file_readers(kind, reader, tmp_path_factory):
+    from atensi import corpus, train
+    from atensi.model import TinyGPT
+
+    folder = tmp_path_factory.mktemp("baca")
+    path = {"missing": folder / "tidak-ada.txt", "folder": folder, "latin1": folder / "l.txt",
+            "empty": folder / "e.txt", "junk": folder / "j.txt", "int": 5, "list": [1]}[kind]
+    if kind == "latin1":
+        path.write_bytes("ç".encode("latin-1") * 50)
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "junk":
+        path.write_bytes(b"PK\x03\x04 bukan" * 30)
+    read = {"corpus": corpus.load, "experiment": train.load_experiment,
+            "weights": TinyGPT.load}[reader]
+    names = (str(path),) if kind not in ("int", "list") else ("path",)
+    attempt(lambda: read(path), expect="refuse", names=names)
+
+
+@FUZZ
+@given(A=st.sampled_from(["ok", "shape", "nan", "list", "string"]),
+       text=st.sampled_from(["abcd", "ab", "", 5, None]))
+def test_fuzz_model_explorer_head_summary(A, text):
+    from atensi import model_explorer
+
+    T = len(text) if isinstance(text, str) else 4
+    base = o_softmax(o_mask(np.zeros((max(T, 1), max(T, 1)))))
+    value = {"ok": base, "shape": base[:, :-1] if T > 1 else np.ones((1, 2)),
+             "nan": base * np.nan, "list": base.tolist(), "string": "A"}[A]
+    good_text = isinstance(text, str) and len(text) >= 3
+    names = tuple(x for x, ok in (("text", good_text), ("A", A in ("ok", "list"))) if not ok)
+
+    def check(out):
+        assert all(0 <= v <= 1 for v in out.values())
+
+    attempt(lambda: model_explorer.head_summary(value, text),
+            expect="refuse" if names else "accept", names=names, check=check)
+
+
+@FUZZ
+@given(T_k=st.one_of(st.integers(1, 10**7), st.sampled_from(BAD_INTS)),
+       itemsize=st.sampled_from([2, 4, 8, 0, -4, 4.0, "4", None, True]),
+       step=st.one_of(st.integers(0, 60), st.sampled_from(BAD_INTS)),
+       warmup=st.one_of(st.integers(0, 60), st.sampled_from([-5, 1.5, "5", None, True])),
+       lr=st.sampled_from([1e-3, np.float32(0.1), 0.0, -1.0, float("nan"), "x", None]))
+def test_fuzz_cpu_fast_block_and_learning_rate(T_k, itemsize, step, warmup, lr):
+    from atensi import train
+
+    names = tuple(x for x, ok in (("T_k", _good_int(T_k)), ("itemsize", _good_int(itemsize, 1, 16)))
+                  if not ok)
+    attempt(lambda: cpu_fast.auto_block(T_k, itemsize), expect="refuse" if names else "accept",
+            names=names, check=lambda out: 16 <= out <= 128 and out % 16 == 0)
+    good_lr = isinstance(lr, (float, np.floating)) and math.isfinite(lr) and lr > 0
+    names = tuple(x for x, ok in (("step", _good_int(step, low=0)), ("lr", good_lr),
+                                  ("warmup", _good_int(warmup, low=0))) if not ok)
+
+    def check(out):
+        assert math.isfinite(out) and 0 <= out <= lr
+
+    attempt(lambda: train.learning_rate(step, 50, lr, warmup),
+            expect="refuse" if names else "accept", names=names, check=check)
+
+
+CLI_TOOLS = {
+    "train": lambda argv: __import__("atensi.train", fromlist=["main"]).main(argv),
+    "corpus": lambda argv: __import__("atensi.corpus", fromlist=["main"]).main(argv),
+    "bench": lambda argv: __import__("atensi.bench", fromlist=["_main"])._main(argv),
+    "kernels": lambda argv: __import__("atensi.kernels.cli", fromlist=["_main"])._main(argv),
+}
+CLI_BAD = [["--steps", "x"], ["--steps"], ["--steps", "0"], ["--bogus"], ["--out"],
+           ["--experiment", "z"], ["--device", "tpu"], ["--preset", "x"], ["--json"],
+           ["--arch"], ["-x"], ["--quick", "extra", "args", "--steps=-1"]]
+
+
+@settings(FUZZ, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(tool=st.sampled_from(sorted(CLI_TOOLS)), argv=st.sampled_from(CLI_BAD))
+def test_fuzz_command_lines(tool, argv, capsys):
+    """Bad arguments: exit 2 (or 1 for a file the tool cannot read) with one Indonesian
+    line naming the option; nothing runs."""
+    known = {"train": ("--steps", "--out", "--experiment", "--quick"),
+             "corpus": ("--out",), "bench": ("--device", "--preset", "--json", "--quick"),
+             "kernels": ("--arch", "--tabel")}[tool]
+    if tool == "kernels" and argv in (["--out"], ["--steps", "x"]):
+        return  # "--out": an unknown option, like the others below
+    if tool == "train" and argv == ["--quick", "extra", "args", "--steps=-1"]:
+        argv = ["extra"]
+
+    def call():
+        try:
+            code = CLI_TOOLS[tool](argv)
+        except SystemExit as exit_:
+            code = exit_.code
+        err = capsys.readouterr().err.strip()
+        if code in (0, None):
+            return code
+        lines = err.splitlines()
+        assert len(lines) == 1, err
+        raise ValueError(lines[0])
+
+    def named(line):
+        return ("Pemakaian:" in line
+                and any(a.split("=")[0] in line for a in argv if a.startswith("-") or a == "extra"))
+
+    out = attempt(call, expect="refuse", names=tuple(argv) + known, named=named)
+    assert out is None
+
+
 def test_zz_counts():
     """Print (and optionally save) the counts of the whole file; check the targets."""
     total_refused = COUNTS["refused clearly"] + COUNTS["refused poorly"]
     line = (f"\nfuzz: dicoba {COUNTS['tried']}, ditolak jelas {COUNTS['refused clearly']}, "
             f"ditolak kurang jelas {COUNTS['refused poorly']}, diterima dan benar "
-            f"{COUNTS['accepted correctly']}, crash {COUNTS['crashed']}")
+            f"{COUNTS['accepted correctly']}, sampah {COUNTS['garbage']}, crash "
+            f"{COUNTS['crashed']}, macet {COUNTS['hang']}")
     print(line)
     path = os.environ.get("ATENSI_FUZZ_COUNTS")
     if path:
         with open(path, "w", encoding="utf-8") as f:
-            json.dump(dict(COUNTS), f, indent=1)
+            keys = ("tried", "refused clearly", "refused poorly", "accepted correctly",
+                    "garbage", "crashed", "hang")
+            json.dump({k: COUNTS[k] for k in keys}, f, indent=1)
     if COUNTS["tried"]:
-        assert COUNTS["crashed"] == 0
+        assert COUNTS["crashed"] == COUNTS["garbage"] == COUNTS["hang"] == 0
         assert total_refused == 0 or COUNTS["refused clearly"] / total_refused >= 0.95, POOR

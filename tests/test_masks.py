@@ -104,3 +104,60 @@ def test_bad_arguments_get_indonesian_errors(call, pattern):
 def test_wrong_types_get_indonesian_type_errors(call, pattern):
     with pytest.raises(TypeError, match=pattern):
         call()
+
+
+# --- bad input: a clear Indonesian refusal, never garbage ------------------------------
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_apply_refuses_nan_and_plus_inf_scores(bad):
+    S = np.zeros((3, 3), np.float32)
+    S[1, 0] = bad
+    with pytest.raises(ValueError, match=r"'S' berisi 1 nilai NaN atau \+inf"):
+        masks.apply(S, masks.causal(3))
+
+
+def test_apply_keeps_minus_inf_and_refuses_masked_arrays():
+    S = np.zeros((3, 3))
+    S[2, 0] = -np.inf
+    assert masks.apply(S, masks.causal(3))[2, 0] == -np.inf
+    with pytest.raises(TypeError, match="'S'.*masked array"):
+        masks.apply(np.ma.masked_array(S, mask=np.eye(3, dtype=bool)), masks.causal(3))
+    with pytest.raises(TypeError, match="'visible'.*masked array"):
+        masks.apply(S, np.ma.masked_array(masks.causal(3)))
+
+
+def test_ragged_lengths_are_refused_in_indonesian():
+    with pytest.raises(ValueError, match="'lengths' harus daftar satu dimensi"):
+        masks.padding([[1, 2], [3]], 4)
+
+
+def test_huge_window_equals_the_causal_mask():
+    assert (masks.sliding_window(5, 10**30) == masks.causal(5)).all()
+
+
+@pytest.mark.parametrize("dtype", [np.int32, "bukan tipe", bool])
+def test_to_additive_needs_a_float_dtype(dtype):
+    with pytest.raises(TypeError, match="'dtype' harus tipe float"):
+        masks.to_additive(masks.causal(3), dtype=dtype)
+
+
+def test_to_additive_accepts_float_dtypes_by_name():
+    out = masks.to_additive(masks.causal(2), dtype="float64")
+    assert out.dtype == np.float64 and out[0, 1] == -np.inf and out[1, 0] == 0
+
+
+@pytest.mark.parametrize("make", [
+    lambda: masks.causal(200_000),
+    lambda: masks.sliding_window(200_000, 3),
+    lambda: masks.prefix_lm(200_000, 2),
+    lambda: masks.padding([3] * 100, 20_000),
+    lambda: masks.apply(np.zeros((1, 4, 4), np.float32),
+                        np.broadcast_to(masks.causal(4), (10**9, 4, 4))),
+])
+def test_masks_beyond_memory_are_refused_before_allocating(make, monkeypatch):
+    from atensi import validation
+
+    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 2e9)
+    with pytest.raises(MemoryError, match="butuh sekitar.*Kecilkan T"):
+        make()

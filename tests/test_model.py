@@ -236,3 +236,156 @@ def test_attention_map_explorer_has_one_frame_per_sentence_layer_and_head(mode):
         assert set(box.values) == {"sebelumnya", "dua_sebelumnya", "diri", "awal_kata"}
     with pytest.raises(ValueError, match="tidak dikenal"):
         model_explorer.attention_maps(model, ("xyz",), mode=mode)
+
+
+# --- bad input: refused clearly, never a plausible wrong answer --------------------
+
+
+def test_loss_refuses_targets_of_another_shape():
+    model = tiny()
+    x, y = _data(model)
+    with pytest.raises(ValueError, match="'targets' harus berbentuk sama"):
+        model.loss(x, y[:1])  # would broadcast to a plausible loss
+
+
+def test_chars_as_a_list_is_refused():
+    config = Config(vocab=len(CHARS), T=6, d_model=8, n_head=2, n_layer=1, d_mlp=12)
+    with pytest.raises(TypeError, match="'chars' harus str"):
+        TinyGPT(config, list(CHARS))
+
+
+def test_tiny_temperature_is_greedy_not_the_last_character():
+    model = tiny()
+    greedy = model.generate("ab", 4, temperature=0)
+    assert model.generate("ab", 4, temperature=1e-300) == greedy
+    assert model.generate("ab", 4, temperature=np.float32(1e-30)) == greedy
+
+
+@pytest.mark.parametrize("kwargs, error, name", [
+    (dict(temperature=True), TypeError, "temperature"),
+    (dict(temperature=float("nan")), ValueError, "temperature"),
+    (dict(return_logits=1), TypeError, "return_logits"),
+    (dict(seed=-1), ValueError, "seed"),
+    (dict(seed=1.5), TypeError, "seed"),
+])
+def test_generate_checks_every_argument(kwargs, error, name):
+    with pytest.raises(error, match=f"'{name}'"):
+        tiny().generate("ab", 2, **kwargs)
+
+
+def test_generate_accepts_numpy_numbers():
+    model = tiny()
+    assert model.generate("ab", 2, temperature=np.float64(0.5), seed=np.int64(3)) == \
+        model.generate("ab", 2, temperature=0.5, seed=3)
+
+
+@pytest.mark.parametrize("ids, error", [([-1], ValueError), ([1.7], TypeError),
+                                        ([len(CHARS)], ValueError)])
+def test_decode_refuses_what_is_not_a_token(ids, error):
+    with pytest.raises(error, match="'ids'"):
+        tiny().decode(ids)
+
+
+def test_cross_entropy_refuses_negative_and_misshaped_targets():
+    from atensi.model import cross_entropy
+
+    logits = np.zeros((2, 3, 5))
+    with pytest.raises(ValueError, match="'targets'.*negatif"):
+        cross_entropy(logits, np.array([[0, 1, -1], [0, 0, 0]]))
+    with pytest.raises(ValueError, match="'targets' harus berbentuk"):
+        cross_entropy(logits, np.zeros((2, 1), int))
+    with pytest.raises(TypeError, match="'targets'"):
+        cross_entropy(logits, np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("lr", [0.0, -1e-3, float("nan")])
+def test_adam_refuses_a_learning_rate_that_is_not_positive(lr):
+    with pytest.raises(ValueError, match="'lr'"):
+        Adam(tiny().params, lr=lr)
+    opt = Adam(tiny().params)
+    with pytest.raises(ValueError, match="'lr'"):
+        opt.step({k: np.zeros_like(v) for k, v in opt.params.items()}, lr=lr)
+
+
+@pytest.mark.parametrize("change, error, words", [
+    (lambda p: p.pop("wte"), ValueError, "tidak ada wte"),
+    (lambda p: p.update(wte=p["wte"][:1]), ValueError, "'wte' harus berbentuk"),
+    (lambda p: p.update(wte=p["wte"].astype(complex)), TypeError, "'wte' harus array float"),
+    (lambda p: p["wte"].__setitem__((0, 0), np.nan), ValueError, "'wte' berisi NaN"),
+])
+def test_given_params_are_validated(change, error, words):
+    config = Config(vocab=len(CHARS), T=6, d_model=8, n_head=2, n_layer=1, d_mlp=12)
+    params = init_params(config)
+    change(params)
+    with pytest.raises(error, match=words):
+        TinyGPT(config, CHARS, params)
+
+
+def test_a_model_beyond_memory_is_refused_before_allocating(monkeypatch):
+    from atensi import validation
+
+    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 1e8)
+    with pytest.raises(MemoryError, match="Parameter model.*butuh sekitar"):
+        TinyGPT(Config(vocab=4, d_model=4096, d_mlp=16384, n_layer=4, n_head=4), "abcd")
+
+
+# --- load: headers first, finite real floats, JSON info ---------------------------
+
+
+def _rewrite(path, out, change):
+    with np.load(path, allow_pickle=False) as f:
+        data = {k: f[k] for k in f.files}
+    change(data)
+    np.savez(out, **data)
+    return out
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d.update({"param/wte": d["param/wte"] * np.nan}), "berisi NaN atau inf"),
+    (lambda d: d.update({"param/wte": d["param/wte"] + 1j}), "bertipe complex"),
+    (lambda d: d.update({"info": np.array("{bukan json")}), "'info'.*bukan objek JSON"),
+    (lambda d: d.update({"info": np.array("[1, 2]")}), "'info'.*bukan objek JSON"),
+    (lambda d: d.update({"lain": np.zeros(3)}), "kunci yang tidak dikenal: lain"),
+])
+def test_load_refuses_weights_that_are_not_finite_real_or_well_formed(tmp_path, change, words):
+    path = tiny().save(tmp_path / "asli.npz")
+    bad = _rewrite(path, tmp_path / "buruk.npz", change)
+    with pytest.raises(ValueError, match=words):
+        TinyGPT.load(bad)
+
+
+def test_load_reads_headers_before_data_so_a_zip_bomb_is_refused(tmp_path, monkeypatch):
+    path = tiny().save(tmp_path / "asli.npz")
+    bomb = tmp_path / "bom.npz"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info))
+        with dst.open("curve/extra.npy", "w", force_zip64=True) as f:
+            np.lib.format.write_array_header_1_0(f, {"descr": "<f8", "fortran_order": False,
+                                                     "shape": (2**27,)})
+            chunk = bytes(2**24)
+            for _ in range(64):  # 1 GiB of zeros, a few MiB on disk
+                f.write(chunk)
+    assert bomb.stat().st_size < 8 * 2**20
+    read = np.lib.format.read_array
+
+    def small_only(*args, **kwargs):  # metadata may be read; nothing big before the check
+        array = read(*args, **kwargs)
+        assert array.nbytes < 2**20, "data besar dibaca sebelum pemeriksaan"
+        return array
+
+    monkeypatch.setattr(np.lib.format, "read_array", small_only)
+    with pytest.raises(ValueError, match="kurva latihan berukuran"):
+        TinyGPT.load(bomb)
+
+
+def test_load_of_a_file_that_is_not_npz_is_a_clear_refusal(tmp_path):
+    junk = tmp_path / "acak.npz"
+    junk.write_bytes(b"bukan arsip" * 100)
+    with pytest.raises(ValueError, match="rusak atau terpotong"):
+        TinyGPT.load(junk)
+    single = tmp_path / "satu.npz"
+    with open(single, "wb") as f:
+        np.save(f, np.zeros(3))
+    with pytest.raises(ValueError, match="bukan arsip .npz"):
+        TinyGPT.load(single)

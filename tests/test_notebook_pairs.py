@@ -143,3 +143,87 @@ def test_setup_cell_installs_from_the_repository_on_colab(monkeypatch, tmp_path)
 
 def test_setup_cell_is_short():
     assert len(sync_notebooks.setup_source().splitlines()) <= 10
+
+
+# --- A reader's own edits to the .ipynb are never lost ---------------------------
+
+
+@pytest.fixture
+def edited_pair(tmp_path, monkeypatch):
+    """chapters/a.md and an a.ipynb that a reader edited in Jupyter (a new cell, outputs)."""
+    import os
+
+    chapters = tmp_path / "chapters"
+    chapters.mkdir()
+    md = chapters / "a.md"
+    md.write_text((ROOT / "chapters" / "pendahuluan.md").read_text(encoding="utf-8"),
+                  encoding="utf-8")
+    monkeypatch.setattr(sync_notebooks, "CHAPTERS", chapters)
+    notebook = json.loads(sync_notebooks.ipynb_text(md))
+    notebook["cells"].append({"cell_type": "code", "execution_count": None, "id": "milik-pembaca",
+                              "metadata": {}, "outputs": [], "source": ["x = 'catatan saya'"]})
+    ipynb = md.with_suffix(".ipynb")
+    ipynb.write_text(json.dumps(notebook), encoding="utf-8")
+    os.utime(md, (1_000_000, 1_000_000))  # the .md is older: the reader saved later
+    return md, ipynb, notebook
+
+
+def _write(path, notebook):
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+
+
+def test_edited_notebook_newer_than_its_md_is_refused(edited_pair, capsys):
+    md, ipynb, _ = edited_pair
+    before = ipynb.read_text(encoding="utf-8")
+    assert sync_notebooks.main([]) == 1
+    out = capsys.readouterr().out
+    assert ipynb.read_text(encoding="utf-8") == before
+    assert "DITOLAK chapters/a.ipynb" in out and "jupytext --sync chapters/a.ipynb" in out
+    assert not ipynb.with_name("a.ipynb.bak").exists()
+
+
+def test_notebook_with_outputs_is_refused_even_when_the_md_is_newer(edited_pair):
+    import os
+
+    md, ipynb, notebook = edited_pair
+    notebook["cells"][-1]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": ["1"]}]
+    notebook["cells"][-1]["execution_count"] = 1
+    _write(ipynb, notebook)
+    os.utime(md)  # now
+    before = ipynb.read_text(encoding="utf-8")
+    problems = sync_notebooks.sync()
+    assert any(p.startswith("DITOLAK") and "keluaran sel" in p for p in problems)
+    assert ipynb.read_text(encoding="utf-8") == before
+
+
+def test_force_overwrites_and_keeps_a_backup(edited_pair, capsys):
+    md, ipynb, _ = edited_pair
+    before = ipynb.read_text(encoding="utf-8")
+    assert sync_notebooks.main(["--force"]) == 0
+    assert ipynb.read_text(encoding="utf-8") == sync_notebooks.ipynb_text(md)
+    assert ipynb.with_name("a.ipynb.bak").read_text(encoding="utf-8") == before
+    assert "a.ipynb.bak" in capsys.readouterr().out
+
+
+def test_stale_notebook_unknown_to_git_is_replaced_with_a_backup(edited_pair):
+    import os
+
+    md, ipynb, _ = edited_pair
+    os.utime(ipynb, (1_000, 1_000))  # older than the .md: the .md was edited since
+    before = ipynb.read_text(encoding="utf-8")
+    problems = sync_notebooks.sync()
+    assert not any(p.startswith("DITOLAK") for p in problems)
+    assert ipynb.read_text(encoding="utf-8") == sync_notebooks.ipynb_text(md)
+    assert ipynb.with_name("a.ipynb.bak").read_text(encoding="utf-8") == before
+    assert any("disimpan sebagai chapters/a.ipynb.bak" in p for p in problems)
+
+
+def test_check_changes_nothing_and_bad_arguments_are_one_line(edited_pair, capsys):
+    md, ipynb, _ = edited_pair
+    before = ipynb.read_text(encoding="utf-8")
+    assert sync_notebooks.main(["--check"]) == 1
+    assert ipynb.read_text(encoding="utf-8") == before
+    with pytest.raises(SystemExit) as info:
+        sync_notebooks.main(["--check", "--force"])
+    assert info.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

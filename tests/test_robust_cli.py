@@ -120,3 +120,53 @@ def test_repository_url_is_quoted_as_python():
     assert 'repo_url="https://github.com/atensi-id/atensi"' in source
     compile(source, "<setup>", "exec")
     assert sync.setup_source() == sync.setup_source(sync.repo_url())
+
+
+# ---- every command-line tool: bad arguments are one Indonesian line, exit 2 ---------------
+
+BAD_ARGUMENTS = [
+    (["-m", "atensi.train", "--steps", "x"], "--steps"),
+    (["-m", "atensi.train", "--steps", "-3"], "--steps"),
+    (["-m", "atensi.train", "--experiment", "lain"], "pilihan"),
+    (["-m", "atensi.train", "--out", "{tmp}"], "folder"),
+    (["-m", "atensi.train", "--bogus"], "tidak dikenal"),
+    (["-m", "atensi.corpus", "--out", "{tmp}"], "folder"),
+    (["-m", "atensi.corpus", "--out"], "butuh satu nilai"),
+    (["-m", "atensi.bench", "--device", "tpu"], "pilihan"),
+    (["-m", "atensi.bench", "--preset"], "butuh satu nilai"),
+    (["-m", "atensi.bench", "ekstra"], "tidak dikenal"),
+    (["-m", "atensi.kernels", "--arch"], "butuh satu nilai"),
+    (["scripts/sync_notebooks.py", "--check", "--force"], "--force"),
+    (["scripts/sync_notebooks.py", "--bogus"], "tidak dikenal"),
+    (["scripts/kernel_driver.py", "tidak_ada"], "pilihan"),
+    (["scripts/kernel_driver.py", "scores", "--grid-cap", "-1"], "--grid-cap"),
+    (["scripts/kernel_driver.py", "scores", "--backend", "tpu"], "pilihan"),
+    (["scripts/kernel_driver.py"], "wajib"),
+    (["scripts/serve_gzip.py", "delapan", "."], "bukan bilangan bulat"),
+    (["scripts/serve_gzip.py", "70000", "."], "PORT"),
+    (["scripts/serve_gzip.py", "8000", "{tmp}/tidak-ada"], "FOLDER"),
+    (["scripts/serve_gzip.py"], "wajib"),
+]
+
+
+@pytest.mark.parametrize("argv, words", BAD_ARGUMENTS,
+                         ids=[" ".join(a).replace("{tmp}", "TMP") for a, _ in BAD_ARGUMENTS])
+def test_every_tool_answers_bad_arguments_with_one_indonesian_line(argv, words, tmp_path):
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    proc = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    line = _one_line(proc)
+    assert proc.returncode == 2, (proc.returncode, line)
+    assert words in line and "Pemakaian:" in line, line
+    for english in ("usage:", "error:", "invalid", "unrecognized", "expected one", "required"):
+        assert english not in line, line
+
+
+@pytest.mark.parametrize("tool", ["atensi.train", "atensi.corpus", "atensi.bench",
+                                  "atensi.kernels"])
+def test_help_is_indonesian(tool):
+    proc = subprocess.run([sys.executable, "-m", tool, "--help"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("pemakaian:") and "tampilkan bantuan ini" in proc.stdout
+    assert "usage:" not in proc.stdout and "show this help" not in proc.stdout

@@ -109,6 +109,77 @@ def test_emulated_launch_stops_on_ctrl_c():
     assert (out[:3] > 0).all()
 
 
+INTERRUPTED = """
+    import json, os, signal, threading, time
+    import numpy as np
+    from atensi import kernels
+    from atensi.cudacpu import RawModule
+
+    rng = np.random.default_rng(5)
+    def rand(*shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    slow = RawModule({slow!r}, path="slow.cu").get_function("slow")
+    plain_out = np.zeros(4000, np.float32)
+    q, Q = rand(64, 64), rand({T}, 64)
+    calls = {{
+        "plain": (lambda: slow((4000,), (32,), (plain_out, np.int32(200_000))),
+                  lambda: slow((3,), (32,), (np.zeros(3, np.float32), np.int32(10)))),
+        "chain": (lambda: kernels.attention(Q, Q, Q, backend="cpu"),
+                  lambda: kernels.attention(q, q, q, backend="cpu")),
+        "fused": (lambda: kernels.attention(Q, Q, Q, fused=True, backend="cpu"),
+                  lambda: kernels.attention(q, q, q, fused=True, backend="cpu")),
+        "split": (lambda: kernels.attention(Q, Q, Q, fused=True, fused_version="v2", splits=4,
+                                            backend="cpu"),
+                  lambda: kernels.attention(q, q, q, fused=True, fused_version="v2", splits=4,
+                                            backend="cpu")),
+        "backward": (lambda: kernels.attention_backward(Q, Q, Q, Q, backend="cpu"),
+                     lambda: kernels.attention_backward(q, q, q, q, backend="cpu")),
+    }}
+    big, small = calls[{kind!r}]
+    small()  # compile and load first
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        big()
+        status = "selesai"
+    except KeyboardInterrupt as err:
+        status = "dihentikan" if "dihentikan" in str(err) else repr(err)
+    stopped = time.perf_counter() - start
+    running = [t.name for t in threading.enumerate() if t.name.startswith("cudacpu-")]
+    timer.join()
+    snapshot = plain_out.copy()
+    start = time.perf_counter()
+    small()
+    follow_up = time.perf_counter() - start
+    time.sleep(0.3)
+    print(json.dumps({{
+        "status": status, "stopped": stopped, "follow_up": follow_up,
+        "running": running,
+        "written_after": bool((plain_out != snapshot).any()),
+    }}))
+"""
+
+
+@pytest.mark.parametrize("kind, T", [("plain", 0), ("chain", 3072), ("fused", 8192),
+                                     ("split", 8192), ("backward", 2048)])
+def test_interrupted_launch_really_stops(kind, T):
+    """Ctrl-C at 0.5 s: the launch stops (no helper thread left, nothing written after),
+    and the next launch runs at once instead of racing the interrupted one."""
+    import json
+
+    proc = _child(INTERRUPTED.format(slow=SLOW, T=max(T, 64), kind=kind), timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    print(kind, seen)
+    assert seen["status"] == "dihentikan", f"ubah ukuran: peluncuran harus lama tanpa Ctrl-C ({seen})"
+    assert seen["running"] == [], seen
+    assert not seen["written_after"], seen
+    assert seen["follow_up"] < 1.0, seen
+    assert seen["stopped"] < 0.5 + 2.0, seen
+
+
 @pytest.mark.parametrize("call", [
     lambda: kernels.scores(np.zeros((20000, 64), np.float32), np.zeros((20000, 64), np.float32),
                            backend="cpu"),
@@ -122,6 +193,7 @@ def test_work_beyond_the_cpu_budget_is_refused(no_launch, call, monkeypatch):
         call()
     message = str(info.value)
     assert "emulasi CPU" in message and "backend='cupy'" in message and "kecilkan T" in message
+    assert "menit di sini" in message and "attention_blocked" in message
 
 
 def test_budget_can_be_raised(no_launch, monkeypatch):

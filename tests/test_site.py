@@ -225,3 +225,31 @@ def test_search_finds_pages_through_affixes(open_page, query, root):
     assert page.evaluate(f"new Stemmer().stemWord('{query}')") == root
     page.wait_for_selector("#search-results li", timeout=10_000)
     assert page.locator("#search-results li").count() > 0
+
+
+def test_404_page_escapes_what_comes_from_the_configuration():
+    from types import SimpleNamespace
+
+    config = SimpleNamespace(root_doc='bab/"><script>alert(1)</script>')
+    body = site_meta.not_found_body(config, 'https://contoh.id/buku"onmouseover="x/')
+    assert "<script>" not in body and 'onmouseover="x' not in body
+    assert "&lt;script&gt;" in body and "&quot;" in body
+    assert 'href="/buku&quot;onmouseover=&quot;x/bab/&quot;&gt;&lt;script&gt;' in body
+
+
+def test_404_page_links_to_the_first_page_under_the_site_path():
+    from types import SimpleNamespace
+
+    body = site_meta.not_found_body(SimpleNamespace(root_doc="chapters/pendahuluan"),
+                                    "https://atensi-id.github.io/atensi/")
+    assert 'href="/atensi/chapters/pendahuluan.html"' in body
+
+
+def test_index_redirect_escapes_what_comes_from_the_configuration(tmp_path):
+    from types import SimpleNamespace
+
+    config = SimpleNamespace(root_doc='bab/"><script>x</script>', html_title="<b>Buku</b>", project="p")
+    site_meta.write_index_redirect(SimpleNamespace(config=config, outdir=str(tmp_path)))
+    page = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert "<script>" not in page and "<b>" not in page
+    assert 'url=bab/&quot;&gt;&lt;script&gt;x&lt;/script&gt;.html"' in page

@@ -189,3 +189,135 @@ def test_chapter_loads_the_committed_results_and_glues_what_it_computes():
         defined |= {prefix + n + suffix for n in ("dengan", "tanpa")}
     assert used and used <= defined, used - defined
     assert len(re.findall(r"`{3,4}\{exercise\}\n:label: (\S+)", text)) >= 3
+
+
+# --- what the command line may write ------------------------------------------------
+
+
+@pytest.fixture
+def shipped(tmp_path, monkeypatch):
+    """The book's files, replaced by sentinels in a temporary folder."""
+    weights, experiment = tmp_path / "model_kecil.npz", tmp_path / "eksperimen_skala.json"
+    weights.write_bytes(b"bobot buku")
+    experiment.write_text("hasil buku", encoding="utf-8")
+    monkeypatch.setattr(train, "WEIGHTS", weights)
+    monkeypatch.setattr(train, "EXPERIMENT", experiment)
+    return weights, experiment
+
+
+def _dated(path):
+    return sorted(path.parent.glob(f"{path.stem}-*{path.suffix}"))
+
+
+def test_steps_never_overwrite_the_shipped_weights(shipped, capsys):
+    weights, _ = shipped
+    assert train.main(["--steps", "2"]) == 0
+    assert weights.read_bytes() == b"bobot buku"
+    dated = _dated(weights)
+    assert len(dated) == 1 and str(dated[0]) in capsys.readouterr().out
+    assert TinyGPT.load(dated[0]).info["training"]["steps"] == 2
+
+
+def test_experiment_with_steps_never_overwrites_the_shipped_results(shipped, capsys):
+    _, experiment = shipped
+    assert train.main(["--experiment", "skala", "--steps", "1"]) == 0
+    assert experiment.read_text(encoding="utf-8") == "hasil buku"
+    dated = _dated(experiment)
+    assert len(dated) == 1 and str(dated[0]) in capsys.readouterr().out
+    assert train.load_experiment(dated[0])["training"]["steps"] == 1
+
+
+def test_full_run_that_misses_its_targets_keeps_the_shipped_weights(shipped, monkeypatch, capsys):
+    weights, _ = shipped
+    monkeypatch.setitem(train.TRAINING, "steps", 2)  # far too short to beat the bigram
+    assert train.main([]) == 0
+    out = capsys.readouterr().out
+    assert "TIDAK" in out and "tidak ditimpa" in out
+    assert weights.read_bytes() == b"bobot buku"
+    assert len(_dated(weights)) == 1 and str(_dated(weights)[0]) in out
+
+
+def test_full_run_that_meets_its_targets_writes_the_shipped_weights(shipped, monkeypatch):
+    weights, _ = shipped
+    monkeypatch.setitem(train.TRAINING, "steps", 2)
+    real = train.baselines
+    monkeypatch.setattr(train, "baselines", lambda *a: dict(
+        real(*a), bigram_ce=1e9, unigram_ce=1e9, unigram_entropy=1e9))
+    assert train.main([]) == 0
+    assert TinyGPT.load(weights).info["training"]["steps"] == 2
+    assert _dated(weights) == []
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--out", "{tmp}"], ["--out", "folder"]),
+    (["--steps", "0"], ["--steps", ">= 1"]),
+    (["--steps", "x"], ["--steps", "bukan bilangan bulat"]),
+    (["--experiment", "lain"], ["--experiment", "pilihan"]),
+    (["--tidak-ada"], ["tidak dikenal"]),
+])
+def test_bad_arguments_are_one_indonesian_line_before_training(argv, words, tmp_path, monkeypatch,
+                                                                capsys):
+    monkeypatch.setattr(train, "train", lambda *a, **k: pytest.fail("pelatihan dimulai"))
+    with pytest.raises(SystemExit) as info:
+        train.main([a.format(tmp=tmp_path) for a in argv])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Pemakaian: python -m atensi.train" in err
+    assert all(w in err for w in words), err
+
+
+@pytest.fixture(scope="module")
+def small_model_and_corpus():
+    c = corpus.load()
+    config = Config(vocab=len(c.chars), T=8, d_model=8, n_head=2, n_layer=1, d_mlp=16)
+    return TinyGPT(config, c.chars), c
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(clip=-1.0), ValueError, "'clip'"),
+    (dict(clip=float("nan")), ValueError, "'clip'"),
+    (dict(warmup=-5), ValueError, "'warmup'"),
+    (dict(lr="x"), TypeError, "'lr'"),
+    (dict(lr=0.0), ValueError, "'lr'"),
+    (dict(log=5), TypeError, "'log'"),
+    (dict(corpus=None), TypeError, "'corpus'"),
+    (dict(steps=1.5), TypeError, "'steps'"),
+    (dict(seed=-1), ValueError, "'seed'"),
+])
+def test_bad_training_arguments_are_refused_in_indonesian(small_model_and_corpus, kwargs, error,
+                                                          words):
+    model, c = small_model_and_corpus
+    args = dict(corpus=c, steps=1, log=None) | kwargs
+    with pytest.raises(error, match=words):
+        train.train(model, args.pop("corpus"), **args)
+
+
+def test_validation_text_shorter_than_a_window_is_refused(small_model_and_corpus):
+    model, c = small_model_and_corpus
+    short = corpus.Corpus(c.train, c.val[:5], c.chars, c.path)
+    with pytest.raises(ValueError, match=r"'corpus\.val' hanya 5 karakter.*T \+ 2"):
+        train.train(model, short, steps=1, log=None)
+
+
+def test_no_warm_up_is_allowed():
+    assert train.learning_rate(0, 10, 1e-3, 0) == pytest.approx(1e-3)
+    assert train.learning_rate(10, 10, 1e-3, 0) == pytest.approx(1e-4)
+
+
+@pytest.mark.parametrize("reader", [corpus.load, train.load_experiment])
+def test_folder_and_non_utf8_files_are_refused_clearly(reader, tmp_path):
+    with pytest.raises(IsADirectoryError, match="folder, bukan berkas"):
+        reader(tmp_path)
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("ç".encode("latin-1") * 2000)
+    with pytest.raises(ValueError, match="bukan teks UTF-8"):
+        reader(bad)
+
+
+def test_corpus_command_refuses_a_folder_before_work(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(corpus, "build_snapshot", lambda: pytest.fail("korpus dibangun"))
+    with pytest.raises(SystemExit) as info:
+        corpus.main(["--out", str(tmp_path)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "'--out'" in err and "folder" in err and len(err.strip().splitlines()) == 1

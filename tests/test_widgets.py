@@ -327,3 +327,15 @@ def test_two_instances_get_different_ids(statics):
     again = widgets.sharpness_static()
     assert again.element_id != statics["ketajaman"].element_id
     assert again.images == statics["ketajaman"].images
+
+
+@pytest.mark.parametrize("call", [
+    lambda seed: widgets.sharpness_state(64, True, seed=seed),
+    lambda seed: widgets.mask_state(8, True, True, 3, seed=seed),
+    lambda seed: widgets.row_state(2, 1.0, seed=seed),
+])
+@pytest.mark.parametrize("seed, error", [(-1, ValueError), (1.5, TypeError), ("0", TypeError),
+                                         (True, TypeError)])
+def test_seed_is_checked_by_name(call, seed, error):
+    with pytest.raises(error, match="'seed'"):
+        call(seed)

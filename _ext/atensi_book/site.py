@@ -22,7 +22,7 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
-from urllib.parse import quote, urlparse
+from urllib.parse import urlparse
 
 from .pages import FAVICON
 
@@ -64,20 +64,22 @@ def configure(app, config):
     config.ogp_enable_meta_description = True
     config.ogp_custom_meta_tags = ['<meta property="og:locale" content="id_ID" />']
     # 404: absolute links under the site's path, so it works at any depth.
-    prefix = urlparse(url).path or "/"
-    config.notfound_urls_prefix = prefix
-    home = html.escape(quote(f"{prefix}{config.root_doc}.html"), quote=True)
-    config.notfound_context = {
-        "title": NOT_FOUND_TITLE,
-        "body": (
-            f"<h1>{NOT_FOUND_TITLE}</h1>\n"
-            "<p>Maaf, halaman yang Anda cari tidak ada di buku ini. Mungkin "
-            "alamatnya salah ketik, atau halamannya sudah dipindah.</p>\n"
-            f'<p><a href="{home}">'
-            "Kembali ke Pendahuluan dan daftar isi</a>, atau pakai kotak "
-            "pencarian di samping.</p>"
-        ),
-    }
+    config.notfound_urls_prefix = urlparse(url).path or "/"
+    config.notfound_context = {"title": NOT_FOUND_TITLE, "body": not_found_body(config, url)}
+
+
+def not_found_body(config, url: str) -> str:
+    """The 404 page's text; the site's path and the first page come from the
+    configuration, so they are escaped like any text pasted into HTML."""
+    first = (urlparse(url).path or "/") + (getattr(config, "root_doc", "") or "index") + ".html"
+    return (
+        f"<h1>{NOT_FOUND_TITLE}</h1>\n"
+        "<p>Maaf, halaman yang Anda cari tidak ada di buku ini. Mungkin "
+        "alamatnya salah ketik, atau halamannya sudah dipindah.</p>\n"
+        f'<p><a href="{html.escape(first, quote=True)}">'
+        "Kembali ke Pendahuluan dan daftar isi</a>, atau pakai kotak "
+        "pencarian di samping.</p>"
+    )
 
 
 def write_sitemap(outdir: Path, url: str, docnames: list[str]) -> None:
@@ -100,7 +102,7 @@ def write_robots(outdir: Path, url: str) -> None:
 
 def write_index_redirect(app) -> None:
     # root_doc and the title come from _config.yml: escaped like any other text.
-    first = html.escape(quote(f"{app.config.root_doc}.html"), quote=True)
+    first = html.escape(f"{app.config.root_doc}.html", quote=True)
     title = html.escape(app.config.html_title or app.config.project)
     page = (
         '<!DOCTYPE html>\n<html lang="id">\n<head>\n<meta charset="utf-8">\n'

@@ -26,6 +26,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import files
+
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "chapters"
 SNAPSHOT = ROOT / "results" / "korpus.txt"
@@ -187,12 +189,8 @@ def split(snapshot_text: str):
 
 def load(path=None) -> Corpus:
     """Baca salinan beku (bawaan ``results/korpus.txt``) dan bagi latih/validasi."""
-    path = Path(path) if path is not None else SNAPSHOT
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"Berkas korpus '{path}' tidak ditemukan. Buat dengan: python -m atensi.corpus"
-        )
-    text = path.read_text(encoding="utf-8")
+    path = files.as_path(path) if path is not None else SNAPSHOT
+    text = files.read_text(path, "korpus", "python -m atensi.corpus")
     train, val = split(text)
     if len(train) < 1000 or len(val) < 100:
         raise ValueError(
@@ -204,19 +202,22 @@ def load(path=None) -> Corpus:
 
 
 def main(argv=None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(
-        prog="python -m atensi.corpus",
-        description="Buat ulang salinan beku korpus (results/korpus.txt) dari chapters/*.md.")
-    parser.add_argument("--out", default=str(SNAPSHOT), help="berkas tujuan")
-    args = parser.parse_args(argv)
-    text = build_snapshot()
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(text, encoding="utf-8")
-    corpus = load(args.out)
+    from .arguments import Parser
     from .formatting import id_int
 
+    parser = Parser(
+        prog="python -m atensi.corpus",
+        description="Buat ulang salinan beku korpus (results/korpus.txt) dari chapters/*.md.",
+        usage_line="python -m atensi.corpus [--out BERKAS]")
+    parser.add_argument("--out", default=str(SNAPSHOT), help="berkas tujuan")
+    args = parser.parse_args(argv)
+    try:
+        files.check_output_path(args.out, "--out", ".txt")
+    except ValueError as err:
+        parser.fail(str(err))
+    text = build_snapshot()
+    files.write_text(args.out, text)
+    corpus = load(args.out)
     print(f"Korpus ditulis ke {args.out}: latih {id_int(len(corpus.train))} karakter, "
           f"validasi {id_int(len(corpus.val))}, kosakata {len(corpus.chars)} karakter.")
     return 0

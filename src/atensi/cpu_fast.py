@@ -38,6 +38,7 @@ Yang ditambahkannya, dibandingkan ``attention_blocked``:
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import ctypes
 import glob
 import itertools
@@ -146,6 +147,8 @@ def auto_block(T_k, itemsize=4):
     lebih besar membuang hitungan di kotak diagonal; yang lebih kecil membuat
     perkalian matriks kurang efisien (diukur di sini: 128 terbaik pada
     T = 1024, 4096 dan 8192)."""
+    T_k = _val.check_int(T_k, "T_k", low=1)
+    itemsize = _val.check_int(itemsize, "itemsize", low=1, high=16)
     rows = _STRIP_BYTES // max(1, T_k * itemsize)
     return int(min(128, max(16, rows // 16 * 16)))
 
@@ -232,6 +235,12 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
         safe_exp2 = min(_SAFE_EXP2, math.log2(limit / (v_abs * T_k)))
     normalize_first = v_abs * T_k > limit
     d_v = V.shape[-1]
+    workers = min(threads, len(range(0, T_q, block)) * max(1, math.prod(lead)))
+    _val.check_output_bytes(
+        _work_bytes(Q, K, V, lead, dtype, block, workers),
+        f"attention_cpu_fast untuk sumbu depan {lead} dan T = {T_q} (keluaran, salinan Q "
+        "yang diskalakan, salinan K dan V, jalur skor per thread)",
+        "Kecilkan T atau jumlah head/batch, atau hitung sebagian head sekali jalan.")
     out = np.empty(lead + (T_q, d_v), dtype=dtype)
     # Q · (scale · log2 e): one pass over Q instead of one over every score.
     factor = (1.0 / math.sqrt(d_k) if scale else 1.0) * _LOG2E
@@ -266,12 +275,14 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
     counter = itertools.count()
     longest = tasks[0][0]
 
+    stop = threading.Event()  # set on Ctrl-C: the workers take no further strip
+
     def work():
         old = _set_blas_threads(1)
         try:
             buf = np.empty(longest * block, dtype=dtype)
             l_buf = np.empty((1, block), dtype=dtype)
-            while (i := next(counter)) < len(tasks):
+            while not stop.is_set() and (i := next(counter)) < len(tasks):
                 k_end, h, q0, q1, safe = tasks[i]
                 n = q1 - q0
                 o = out[h][q0:q1]  # written in place, no copy
@@ -294,13 +305,47 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
         finally:
             _set_blas_threads(old)
 
-    workers = min(threads, len(tasks))
     if workers == 1:
         work()
     else:
-        for f in [_pool(workers).submit(work) for _ in range(workers)]:
-            f.result()
+        _run_workers(work, workers, stop)
     return out
+
+
+def _work_bytes(Q, K, V, lead, dtype, block, workers) -> float:
+    """Bytes attention_cpu_fast allocates: out and the scaled Q for every head of
+    the broadcast lead, K and V when they must be copied, one strip per worker."""
+    heads = float(math.prod(lead))
+    T_q, T_k, d_k, d_v = Q.shape[-2], K.shape[-2], Q.shape[-1], V.shape[-1]
+    n = heads * T_q * (d_v + d_k + 2) + heads * T_k * 2 + workers * block * (T_k + 1)
+    for x in (K, V):
+        if x.dtype != dtype or not x.flags.c_contiguous:
+            n += x.size
+    return n * dtype.itemsize
+
+
+def _run_workers(work, workers, stop) -> None:
+    """Run ``work`` on ``workers`` pool threads; on Ctrl-C stop them before raising.
+
+    The strips are written into the caller's output, so the workers must have
+    returned before KeyboardInterrupt leaves this function.
+    """
+    futures = [_pool(workers).submit(work) for _ in range(workers)]
+    try:
+        for f in futures:
+            f.result()
+    except KeyboardInterrupt:
+        stop.set()
+        while True:
+            try:
+                concurrent.futures.wait(futures)
+                break
+            except KeyboardInterrupt:
+                continue
+        raise KeyboardInterrupt(
+            "attention_cpu_fast dihentikan (Ctrl-C): semua thread sudah berhenti, "
+            "keluarannya tidak dikembalikan."
+        ) from None
 
 
 # ---------------------------------------------------------------------------

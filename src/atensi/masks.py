@@ -24,6 +24,7 @@ Baris yang tidak melihat apa pun (misalnya *query* padding) menjadi baris
 
 import numpy as np
 
+from . import validation as _val
 from .validation import check_flag, check_int
 
 __all__ = ["causal", "padding", "sliding_window", "prefix_lm", "combine", "apply",
@@ -43,9 +44,18 @@ def _finish(visible, additive):
     return to_additive(visible) if _flag(additive, "additive") else visible
 
 
+def _check_size(count: float, what: str, additive) -> None:
+    """``count`` booleans (float32 too when additive) must fit in memory."""
+    itemsize = 5 if additive is True else 1
+    _val.check_output_bytes(float(count) * itemsize, what,
+                            "Kecilkan T; untuk T besar pakai attention_blocked atau "
+                            "kernel fused, yang tidak pernah membuat matriks (T, T).")
+
+
 def causal(T, *, additive=False):
     """Mask kausal ``(T, T)``: posisi ``i`` melihat ``j <= i`` (diri sendiri dan masa lalu)."""
     T = _positive_int(T, "T")
+    _check_size(T * T, f"Mask kausal {T} × {T}", additive)
     return _finish(np.tril(np.ones((T, T), dtype=bool)), additive)
 
 
@@ -59,7 +69,16 @@ def padding(lengths, T, *, additive=False):
     Gabungkan dengan ``causal(T)`` lewat ``combine`` untuk model *decoder-only*.
     """
     T = _positive_int(T, "T")
-    arr = np.asarray(lengths)
+    _val._refuse_masked(lengths, "lengths")
+    try:
+        arr = np.asarray(lengths)
+    except (ValueError, TypeError):
+        arr = np.asarray(lengths, dtype=object)
+    if arr.dtype == object:
+        raise ValueError(
+            f"Argumen 'lengths' harus daftar satu dimensi berisi satu bilangan bulat per "
+            f"kalimat, tetapi yang diterima {lengths!r}. Contoh: lengths=[4, 2, 3]."
+        )
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(
             f"Argumen 'lengths' harus daftar satu dimensi berisi panjang tiap kalimat, "
@@ -77,6 +96,7 @@ def padding(lengths, T, *, additive=False):
             f"Argumen 'lengths' harus di antara 0 dan T = {T}, tetapi lengths[{b}] = "
             f"{int(arr[b])}. Perbesar T atau potong kalimatnya."
         )
+    _check_size(float(arr.size) * T * T, f"Mask padding {arr.size} × {T} × {T}", additive)
     real = np.arange(T)[None, :] < arr[:, None]  # (B, T): token asli?
     return _finish(real[:, :, None] & real[:, None, :], additive)
 
@@ -88,7 +108,8 @@ def sliding_window(T, w, *, additive=False):
     ``w - 1`` posisi sebelumnya. ``w >= T`` sama dengan mask kausal.
     """
     T = _positive_int(T, "T")
-    w = _positive_int(w, "w")
+    w = min(_positive_int(w, "w"), T)  # a wider window sees no more than the causal mask
+    _check_size(T * T, f"Mask jendela geser {T} × {T}", additive)
     i = np.arange(T)[:, None]
     j = np.arange(T)[None, :]
     return _finish((j <= i) & (j > i - w), additive)
@@ -106,12 +127,14 @@ def prefix_lm(T, p, *, additive=False):
         raise ValueError(
             f"Argumen 'p' (panjang awalan) paling besar T = {T}, tetapi yang diterima {p}."
         )
+    _check_size(T * T, f"Mask prefix-LM {T} × {T}", additive)
     i = np.arange(T)[:, None]
     j = np.arange(T)[None, :]
     return _finish((j <= i) | (j < p), additive)
 
 
 def _visible(visible, name):
+    _val._refuse_masked(visible, name)
     arr = np.asarray(visible)
     if arr.dtype != bool:
         raise ValueError(
@@ -144,26 +167,40 @@ def combine(*visibles):
 def to_additive(visible, dtype=np.float32):
     """Mask aditif: 0 di posisi terlihat, ``-inf`` di posisi tertutup (``skor + mask``)."""
     visible = _visible(visible, "visible")
-    return np.where(visible, dtype(0), dtype(-np.inf)).astype(dtype)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt.kind != "f":
+        raise TypeError(
+            f"Argumen 'dtype' harus tipe float (misalnya np.float32), karena -inf hanya ada "
+            f"di float, tetapi yang diterima {dtype!r}."
+        )
+    return np.where(visible, dt.type(0), dt.type(-np.inf))
 
 
 def apply(S, visible):
     """Salinan skor ``S`` dengan ``-inf`` di setiap posisi yang tidak terlihat."""
     visible = _visible(visible, "visible")
+    _val._refuse_masked(S, "S")
     S = np.asarray(S)
     if S.ndim < 2 or not np.issubdtype(S.dtype, np.floating):
         raise ValueError(
             f"Argumen 'S' harus array skor bertipe float berbentuk (..., T, T), tetapi "
             f"bentuknya {S.shape} dan tipenya {S.dtype}."
         )
+    _val.check_finite(S, "S", allow_neg_inf=True)
     if S.shape[-2:] != visible.shape[-2:]:
         raise ValueError(
             f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak cocok: dua sumbu terakhir "
             "harus sama (T, T). Buat mask dengan T yang sama dengan S."
         )
     try:
-        return np.where(visible, S, S.dtype.type(-np.inf))
+        shape = np.broadcast_shapes(S.shape, visible.shape)
     except ValueError:
         raise ValueError(
             f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak bisa disiarkan bersama."
         ) from None
+    _val.check_output_bytes(float(np.prod(shape, dtype=float)) * S.dtype.itemsize,
+                            f"Skor bermask {shape}", "Kecilkan T atau jumlah head/batch.")
+    return np.where(visible, S, S.dtype.type(-np.inf))

@@ -38,7 +38,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import reference
+from . import files, reference
+from . import validation as _v
 from .reference import _xp
 
 FORMAT = 1  # version of the .npz layout written by save()
@@ -72,6 +73,11 @@ class Config:
             raise ValueError(
                 f"'d_model' ({self.d_model}) harus habis dibagi 'n_head' ({self.n_head}): "
                 "setiap head mendapat d_k = d_model / n_head kolom."
+            )
+        if (isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer))
+                or self.seed < 0):
+            raise ValueError(
+                f"Argumen 'seed' harus bilangan bulat >= 0, tetapi yang diterima {self.seed!r}."
             )
         if not isinstance(self.scale, bool):
             raise ValueError(
@@ -186,6 +192,7 @@ def cross_entropy(logits, targets):
     """Rata-rata -log p(target) dalam nat, dan gradiennya terhadap ``logits``."""
     xp = _xp(logits)
     V = logits.shape[-1]
+    _check_targets(targets, logits.shape[:-1], V)
     flat = logits.reshape(-1, V)
     t = targets.reshape(-1)
     shifted = flat - flat.max(axis=-1, keepdims=True)
@@ -199,6 +206,62 @@ def cross_entropy(logits, targets):
     return loss, d.reshape(logits.shape)
 
 
+def _check_targets(targets, shape, vocab) -> None:
+    """Targets: integers 0..vocab-1 shaped like the logits without their last axis
+    (a negative index would silently pick a token from the end)."""
+    dtype = getattr(targets, "dtype", None)
+    if dtype is None or dtype.kind not in "iu":
+        raise TypeError(
+            f"Argumen 'targets' harus array bilangan bulat (indeks token), tetapi yang "
+            f"diterima {type(targets).__name__} bertipe {dtype}."
+        )
+    if tuple(targets.shape) != tuple(shape):
+        raise ValueError(
+            f"Argumen 'targets' harus berbentuk {tuple(shape)} (bentuk logit tanpa sumbu "
+            f"terakhir), tetapi yang diterima {tuple(targets.shape)}."
+        )
+    if targets.size and (int(targets.min()) < 0 or int(targets.max()) >= vocab):
+        raise ValueError(
+            f"Token di 'targets' harus 0..{vocab - 1}, tetapi ada {int(targets.min())}.."
+            f"{int(targets.max())}. Indeks negatif tidak boleh (tidak dihitung dari belakang)."
+        )
+
+
+def _check_params(params, config: Config) -> dict:
+    """The parameter dict of ``config``: every name, its shape, real finite floats."""
+    if not isinstance(params, dict):
+        raise TypeError(f"Argumen 'params' harus dict nama -> array, bukan {type(params).__name__}.")
+    expected = param_shapes(config)
+    missing = sorted(set(expected) - set(params))
+    extra = sorted(set(params) - set(expected))
+    if missing or extra:
+        raise ValueError(
+            "Argumen 'params' tidak cocok dengan config: "
+            + "; ".join(x for x in (f"tidak ada {', '.join(missing[:4])}" if missing else "",
+                                   f"berlebih {', '.join(map(str, extra[:4]))}" if extra else "")
+                        if x)
+            + ". Buat dengan atensi.model.init_params(config).")
+    for name, shape in expected.items():
+        value = params[name]
+        dtype = getattr(value, "dtype", None)
+        if dtype is None or dtype.kind != "f":
+            raise TypeError(
+                f"Parameter '{name}' harus array float (NumPy/CuPy), tetapi yang diterima "
+                f"{type(value).__name__} bertipe {dtype}.")
+        if tuple(value.shape) != shape:
+            raise ValueError(
+                f"Parameter '{name}' harus berbentuk {shape}, tetapi yang diterima "
+                f"{tuple(value.shape)}.")
+        if not bool(_xp(value).isfinite(value).all()):
+            raise ValueError(f"Parameter '{name}' berisi NaN atau inf. Latih ulang atau muat "
+                             "bobot lain.")
+    return params
+
+
+def _params_bytes(config: Config, itemsize: int = 4) -> float:
+    return float(sum(math.prod(shape) for shape in param_shapes(config).values())) * itemsize
+
+
 # ----------------------------------------------------------------- model
 
 
@@ -208,6 +271,10 @@ class TinyGPT:
     def __init__(self, config: Config, chars: str, params: dict | None = None):
         if not isinstance(config, Config):
             raise ValueError(f"Argumen 'config' harus atensi.model.Config, bukan {type(config).__name__}.")
+        if not isinstance(chars, str):
+            raise TypeError(
+                f"Argumen 'chars' harus str (satu karakter per token, misalnya corpus.chars), "
+                f"bukan {type(chars).__name__}. Untuk list, tulis ''.join(chars).")
         if len(chars) != config.vocab or len(set(chars)) != len(chars):
             raise ValueError(
                 f"Argumen 'chars' harus berisi {config.vocab} karakter berbeda (config.vocab), "
@@ -215,7 +282,11 @@ class TinyGPT:
             )
         self.config, self.chars = config, str(chars)
         self._index = {c: n for n, c in enumerate(self.chars)}
-        self.params = init_params(config) if params is None else params
+        if params is None:
+            _v.check_output_bytes(_params_bytes(config), f"Parameter model ({config})",
+                                  "Kecilkan d_model, d_mlp, n_layer, T atau vocab.")
+            params = init_params(config)
+        self.params = _check_params(params, config)
 
     # -- bookkeeping ------------------------------------------------------
     @property
@@ -239,19 +310,29 @@ class TinyGPT:
     def xp(self):
         return _xp(self.params["wte"])
 
-    def encode(self, text: str) -> np.ndarray:
+    def encode(self, text: str, name: str = "text") -> np.ndarray:
+        if not isinstance(text, str):
+            raise TypeError(f"Argumen '{name}' harus str, bukan {type(text).__name__}.")
         unknown = sorted({c for c in text if c not in self._index})
         if unknown:
             raise ValueError(
-                f"Teks berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
+                f"Argumen '{name}' berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
                 "Model hanya mengenal karakter korpusnya (lihat model.chars); ganti atau hapus "
                 "karakter itu."
             )
         return np.array([self._index[c] for c in text], dtype=np.int64)
 
     def decode(self, ids) -> str:
-        ids = ids.get() if hasattr(ids, "get") else ids
-        return "".join(self.chars[int(i)] for i in np.asarray(ids).ravel())
+        ids = np.asarray(ids.get() if hasattr(ids, "get") else ids)
+        if ids.size and ids.dtype.kind not in "iu":
+            raise TypeError(
+                f"Argumen 'ids' harus bilangan bulat (indeks token), tetapi yang diterima "
+                f"tipe {ids.dtype}. Bulatkan dulu, misalnya ids.astype(int).")
+        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= len(self.chars)):
+            raise ValueError(
+                f"Token di 'ids' harus 0..{len(self.chars) - 1}, tetapi ada {int(ids.min())}.."
+                f"{int(ids.max())}.")
+        return "".join(self.chars[int(i)] for i in ids.ravel())
 
     def _check_ids(self, idx, name="idx"):
         idx = np.asarray(idx.get() if hasattr(idx, "get") else idx)
@@ -308,8 +389,14 @@ class TinyGPT:
 
     def loss(self, idx, targets) -> float:
         """Cross-entropy rata-rata (nat) untuk menebak ``targets`` dari ``idx``."""
-        logits = self.logits(idx)
-        return cross_entropy(logits, self._check_ids(targets, "targets"))[0]
+        idx = self._check_ids(idx)
+        targets = self._check_ids(targets, "targets")
+        if targets.shape != idx.shape:
+            raise ValueError(
+                f"'targets' harus berbentuk sama dengan 'idx' {tuple(idx.shape)}, "
+                f"tetapi {tuple(targets.shape)}."
+            )
+        return cross_entropy(self._forward(idx)[0], targets)[0]
 
     def attention_maps(self, text_or_ids):
         """Bobot atensi A setiap layer dan head: ``(n_layer, n_head, T, T)`` untuk satu teks."""
@@ -428,16 +515,17 @@ class TinyGPT:
             raise ValueError(f"Argumen 'n' harus bilangan bulat >= 0, bukan {n!r}.")
         if len(prompt) + n > self.config.T:
             raise ValueError(
-                f"Prompt ({len(prompt)} karakter) + n ({n}) melebihi konteks model "
+                f"Argumen 'prompt' ({len(prompt)} karakter) + 'n' ({n}) melebihi konteks model "
                 f"T = {self.config.T}. Perpendek prompt atau kurangi n."
             )
         if not isinstance(kv_cache, bool):
             raise ValueError(f"Argumen 'kv_cache' harus True atau False, bukan {kv_cache!r}.")
-        if not (isinstance(temperature, (int, float)) and temperature >= 0):
-            raise ValueError(f"Argumen 'temperature' harus bilangan >= 0, bukan {temperature!r}.")
+        temperature = _v.check_number(temperature, "temperature", low=0.0)
+        return_logits = _v.check_flag(return_logits, "return_logits")
+        seed = _v.check_int(seed, "seed", low=0)
         rng = np.random.default_rng(seed)
         xp = self.xp
-        ids = list(self.encode(prompt))
+        ids = list(self.encode(prompt, "prompt"))
         kv = [None] * self.config.n_layer
         if kv_cache:
             for pos, token in enumerate(ids):
@@ -455,8 +543,8 @@ class TinyGPT:
             if temperature == 0:
                 token = int(np.argmax(logits))
             else:
-                z = logits / temperature
-                prob = np.exp(z - z.max())
+                # The maximum first: logits / 1e-300 would overflow to inf, and inf - inf = NaN.
+                prob = np.exp((logits - logits.max()) / temperature)
                 cdf = np.cumsum(prob)
                 token = int(min(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"),
                                 len(cdf) - 1))
@@ -483,15 +571,14 @@ class TinyGPT:
         data["chars"] = np.array(self.chars)
         data["info"] = np.array(json.dumps(info or {}, ensure_ascii=False))
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as f:
+        with files.replacing(path) as f:  # the old weights stay whole until the new are on disk
             np.savez_compressed(f, **data)
         return path
 
     @classmethod
     def load(cls, path):
         """Baca berkas dari ``save``. Mengembalikan model; ``model.curve``, ``model.info``."""
-        path = Path(path)
+        path = files.as_path(path)
         remake = "Buat ulang dengan: python -m atensi.train"
         if not path.is_file():
             raise FileNotFoundError(
@@ -499,54 +586,123 @@ class TinyGPT:
                 "results/model_kecil.npz), atau ambil berkas itu dari repositori buku."
             )
         try:
-            with np.load(path, allow_pickle=False) as f:
-                data = {k: f[k] for k in f.files}
-        except (zipfile.BadZipFile, EOFError, OSError, ValueError, zlib.error, KeyError) as err:
+            data, config = _read_weights(path, remake)
+        except (zipfile.BadZipFile, EOFError, OSError, zlib.error, KeyError) as err:
             raise ValueError(
                 f"Berkas bobot '{path}' rusak atau terpotong ({type(err).__name__}: {err}). "
                 f"Hapus berkas itu, lalu {remake[0].lower() + remake[1:]}."
             ) from err
-        for key in ("format", "config", "chars"):
-            if key not in data:
+        chars = str(data["chars"])
+        expected = param_shapes(config)
+        params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
+        if len(chars) != config.vocab:
+            raise ValueError(f"Bobot di berkas '{path}' tidak cocok dengan config-nya: kosakata "
+                             f"{len(chars)} karakter, config.vocab {config.vocab}. {remake}.")
+        for name in expected:
+            if not np.isfinite(params[name]).all():
+                raise ValueError(f"Parameter '{name}' di berkas bobot '{path}' berisi NaN atau "
+                                 f"inf. {remake}.")
+        try:
+            info = json.loads(str(data["info"])) if "info" in data else {}
+        except ValueError:
+            info = None
+        if not isinstance(info, dict):
+            raise ValueError(f"'info' di berkas bobot '{path}' bukan objek JSON. {remake}.")
+        model = cls(config, chars, {k: params[k].astype(np.float32) for k in expected})
+        model.curve = {k[len("curve/"):]: v for k, v in data.items() if k.startswith("curve/")}
+        model.info = info
+        model.path = path
+        return model
+
+
+_META_KEYS = ("format", "config", "chars", "info")
+_META_BYTES = 1 << 20     # config, vocabulary, info: small texts
+_CURVE_BYTES = 64 << 20   # every curve/... member together
+_HEADER_BYTES = 4096      # the .npy header of one member
+
+
+def _npy_header(archive: zipfile.ZipFile, member: str):
+    """(shape, dtype, declared size) of one .npy member, read without its data."""
+    try:
+        with archive.open(member) as f:
+            version = np.lib.format.read_magic(f)
+            read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                    else np.lib.format.read_array_header_2_0)
+            shape, _, dtype = read(f)
+    except ValueError as err:  # not a .npy header
+        raise zipfile.BadZipFile(f"{member}: {err}") from None
+    return tuple(shape), dtype, archive.getinfo(member).file_size
+
+
+def _read_weights(path: Path, remake: str):
+    """The members of a weights file, checked before any of them is decompressed:
+    known keys only, the shapes and dtypes its config implies, declared sizes within
+    the parameter bytes (a few MiB can hold a zip bomb of many GiB)."""
+    problem = f"Berkas bobot '{path}'"
+    try:
+        archive = np.load(path, allow_pickle=False)
+    except ValueError as err:  # neither .npz nor .npy (NumPy would try pickle)
+        raise zipfile.BadZipFile(str(err)) from None
+    if not isinstance(archive, np.lib.npyio.NpzFile):
+        raise ValueError(f"{problem} bukan arsip .npz (satu array .npy saja). {remake}.")
+    with archive as f:
+        keys = list(f.files)
+        unknown = [k for k in keys if k not in _META_KEYS
+                   and not k.startswith(("param/", "curve/"))]
+        for key in _META_KEYS[:3]:
+            if key not in keys:
                 raise ValueError(
                     f"Berkas '{path}' bukan berkas bobot atensi.model (kunci '{key}' tidak ada). "
-                    f"Periksa nama berkasnya. {remake}."
-                )
-        if int(data["format"]) != FORMAT:
+                    f"Periksa nama berkasnya. {remake}.")
+        if unknown:
+            raise ValueError(f"{problem} berisi kunci yang tidak dikenal: "
+                             f"{', '.join(unknown[:4])}. {remake}.")
+        headers = {k: _npy_header(f.zip, k + ".npy") for k in keys}
+        for key in _META_KEYS:
+            if key in headers and headers[key][2] > _META_BYTES:
+                raise ValueError(f"{problem}: '{key}' berukuran {headers[key][2]} bita, terlalu "
+                                 f"besar untuk teks. {remake}.")
+        if int(f["format"]) != FORMAT:
             raise ValueError(
-                f"Berkas bobot '{path}' berformat {int(data['format'])}, sedangkan pustaka ini "
+                f"Berkas bobot '{path}' berformat {int(f['format'])}, sedangkan pustaka ini "
                 f"membaca format {FORMAT}. {remake}."
             )
         try:
-            config = Config(**json.loads(str(data["config"])))
+            config = Config(**json.loads(str(f["config"])))
         except (TypeError, ValueError) as err:
             raise ValueError(
                 f"Config di berkas bobot '{path}' tidak cocok dengan atensi.model.Config ({err}). "
                 f"{remake}."
             ) from err
-        chars = str(data["chars"])
         expected = param_shapes(config)
-        params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
+        params = {k[len("param/"):]: v for k, v in headers.items() if k.startswith("param/")}
         missing = sorted(set(expected) - set(params))
         extra = sorted(set(params) - set(expected))
-        wrong = sorted(k for k in set(expected) & set(params)
-                       if tuple(params[k].shape) != expected[k])
-        if missing or extra or wrong or len(chars) != config.vocab:
+        wrong = sorted(k for k in set(expected) & set(params) if params[k][0] != expected[k])
+        floats = sorted(k for k in set(expected) & set(params)
+                        if params[k][1].kind != "f" or params[k][1].itemsize > 8)
+        if missing or extra or wrong or floats:
             detail = "; ".join(s for s in (
                 f"tidak ada {', '.join(missing[:4])}" if missing else "",
                 f"berlebih {', '.join(extra[:4])}" if extra else "",
-                ", ".join(f"{k} berbentuk {tuple(params[k].shape)}, seharusnya {expected[k]}"
+                ", ".join(f"{k} berbentuk {params[k][0]}, seharusnya {expected[k]}"
                           for k in wrong[:3]),
-                f"kosakata {len(chars)} karakter, config.vocab {config.vocab}"
-                if len(chars) != config.vocab else "",
+                ", ".join(f"{k} bertipe {params[k][1]}, seharusnya float" for k in floats[:3]),
             ) if s)
             raise ValueError(f"Bobot di berkas '{path}' tidak cocok dengan config-nya: {detail}. "
                              f"{remake}.")
-        model = cls(config, chars, {k: params[k].astype(np.float32) for k in expected})
-        model.curve = {k[len("curve/"):]: v for k, v in data.items() if k.startswith("curve/")}
-        model.info = json.loads(str(data["info"])) if "info" in data else {}
-        model.path = path
-        return model
+        for k, (shape, dtype, size) in params.items():
+            if size > math.prod(shape) * dtype.itemsize + _HEADER_BYTES:
+                raise ValueError(f"{problem}: 'param/{k}' mengaku berukuran {size} bita, lebih "
+                                 f"dari bentuknya {shape}. Berkas itu rusak. {remake}.")
+        curve_bytes = sum(size for k, (_, _, size) in headers.items() if k.startswith("curve/"))
+        if curve_bytes > _CURVE_BYTES:
+            raise ValueError(f"{problem}: kurva latihan berukuran {curve_bytes} bita, jauh lebih "
+                             f"dari yang ditulis atensi.train. {remake}.")
+        _v.check_output_bytes(float(sum(h[2] for h in headers.values())),
+                              f"Isi berkas bobot '{path}'", "Pakai model yang lebih kecil.")
+        data = {k: f[k] for k in keys}
+    return data, config
 
 
 def kv_cache_bytes(n_layer, T, d_model, batch=1, bytes_per_value=4):
@@ -584,6 +740,17 @@ class Adam:
     """Adam (Kingma & Ba, 2015) untuk dict parameter; memperbarui array di tempat."""
 
     def __init__(self, params: dict, lr=3e-3, betas=(0.9, 0.99), eps=1e-8):
+        if not isinstance(params, dict) or not params:
+            raise TypeError(f"Argumen 'params' harus dict nama -> array yang tidak kosong, "
+                            f"bukan {params!r:.60}.")
+        lr = _v.check_positive(lr, "lr")
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise TypeError(f"Argumen 'betas' harus pasangan (beta1, beta2), bukan {betas!r}.")
+        betas = tuple(_v.check_number(b, f"betas[{n}]", low=0.0) for n, b in enumerate(betas))
+        if max(betas) >= 1:
+            raise ValueError(f"Argumen 'betas' harus di antara 0 dan 1 (kurang dari 1), tetapi "
+                             f"yang diterima {betas}.")
+        eps = _v.check_positive(eps, "eps")
         self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
         xp = _xp(*params.values())
         self.m = {k: xp.zeros_like(v) for k, v in params.items()}
@@ -591,7 +758,10 @@ class Adam:
         self.t = 0
 
     def step(self, grads: dict, lr=None):
-        lr = self.lr if lr is None else lr
+        lr = self.lr if lr is None else _v.check_positive(lr, "lr")
+        if not isinstance(grads, dict) or set(grads) != set(self.params):
+            raise ValueError("Argumen 'grads' harus dict dengan kunci yang sama dengan params "
+                             "(hasil model.loss_and_grads).")
         b1, b2 = self.betas
         self.t += 1
         c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t

@@ -18,6 +18,7 @@ import html
 import numpy as np
 
 from . import plots, widgets
+from . import validation as _val
 from .widgets import Control, StaticExplorer, _frames, _resolve
 
 SENTENCES = (
@@ -42,13 +43,17 @@ def head_summary(A, text):
     pertamanya lebih jauh dari i−1 (supaya tidak tercampur dengan
     ``sebelumnya``).
     """
+    if not isinstance(text, str):
+        raise TypeError(f"Argumen 'text' harus str, bukan {type(text).__name__}.")
+    A = _val.as_float_array(A, "A", layout="(T, T)")
+    _val.check_finite(A, "A")
     A = np.asarray(A, dtype=np.float64)
     T = len(text)
-    if A.shape != (T, T):
-        raise ValueError(f"Peta 'A' harus berbentuk ({T}, {T}) untuk teks sepanjang {T}, "
-                         f"tetapi {A.shape}.")
     if T < 3:
-        raise ValueError(f"Teks terlalu pendek ({T} karakter): perlu paling sedikit 3.")
+        raise ValueError(f"Argumen 'text' terlalu pendek ({T} karakter): perlu paling sedikit 3.")
+    if A.shape != (T, T):
+        raise ValueError(f"Argumen 'A' harus berbentuk ({T}, {T}) untuk teks sepanjang {T}, "
+                         f"tetapi yang diterima {A.shape}.")
     rows = np.arange(2, T)
     starts = np.zeros(T, dtype=int)
     for i in range(1, T):
@@ -107,8 +112,42 @@ def _render(maps, sentence, layer, head):
     return fig, summary, _text(summary, layer, head, sentence)
 
 
+def _check_start(model, sentences, sentence, layer, head):
+    """Everything the explorer needs, before any map is computed or drawn.
+
+    Returns the sentences as a tuple. Indices are 0-based, each named in its
+    message (the live sliders would silently clamp an index out of range).
+    """
+    from .model import TinyGPT
+
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"Argumen 'model' harus atensi.model.TinyGPT (misalnya "
+                        f"TinyGPT.load(...)), bukan {type(model).__name__}.")
+    if isinstance(sentences, str) or not isinstance(sentences, (tuple, list)) or not sentences:
+        raise TypeError(f"Argumen 'sentences' harus tuple atau list berisi kalimat (str), "
+                        f"bukan {sentences!r:.80}. Untuk satu kalimat: sentences=(kalimat,).")
+    for n, s in enumerate(sentences):
+        if not isinstance(s, str):
+            raise TypeError(f"sentences[{n}] harus str, bukan {type(s).__name__}.")
+        if len(s) < 3:
+            raise ValueError(f"sentences[{n}] = {s!r} terlalu pendek: perlu paling sedikit "
+                             "3 karakter.")
+        if len(s) > model.config.T:
+            raise ValueError(f"sentences[{n}] ({len(s)} karakter) lebih panjang dari T = "
+                             f"{model.config.T}. Perpendek kalimatnya.")
+        model.encode(s)  # unknown characters: a clear error before any drawing
+    if len(set(sentences)) != len(sentences):
+        raise ValueError("Argumen 'sentences' berisi kalimat yang sama dua kali.")
+    c = model.config
+    _val.check_int(sentence, "sentence", low=0, high=len(sentences) - 1)
+    _val.check_int(layer, "layer", low=0, high=c.n_layer - 1)
+    _val.check_int(head, "head", low=0, high=c.n_head - 1)
+    return tuple(sentences)
+
+
 def attention_maps_static(model, sentences=SENTENCES, *, sentence=0, layer=0, head=0):
     """Kembaran statis: setiap kalimat × layer × head sudah digambar."""
+    sentences = _check_start(model, sentences, sentence, layer, head)
     maps = _maps(model, sentences)
     c = model.config
     controls = [
@@ -136,6 +175,7 @@ def attention_maps_explorer(model, sentences=SENTENCES, *, sentence=0, layer=0, 
     """Penjelajah hidup (ipywidgets): pilih kalimat, layer, dan head."""
     import ipywidgets as W
 
+    sentences = _check_start(model, sentences, sentence, layer, head)
     maps = _maps(model, sentences)
     c = model.config
     controls = {
@@ -151,11 +191,12 @@ def attention_maps_explorer(model, sentences=SENTENCES, *, sentence=0, layer=0, 
 
 def attention_maps(model, sentences=SENTENCES, mode=None, **start):
     """Penjelajah peta atensi: hidup di Jupyter, statis bila ``ATENSI_BOOK`` diset."""
-    for s in sentences:
-        model.encode(s)  # unknown characters: a clear error before any drawing
-        if len(s) > model.config.T:
-            raise ValueError(f"Kalimat {html.escape(s)!r} lebih panjang dari T = "
-                             f"{model.config.T}. Perpendek kalimatnya.")
+    unknown = sorted(set(start) - {"sentence", "layer", "head"})
+    if unknown:
+        raise TypeError(f"Argumen tidak dikenal: {', '.join(unknown)}. Yang ada: sentence, "
+                        "layer, head (mulai dari 0).")
+    _check_start(model, sentences, start.get("sentence", 0), start.get("layer", 0),
+                 start.get("head", 0))
     if _resolve(mode) == "live":
         return attention_maps_explorer(model, sentences, **start)
     return attention_maps_static(model, sentences, **start)

@@ -155,21 +155,30 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
     return_lse = _val.check_flag(return_lse, "return_lse")
     block = _val.check_block(block)
     xp = _xp(Q, K, V)
-    T, d_k = Q.shape[-2], Q.shape[-1]
+    T, d_k, T_k = Q.shape[-2], Q.shape[-1], K.shape[-2]
+    lead = _lead(Q, K, V)  # broadcast head/batch axes, as in attention
     dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, xp.float32)
     factor = dtype.type(1.0 / math.sqrt(d_k) if scale else 1.0)
     K_t = xp.swapaxes(K, -1, -2)
-    out = xp.empty(Q.shape[:-1] + (V.shape[-1],), dtype=dtype)
-    lse = xp.empty(Q.shape[:-1], dtype=dtype) if return_lse else None
+    # o sums up to T_k rows p·v with p <= 1: with |V| near the float limit that sum
+    # overflows although the output (a mean of V rows) does not. Such a V is divided
+    # by its largest |v| first and the output multiplied back at the end.
+    v_max = float(xp.max(xp.abs(V)))
+    v_scale = v_max if v_max * T_k > float(np.finfo(dtype).max) / 4 else None
+    if v_scale is not None:
+        V = V / dtype.type(v_scale)
+    out = xp.empty(lead + (T, V.shape[-1]), dtype=dtype)
+    lse = xp.empty(lead + (T,), dtype=dtype) if return_lse else None
 
     for q0 in range(0, T, block):
         q1 = min(q0 + block, T)
         Q_blk = Q[..., q0:q1, :]
-        m = xp.full(Q_blk.shape[:-1] + (1,), -np.inf, dtype=dtype)
+        m = xp.full(lead + (q1 - q0, 1), -np.inf, dtype=dtype)
         l = xp.zeros_like(m)
-        o = xp.zeros(Q_blk.shape[:-1] + (V.shape[-1],), dtype=dtype)
-        # Causal: keys beyond the last query of this block are all future.
-        k_end = q1 if causal else K.shape[-2]
+        o = xp.zeros(lead + (q1 - q0, V.shape[-1]), dtype=dtype)
+        # Causal: keys beyond the last query of this block are all future
+        # (and with T_q > T_k, the last rows see every key).
+        k_end = min(q1, T_k) if causal else T_k
         for k0 in range(0, k_end, block):
             k1 = min(k0 + block, k_end)
             S = xp.matmul(Q_blk, K_t[..., k0:k1])  # (..., q1-q0, k1-k0)
@@ -193,6 +202,8 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
             m = m_new
         # l >= exp(0) = 1 for every row that saw a key; guard 0 anyway.
         out[..., q0:q1, :] = o / xp.where(l > 0, l, dtype.type(1))
+        if v_scale is not None:
+            out[..., q0:q1, :] *= dtype.type(v_scale)
         if return_lse:
             lse[..., q0:q1] = (m + xp.log(l))[..., 0]
     return (out, lse) if return_lse else out
@@ -227,14 +238,32 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
     dS = A * (dA - xp.sum(dA * A, axis=-1, keepdims=True))
     dQ = xp.matmul(dS, K) * s
     dK = xp.matmul(xp.swapaxes(dS, -1, -2), Q) * s
-    return dQ, dK, dV
+    # A broadcast input gets the sum over the axes it was broadcast along, so
+    # each gradient has its input's shape (Q -= lr * dQ stays right).
+    return _sum_to(dQ, Q.shape), _sum_to(dK, K.shape), _sum_to(dV, V.shape)
+
+
+def _lead(*arrays) -> tuple:
+    return tuple(np.broadcast_shapes(*(x.shape[:-2] for x in arrays)))
+
+
+def _sum_to(g, shape):
+    """``g`` summed over the axes along which an array of ``shape`` was broadcast."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    extra = g.ndim - len(shape)
+    g = g.sum(axis=tuple(range(extra))) if extra else g
+    ones = tuple(n for n, size in enumerate(shape) if size == 1 and g.shape[n] != 1)
+    return g.sum(axis=ones, keepdims=True) if ones else g
 
 
 def _check_backward_inputs(Q, K, V, dO, O=None, lse=None):
     """Bentuk dO (dan O, lse) harus cocok dengan Q, K, V sebelum apa pun dihitung."""
-    out_shape = tuple(Q.shape[:-1]) + (V.shape[-1],)
+    rows = _lead(Q, K, V) + (Q.shape[-2],)
+    out_shape = rows + (V.shape[-1],)
     for name, x, want in (("dO", dO, out_shape), ("O", O, out_shape),
-                          ("lse", lse, tuple(Q.shape[:-1]))):
+                          ("lse", lse, rows)):
         if x is not None and tuple(x.shape) != want:
             raise ValueError(
                 f"Argumen '{name}' harus berbentuk {want} (bentuk keluaran O = A V "
@@ -267,11 +296,13 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
     scale = _val.check_flag(scale, "scale")
     block = _val.check_block(block)
     if O is not None:
-        O = _val.as_float_array(O, "O", layout="(..., T, d_k)")
+        O = _val.check_finite(_val.as_float_array(O, "O", layout="(..., T, d_k)"), "O")
     if lse is not None:
-        lse = _val.as_float_array(lse, "lse", min_ndim=1, layout="(..., T)")
+        lse = _val.check_finite(_val.as_float_array(lse, "lse", min_ndim=1, layout="(..., T)"),
+                                "lse")
     xp = _xp(Q, K, V, dO)
     _check_backward_inputs(Q, K, V, dO, O, lse)
+    given_lse = lse is not None
     if O is None or lse is None:
         O_new, lse_new = attention_blocked(
             Q, K, V, causal=causal, scale=scale, block=block, return_lse=True)
@@ -281,9 +312,10 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
     dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, dO.dtype, xp.float32)
     s = dtype.type(1.0 / math.sqrt(d_k) if scale else 1.0)
     D = xp.sum(dO * O, axis=-1, dtype=dtype)  # (..., T)
-    dQ = xp.zeros(Q.shape, dtype=dtype)
-    dK = xp.zeros(K.shape, dtype=dtype)
-    dV = xp.zeros(V.shape, dtype=dtype)
+    lead = _lead(Q, K, V)
+    dQ = xp.zeros(lead + Q.shape[-2:], dtype=dtype)
+    dK = xp.zeros(lead + K.shape[-2:], dtype=dtype)
+    dV = xp.zeros(lead + V.shape[-2:], dtype=dtype)
     for k0 in range(0, K.shape[-2], block):
         k1 = min(k0 + block, K.shape[-2])
         K_blk, V_blk = K[..., k0:k1, :], V[..., k0:k1, :]
@@ -302,6 +334,13 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
                 xp.copyto(S, dtype.type(-np.inf), where=future)
             S -= lse[..., q0:q1, None]
             A = xp.exp(S, out=S)  # masked: exp(-inf) = 0
+            if given_lse and A.size and float(A.max()) > 1.0 + 1e-3:
+                raise ValueError(
+                    f"Argumen 'lse' tidak cocok dengan Q dan K: bobot yang dihitung ulang "
+                    f"exp(S − lse) mencapai {float(A.max()):.3g} (seharusnya paling besar 1) "
+                    f"di baris {q0}..{q1 - 1}, kolom {k0}..{k1 - 1}. Berikan lse dari "
+                    "attention_blocked(Q, K, V, ..., return_lse=True) dengan causal dan scale "
+                    "yang sama, atau lse=None agar dihitung di sini.")
             dV_blk += xp.matmul(xp.swapaxes(A, -1, -2), dO_blk)
             dS = xp.matmul(dO_blk, xp.swapaxes(V_blk, -1, -2))
             dS = dS.astype(dtype, copy=False)
@@ -309,7 +348,7 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
             dS *= A
             dQ[..., q0:q1, :] += xp.matmul(dS, K_blk) * s
             dK_blk += xp.matmul(xp.swapaxes(dS, -1, -2), Q_blk) * s
-    return dQ, dK, dV
+    return _sum_to(dQ, Q.shape), _sum_to(dK, K.shape), _sum_to(dV, V.shape)
 
 
 def numerical_gradient(f, X, *, h=1e-6):
@@ -322,16 +361,46 @@ def numerical_gradient(f, X, *, h=1e-6):
     _val.check_callable(f, "f")
     X = _val.as_float_array(X, "X", min_ndim=0, layout="(...)")
     h = _val.check_positive(h, "h")
+    _val.check_finite(X, "X")
+    _check_step(X, h)
     grad = np.zeros(X.shape, dtype=np.float64)
     for idx in np.ndindex(X.shape):
         keep = X[idx]
         X[idx] = keep + h
-        f_plus = float(f(X))
+        f_plus = _value_of(f, X)
         X[idx] = keep - h
-        f_minus = float(f(X))
+        f_minus = _value_of(f, X)
         X[idx] = keep
         grad[idx] = (f_plus - f_minus) / (2 * h)
     return grad
+
+
+def _check_step(X, h):
+    """X ± h must be X moved by h, to 1 %: otherwise the difference quotient is
+    rounding (in float16, or with a tiny h, X + h == X and the gradient is 0)."""
+    xp = _xp(X)
+    step = X.dtype.type(h)
+    moved = ((X + step) - X).astype(np.float64)
+    worst = float(xp.max(xp.abs(moved - h))) / h
+    if worst > 0.01:
+        raise ValueError(
+            f"Argumen 'h' = {h:g} terlalu kecil untuk X bertipe {X.dtype} (nilai terbesar "
+            f"|X| = {float(xp.max(xp.abs(X))):.3g}): X + h dibulatkan, langkahnya meleset "
+            f"{worst:.0%}, dan gradiennya menjadi hasil pembulatan (nol, bila X + h == X). "
+            "Pakai X.astype(np.float64) dan h sekitar 1e-6 (atau sebanding dengan |X|).")
+
+
+def _value_of(f, X) -> float:
+    value = f(X)
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"Fungsi 'f' harus mengembalikan satu bilangan, tetapi mengembalikan "
+                        f"{type(value).__name__}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"Fungsi 'f' mengembalikan {value} untuk X di sekitar titik ini; "
+                         "beda hingga butuh nilai hingga.")
+    return value
 
 
 # ---------------------------------------------------------------------------

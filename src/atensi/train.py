@@ -36,6 +36,9 @@ from pathlib import Path
 import numpy as np
 
 from . import corpus as corpus_mod
+from . import files
+from . import validation as _val
+from .arguments import Parser
 from .formatting import id_float, id_int
 from .model import Adam, Config, TinyGPT
 
@@ -137,7 +140,11 @@ def baselines(train_ids, x_val, y_val, vocab):
 
 def learning_rate(step, steps, lr, warmup):
     """Naik linear selama ``warmup`` langkah, lalu turun kosinus ke 0,1 × lr."""
-    if step <= warmup:
+    step = _val.check_int(step, "step", low=0)
+    steps = _val.check_int(steps, "steps", low=1)
+    lr = _val.check_positive(lr, "lr")
+    warmup = _val.check_int(warmup, "warmup", low=0)
+    if step <= warmup and warmup > 0:  # warmup = 0: the cosine starts at once
         return lr * step / warmup
     progress = (step - warmup) / max(1, steps - warmup)
     return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
@@ -163,13 +170,26 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
     ``log``: fungsi cetak (``None`` = diam).
     """
     for name, value in (("steps", steps), ("batch_size", batch_size), ("eval_every", eval_every)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise ValueError(f"Argumen '{name}' harus bilangan bulat >= 1, tetapi yang "
-                             f"diterima {value!r}.")
-    if not lr > 0:
-        raise ValueError(f"Argumen 'lr' harus lebih dari 0, tetapi yang diterima {lr!r}.")
+        _val.check_int(value, name, low=1)
+    _val.check_int(warmup, "warmup", low=0)
+    _val.check_positive(lr, "lr")
+    _val.check_positive(clip, "clip")
+    _val.check_int(seed, "seed", low=0)
+    if log is not None and not callable(log):
+        raise TypeError(f"Argumen 'log' harus fungsi cetak (misalnya print) atau None, tetapi "
+                        f"yang diterima {log!r} ({type(log).__name__}).")
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"Argumen 'model' harus atensi.model.TinyGPT, tetapi yang diterima "
+                        f"{type(model).__name__}.")
+    _check_corpus(corpus)
     train_ids, val_ids = data_ids(model, corpus)
     T = model.config.T
+    for name, ids in (("corpus.train", train_ids), ("corpus.val", val_ids)):
+        if len(ids) < T + 2:
+            raise ValueError(
+                f"Teks '{name}' hanya {len(ids)} karakter, padahal satu potongan butuh T + 2 = "
+                f"{T + 2} karakter (T = {T}). Pakai teks yang lebih panjang, atau model dengan "
+                "T lebih kecil.")
     x_val, y_val = windows(val_ids, T)
     rng = np.random.default_rng(seed)
     opt = Adam(model.params, lr=lr)
@@ -196,6 +216,13 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
     return out
 
 
+def _check_corpus(corpus) -> None:
+    if not all(isinstance(getattr(corpus, name, None), str) for name in ("train", "val")):
+        raise TypeError(
+            f"Argumen 'corpus' harus atensi.corpus.Corpus (dengan teks .train dan .val), tetapi "
+            f"yang diterima {type(corpus).__name__}. Baca dengan atensi.corpus.load().")
+
+
 def _loop(model, train_ids, T, steps, batch_size, rng, opt, curve, checkpoint, lr, warmup,
           eval_every, clip, attention, attention_backward):
     checkpoint(0)
@@ -218,8 +245,20 @@ def _load_text():
         return "tidak diketahui"
 
 
-def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None):
-    """Pelatihan penuh (atau ``quick``): mencetak kemajuan dan target, menulis bobot."""
+def dated_path(path) -> Path:
+    """``results/model_kecil.npz`` → ``results/model_kecil-20261201-091500.npz`` (UTC)."""
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return path.with_name(f"{path.stem}-{stamp}{path.suffix}")
+
+
+def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None, shipped=None):
+    """Pelatihan penuh (atau ``quick``): mencetak kemajuan dan target, menulis bobot.
+
+    ``out``: berkas bobot (``None`` = tidak ditulis). ``shipped``: berkas milik
+    buku (``results/model_kecil.npz``); ditulis hanya bila semua target tercapai,
+    bila tidak bobotnya masuk ke berkas bertanggal di sebelahnya.
+    """
     corpus = corpus or corpus_mod.load()
     settings = dict(QUICK if quick else TRAINING)
     if steps is not None:
@@ -263,6 +302,11 @@ def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None):
         log("Waktu jam dinding melebihi 120 s karena CPU sedang dipakai proses lain; "
             "pelatihan memakai satu thread, jadi di mesin yang tenang waktunya mendekati "
             "waktu CPU.")
+    if shipped is not None:
+        out = shipped
+        if not all(ok for _, ok in checks):
+            out = dated_path(shipped)
+            log(f"Tidak semua target tercapai, jadi {shipped} milik buku tidak ditimpa.")
     if out is not None:
         model.save(out, curve=curve, info=info)
         log(f"Bobot ditulis ke {out}.")
@@ -293,22 +337,17 @@ def run_experiment(*, out=None, log=print, corpus=None, steps=None):
     a, b = runs["dengan"]["val"][-1], runs["tanpa"]["val"][-1]
     log(f"Loss validasi akhir: dengan √d_k {id_float(a, 3)}, tanpa {id_float(b, 3)}.")
     if out is not None:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
+        files.write_text(out, json.dumps(result, ensure_ascii=False, indent=1))
         log(f"Hasil ditulis ke {out}.")
     return result
 
 
 def load_experiment(path=None):
     """Baca hasil eksperimen √d_k (JSON dari ``--experiment skala``)."""
-    path = Path(path) if path is not None else EXPERIMENT
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"Berkas eksperimen '{path}' tidak ditemukan. Buat dengan: "
-            "python -m atensi.train --experiment skala"
-        )
+    path = files.as_path(path) if path is not None else EXPERIMENT
+    text = files.read_text(path, "eksperimen", "python -m atensi.train --experiment skala")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(
             f"Berkas eksperimen '{path}' rusak ({err}). Buat ulang dengan: "
@@ -317,24 +356,46 @@ def load_experiment(path=None):
 
 
 def main(argv=None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(
+    """Hanya pelatihan penuh bawaan yang menulis berkas milik buku (dan hanya bila
+    targetnya tercapai); ``--steps`` tanpa ``--out`` menulis berkas bertanggal."""
+    parser = Parser(
         prog="python -m atensi.train",
-        description="Latih model kecil pada prosa buku ini (deterministik dari seed).")
+        description="Latih model kecil pada prosa buku ini (deterministik dari seed).",
+        usage_line="python -m atensi.train [--quick] [--experiment skala] [--steps N] "
+                   "[--out BERKAS]")
     parser.add_argument("--quick", action="store_true",
                         help=f"hanya {QUICK['steps']} langkah; tidak menulis berkas kecuali --out")
     parser.add_argument("--experiment", choices=["skala"],
                         help="eksperimen √d_k: dengan dan tanpa pembagian")
-    parser.add_argument("--out", help="berkas tujuan (bawaan: results/model_kecil.npz "
-                        "atau results/eksperimen_skala.json)")
+    parser.add_argument("--out", help="berkas tujuan (bawaan: results/model_kecil.npz atau "
+                        "results/eksperimen_skala.json untuk pelatihan penuh; berkas bertanggal "
+                        "di results/ untuk --steps)")
     parser.add_argument("--steps", type=int, help="jumlah langkah (mengganti bawaan)")
     args = parser.parse_args(argv)
-    if args.experiment == "skala":
-        run_experiment(out=args.out or EXPERIMENT, steps=args.steps)
-    else:
-        out = args.out or (None if args.quick else WEIGHTS)
-        run_training(quick=args.quick, out=out, steps=args.steps)
+    if args.steps is not None and args.steps < 1:
+        parser.fail(f"--steps harus bilangan bulat >= 1, tetapi yang diterima {args.steps}")
+    if args.quick and args.experiment:
+        parser.fail("--quick tidak berlaku untuk --experiment; pakai --steps N")
+    suffix = ".json" if args.experiment else ".npz"
+    if args.out is not None:
+        try:
+            files.check_output_path(args.out, "--out", suffix)
+        except ValueError as err:
+            parser.fail(str(err))
+    full = not args.quick and args.steps is None
+    try:
+        if args.experiment == "skala":
+            out = args.out or (EXPERIMENT if full else dated_path(EXPERIMENT))
+            run_experiment(out=out, steps=args.steps)
+        elif args.out or args.quick:
+            run_training(quick=args.quick, out=args.out, steps=args.steps)
+        elif full:
+            run_training(shipped=WEIGHTS)
+        else:
+            run_training(out=dated_path(WEIGHTS), steps=args.steps)
+    except (ValueError, TypeError, FileNotFoundError, MemoryError) as err:
+        print(f"python -m atensi.train: {err}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -27,10 +27,11 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 
 import numpy as np
 
-from atensi.formatting import id_bytes, id_int, id_sci
+from atensi.formatting import id_bytes, id_float, id_int, id_sci
 
 REFERENCE_DTYPES = (np.float16, np.float32, np.float64)
 KERNEL_DTYPES = (np.float32,)
@@ -39,6 +40,7 @@ MAX_BLOCK = 65536
 # Multiply-adds the CPU emulation accepts in one call (scores of ANDREA's
 # 12 heads at T = 1024 are 8·10⁸); the chain runs about 10⁸ per second.
 CPU_BUDGET = 1e10
+CPU_OPS_PER_SECOND = 1e8  # the emulated chain, measured on a 2-core laptop
 SMALL_BYTES = 1 << 20  # outputs below 1 MiB are never refused for memory
 
 
@@ -496,8 +498,18 @@ def reference_qkv(Q, K, V=_NO_V):
 # ---------------------------------------------------------------------------
 
 
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+PROC_SELF = Path("/proc/self")
+
+
 def available_memory(kind_: str = "numpy") -> float:
-    """Bytes that may still be allocated (inf when unknown)."""
+    """Bytes that may still be allocated (inf when unknown).
+
+    On the CPU the smallest of three limits: the machine's available memory
+    (``/proc/meminfo``), the address-space limit of this process
+    (``RLIMIT_AS``, ``ulimit -v``) and the cgroup limit (``memory.max`` −
+    ``memory.current``: Docker, Colab, batch systems).
+    """
     if kind_ == "cupy":
         try:
             import cupy
@@ -505,8 +517,32 @@ def available_memory(kind_: str = "numpy") -> float:
             return float(cupy.cuda.runtime.memGetInfo()[0])
         except Exception:
             return math.inf
+    return min(_meminfo_available(), _rlimit_as_left(), _cgroup_left())
+
+
+def _read_number(path: Path) -> float | None:
+    """The first number in a one-line file; None for "max", a missing or odd file."""
     try:
-        with open("/proc/meminfo") as f:
+        text = path.read_text().split()
+        return float(int(text[0])) if text else None
+    except (OSError, ValueError):
+        return None
+
+
+def _stat_value(path: Path, key: str) -> float:
+    try:
+        for line in path.read_text().splitlines():
+            name, _, value = line.partition(" ")
+            if name == key:
+                return float(int(value))
+    except (OSError, ValueError):
+        pass
+    return 0.0
+
+
+def _meminfo_available() -> float:
+    try:
+        with open(PROC_SELF.parent / "meminfo") as f:
             for line in f:
                 if line.startswith("MemAvailable:"):
                     return float(line.split()[1]) * 1024
@@ -516,6 +552,54 @@ def available_memory(kind_: str = "numpy") -> float:
         return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
         return math.inf
+
+
+def _rlimit_as_left() -> float:
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    except (ImportError, OSError, ValueError):
+        return math.inf
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return math.inf
+    used = 0.0  # the address space this process already holds
+    try:
+        for line in (PROC_SELF / "status").read_text().splitlines():
+            if line.startswith("VmSize:"):
+                used = float(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return max(0.0, float(soft) - used)
+
+
+def _cgroup_left() -> float:
+    """memory.max − memory.current over this cgroup and its parents (v2), or the v1
+    memory controller's limit − usage; reclaimable file cache counts as free."""
+    left = math.inf
+    try:
+        lines = (PROC_SELF / "cgroup").read_text().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        if line.startswith("0::"):
+            folder = CGROUP_ROOT / line[3:].strip().lstrip("/")
+            while True:
+                limit = _read_number(folder / "memory.max")
+                used = _read_number(folder / "memory.current")
+                if limit is not None and used is not None:
+                    cache = _stat_value(folder / "memory.stat", "inactive_file")
+                    left = min(left, max(0.0, limit - max(0.0, used - cache)))
+                if folder == CGROUP_ROOT or folder == folder.parent:
+                    break
+                folder = folder.parent
+    v1 = CGROUP_ROOT / "memory"
+    limit = _read_number(v1 / "memory.limit_in_bytes")
+    used = _read_number(v1 / "memory.usage_in_bytes")
+    if limit is not None and used is not None and limit < 2**62:  # 2^63 − page: no limit
+        cache = _stat_value(v1 / "memory.stat", "total_inactive_file")
+        left = min(left, max(0.0, limit - max(0.0, used - cache)))
+    return left
 
 
 def check_output_bytes(nbytes: float, what: str, hint: str, kind_: str = "numpy") -> None:
@@ -546,11 +630,15 @@ def check_cpu_work(work: float, what: str, backend: str) -> None:
         return
     budget = cpu_budget()
     if work > budget:
+        minutes = work / CPU_OPS_PER_SECOND / 60
         raise ValueError(
             f"{what} terlalu besar untuk emulasi CPU: sekitar {id_sci(work)} operasi, "
+            f"kira-kira {id_float(minutes, 0) if minutes >= 1 else '< 1'} menit di sini, "
             f"batasnya {id_sci(budget)} (beberapa menit di laptop). Jalankan di GPU "
-            f"(backend='cupy') atau kecilkan T atau jumlah head; batasnya bisa diubah "
-            "dengan variabel lingkungan ATENSI_CPU_BUDGET."
+            f"(backend='cupy'), atau kecilkan T atau jumlah head, atau hitung dengan NumPy "
+            "lewat atensi.reference (atensi utuh tanpa matriks (T, T): "
+            "reference.attention_blocked); batasnya bisa diubah dengan "
+            "variabel lingkungan ATENSI_CPU_BUDGET."
         )
 
 

@@ -90,6 +90,7 @@ def _sharpness_dots(seed=SHARP_SEED):
 
 def sharpness_state(d_k, scale, seed=SHARP_SEED):
     """Data dan bacaan penjelajah ketajaman untuk satu ``d_k`` (pangkat dua 1..4096)."""
+    seed = _val.check_int(seed, "seed", low=0)
     if (isinstance(d_k, (bool, np.bool_)) or not isinstance(d_k, (int, np.integer))
             or d_k not in D_K_VALUES):
         raise ValueError(
@@ -180,6 +181,7 @@ def mask_visible(kind, T):
 
 def mask_state(T, masked, scaled, row, seed=MASK_SEED, kind="kausal"):
     """Skor, bobot dan bacaan penjelajah mask untuk T posisi (4..32), baris ``row``, jenis ``kind``."""
+    seed = _val.check_int(seed, "seed", low=0)
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or not 4 <= T <= MASK_T_MAX:
         raise ValueError(f"Argumen 'T' harus bilangan bulat 4..{MASK_T_MAX}, tetapi yang diterima {T!r}.")
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < T:
@@ -285,6 +287,7 @@ def _row_qkv(seed=ROW_SEED):
 
 def row_state(row, temperature, seed=ROW_SEED):
     """Satu baris: skor (÷√d_k, dengan mask), ``softmax(skor / suhu)``, dan keluaran[row]."""
+    seed = _val.check_int(seed, "seed", low=0)
     if isinstance(row, bool) or not isinstance(row, (int, np.integer)) or not 0 <= row < ROW_T:
         raise ValueError(f"Argumen 'row' harus bilangan bulat 0..{ROW_T - 1}, tetapi yang diterima {row!r}.")
     # 0,001..1000: beyond that s / temperature over- or underflows (and the slider

@@ -9,12 +9,12 @@ ditulis (diperiksa sebelum pengukuran).
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
 from atensi import cpu_fast, roofline
+from atensi.arguments import Parser
 from atensi.bench import measure
 from atensi.bench.measure import MAX_REL_ERR
 from atensi.bench.methods import D_K, METHODS, PRESETS, H
@@ -51,9 +51,11 @@ def _json_path_problem(path) -> str | None:
 
 
 def _main(argv=None):
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="python -m atensi.bench",
-        description="Ukur biaya attention kausal (12 head, d_k = 64) di CPU dan GPU.",
+        description="Ukur biaya atensi kausal (12 head, d_k = 64) di CPU dan GPU.",
+        usage_line="python -m atensi.bench [--quick] [--preset P] [--device auto|cpu|gpu] "
+                   "[--json BERKAS]",
     )
     parser.add_argument("--quick", action="store_true", help="preset 'quick' (≤ 1 menit di CPU)")
     parser.add_argument("--preset", choices=sorted(PRESETS), help="bawaan: full (quick dengan --quick)")

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from atensi import files
+
 SCHEMA = 1
 # The committed GPU results file that the pipeline chapter renders.
 GPU_RESULTS = Path(__file__).resolve().parents[3] / "results" / "bench_gpu.json"
@@ -16,10 +18,7 @@ GPU_RESULTS = Path(__file__).resolve().parents[3] / "results" / "bench_gpu.json"
 
 def save_results(results, path):
     """Tulis hasil ``run`` sebagai JSON (UTF-8, terbaca manusia)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
+    return files.write_text(path, json.dumps(results, indent=1, ensure_ascii=False) + "\n")
 
 
 def load_results(path=GPU_RESULTS):

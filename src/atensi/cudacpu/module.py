@@ -262,29 +262,33 @@ class RawKernel:
         runs in a helper thread while the main thread waits; KeyboardInterrupt
         there sets the library's cancel flag, which the launch checks between
         blocks, and is raised again once the launch has stopped.
+
+        The wait is on an event the helper sets when it returns, not on
+        ``Thread.join``: an interrupted ``join`` (CPython 3.11) marks a thread
+        that is still running as stopped, and the launch would then go on
+        writing into arrays that the caller frees.
         """
         if threading.current_thread() is not threading.main_thread() or self.module.sanitize:
             return self._call(cfg, smem, argv)
         result: list = []
         errors: list = []
+        done = threading.Event()
 
         def target():
             try:
                 result.append(self._call(cfg, smem, argv))
             except BaseException as err:  # pragma: no cover - ctypes errors
                 errors.append(err)
+            finally:
+                done.set()
 
         worker = threading.Thread(target=target, name=f"cudacpu-{self.name}", daemon=True)
         worker.start()
         try:
-            while worker.is_alive():
-                worker.join(0.1)
+            while not done.wait(0.1):
+                pass
         except KeyboardInterrupt:
-            lib = self.module._lib
-            while worker.is_alive():
-                lib.cudacpu_cancel(1)
-                worker.join(0.05)
-            lib.cudacpu_cancel(0)
+            self._cancel_until(done)
             raise KeyboardInterrupt(
                 f"Kernel '{self.name}' dihentikan (Ctrl-C): block yang belum berjalan dilewati, "
                 "jadi array keluarannya tidak lengkap."
@@ -292,6 +296,18 @@ class RawKernel:
         if errors:
             raise errors[0]
         return result[0]
+
+    def _cancel_until(self, done: threading.Event) -> None:
+        """Keep the cancel flag up until the launch has returned, through more Ctrl-C."""
+        lib = self.module._lib
+        while True:
+            try:
+                lib.cudacpu_cancel(1)
+                if done.wait(0.05):
+                    break
+            except KeyboardInterrupt:
+                continue
+        lib.cudacpu_cancel(0)
 
 
 class RawModule:

@@ -15,6 +15,7 @@ import re
 import sys
 from pathlib import Path
 
+from atensi.arguments import Parser
 from atensi.kernels.compiling import CompileError, compile_report, ptxas_table
 from atensi.kernels.loading import kernels_dir
 
@@ -45,18 +46,10 @@ def _cli_file_problem(file: str):
 
 
 def _main(argv=None) -> int:
-    import argparse
-
-    class _Parser(argparse.ArgumentParser):
-        def error(self, message):  # one Indonesian line instead of argparse's usage text
-            print(f"python -m atensi.kernels: argumen tidak sah ({message}). "
-                  "Pemakaian: python -m atensi.kernels [--arch sm_XX | --tabel] [berkas.cu ...]",
-                  file=sys.stderr)
-            raise SystemExit(2)
-
-    parser = _Parser(
+    parser = Parser(
         prog="python -m atensi.kernels",
         description="Kompilasi kernel dengan NVRTC dan tampilkan laporan ptxas.",
+        usage_line="python -m atensi.kernels [--arch sm_XX | --tabel] [berkas.cu ...]",
     )
     parser.add_argument("files", nargs="*", help="berkas .cu (bawaan: semua di kernels/)")
     parser.add_argument("--arch", default="sm_90", help="arsitektur, misalnya sm_80 (bawaan sm_90)")

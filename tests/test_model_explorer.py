@@ -1,0 +1,50 @@
+"""model_explorer: every bad argument is refused by name, before any map is drawn."""
+
+import pytest
+
+from atensi import model_explorer, train
+from atensi.model import TinyGPT
+
+
+@pytest.fixture(scope="module")
+def model():
+    return TinyGPT.load(train.WEIGHTS)
+
+
+@pytest.fixture
+def no_drawing(monkeypatch):
+    def fail(*args, **kwargs):
+        pytest.fail("peta digambar sebelum argumennya diperiksa")
+
+    monkeypatch.setattr(model_explorer, "attention_figure", fail)
+    monkeypatch.setattr(model_explorer, "_maps", fail)
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    (dict(sentence=3), ValueError, "'sentence' harus bilangan bulat 0 sampai 2"),
+    (dict(layer=9), ValueError, "'layer' harus bilangan bulat 0 sampai 1"),
+    (dict(head=9), ValueError, "'head' harus bilangan bulat 0 sampai 3"),
+    (dict(head=-1), ValueError, "'head'"),
+    (dict(head=1.0), TypeError, "'head'"),
+    (dict(sentences=("ab",)), ValueError, r"sentences\[0\].*terlalu pendek"),
+    (dict(sentences="Budi makan."), TypeError, "'sentences' harus tuple atau list"),
+    (dict(sentences=()), TypeError, "'sentences'"),
+    (dict(sentences=("x" * 500,)), ValueError, "lebih panjang dari T"),
+    (dict(kepala=1), TypeError, "tidak dikenal: kepala"),
+])
+@pytest.mark.parametrize("mode", ["live", "static"])
+def test_bad_arguments_are_refused_by_name_before_drawing(model, no_drawing, kwargs, error,
+                                                           words, mode):
+    pytest.importorskip("ipywidgets")
+    with pytest.raises(error, match=words):
+        model_explorer.attention_maps(model, mode=mode, **kwargs)
+
+
+def test_the_static_and_live_builders_check_too(model, no_drawing):
+    pytest.importorskip("ipywidgets")
+    with pytest.raises(ValueError, match="'head'"):
+        model_explorer.attention_maps_explorer(model, head=9)
+    with pytest.raises(ValueError, match="'layer'"):
+        model_explorer.attention_maps_static(model, layer=5)
+    with pytest.raises(TypeError, match="'model'"):
+        model_explorer.attention_maps_static("bukan model")
