@@ -367,8 +367,12 @@ class TinyGPT:
         return out
 
     # -- backward ---------------------------------------------------------
-    def loss_and_grads(self, idx, targets, *, attention=None, attention_backward=None):
+    def loss_and_grads(self, idx, targets, *, attention=None, attention_backward=None,
+                       positions=None):
         """Loss dan gradien setiap parameter (dict dengan kunci yang sama dengan ``params``).
+
+        ``positions``: kolom yang dinilai (misalnya ``[-1]``: hanya tebakan terakhir);
+        bawaan ``None``: semua posisi.
 
         ``attention`` / ``attention_backward``: fungsi pengganti dengan tanda tangan
         ``reference.attention(Q, K, V, *, causal, scale)`` dan
@@ -383,9 +387,24 @@ class TinyGPT:
                 f"'targets' harus berbentuk sama dengan 'idx' {tuple(idx.shape)}, "
                 f"tetapi {tuple(targets.shape)}."
             )
+        if positions is not None:
+            T = idx.shape[1]
+            ok = isinstance(positions, (list, tuple)) and positions and all(
+                isinstance(i, (int, np.integer)) and not isinstance(i, bool) and -T <= i < T
+                for i in positions)
+            if not ok:
+                raise ValueError(
+                    f"Argumen 'positions' harus list kolom bilangan bulat -{T}..{T - 1} yang "
+                    f"tidak kosong (atau None: semua posisi), tetapi yang diterima {positions!r}."
+                )
         backward = attention_backward or _reference_attention_backward
         logits, cache = self._forward(idx, attention=attention, keep=True)
-        loss, dlogits = cross_entropy(logits, targets)
+        if positions is None:
+            loss, dlogits = cross_entropy(logits, targets)
+        else:
+            loss, graded = cross_entropy(logits[:, positions], targets[:, positions])
+            dlogits = xp.zeros_like(logits)
+            dlogits[:, positions] = graded
         g = {}
         B, T = idx.shape
         D = c.d_model

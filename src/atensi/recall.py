@@ -1,12 +1,12 @@
 """Tugas *associative recall* untuk model kata: korpus sintetis, kosakata, pembagian.
 
-Setiap contoh adalah satu "cerita" pendek berisi beberapa fakta dan satu
-pertanyaan, lalu jawabannya::
+Setiap contoh adalah satu "cerita" pendek berisi tiga fakta, lalu kalimat
+rumpang yang harus dilengkapi dengan pemilik benda::
 
-    Budi membawa apel . Ani membawa buku . Siti membawa pena . Siapa membawa buku ? Ani
+    Budi punya apel . Ani punya buku . Siti punya pena . Ini buku Ani
 
-Jawabannya hanya bisa ditemukan dengan *mencari* di konteks: nama yang sama
-bisa membawa benda apa saja di cerita lain, jadi tidak ada yang bisa dihafal.
+Kata terakhir hanya bisa ditemukan dengan *mencari* di konteks: nama yang sama
+bisa punya benda apa saja di cerita lain, jadi tidak ada yang bisa dihafal.
 Ini kamus lunak dari bab-bab awal yang dibuat harfiah: benda yang ditanyakan
 adalah *query*, benda di setiap fakta adalah *key*, nama pembawanya *value*.
 
@@ -29,21 +29,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import reference
 from .validation import check_int
 
 NAMES = ("Budi", "Ani", "Siti", "Joko", "Rina", "Dewi", "Agus", "Tono", "Wati", "Eko")
 OBJECTS = ("apel", "buku", "pena", "tas", "payung", "topi", "bola", "jeruk", "kunci", "gelas")
-WORDS = ("membawa", ".", "Siapa", "?")
+WORDS = ("punya", ".", "Ini")
 VOCAB = NAMES + OBJECTS + WORDS
 FACTS = 3  # fakta per cerita: peluang menebak acak di antara nama di konteks = 1/3
 HELD_OUT_EVERY = 5  # pasangan (nama n, benda b) dengan (b - n) mod 5 == 0 hanya di uji
-N_TRAIN = 8000
+N_TRAIN = 20000
 N_TEST = 1000
 
 _ID = {w: n for n, w in enumerate(VOCAB)}
-VERB, STOP, WHO, QUESTION = (_ID[w] for w in WORDS)
-LENGTH = 4 * FACTS + 5  # fakta "nama membawa benda ." dan "Siapa membawa benda ? nama"
-ANSWER = LENGTH - 1  # kolom jawaban; ditebak dari posisi "?" (kolom ANSWER - 1)
+VERB, STOP, THIS = (_ID[w] for w in WORDS)
+LENGTH = 4 * FACTS + 3  # fakta "nama punya benda ." lalu "Ini benda nama"
+ANSWER = LENGTH - 1  # kolom jawaban; ditebak di posisi benda yang ditanyakan (ANSWER - 1)
 
 
 def held_out(name: int, obj: int) -> bool:
@@ -66,7 +67,7 @@ def _story(names, objects, query):
     row = []
     for n, o in zip(names, objects):
         row += [_ID[NAMES[n]], VERB, _ID[OBJECTS[o]], STOP]
-    row += [WHO, VERB, _ID[OBJECTS[objects[query]]], QUESTION, _ID[NAMES[names[query]]]]
+    row += [THIS, _ID[OBJECTS[objects[query]]], _ID[NAMES[names[query]]]]
     return row
 
 
@@ -76,13 +77,13 @@ def _stories(rng, count, *, test):
         names = rng.choice(len(NAMES), FACTS, replace=False)
         objects = rng.choice(len(OBJECTS), FACTS, replace=False)
         query = int(rng.integers(FACTS))
-        unseen = [held_out(n, o) for n, o in zip(names, objects)]
-        # Latih: tidak satu pun pasangan uji. Uji: yang ditanyakan pasangan uji,
-        # fakta lainnya pasangan latih.
+        # Latih: tidak ada pasangan uji, bahkan sebagai nama dan benda yang hanya
+        # kebetulan berada di cerita yang sama; jadi statistik pasangan di data latih
+        # tidak bisa membantu menebak. Uji: fakta yang ditanyakan pasangan uji.
         if test:
-            ok = unseen[query] and sum(unseen) == 1
+            ok = held_out(names[query], objects[query])
         else:
-            ok = not any(unseen)
+            ok = not any(held_out(n, o) for n in names for o in objects)
         if ok:
             rows.append(_story(names, objects, query))
             queries.append(query)
@@ -129,9 +130,89 @@ def pairs_in(rows) -> set:
 
 def bigram_accuracy(train_rows, test_rows) -> float:
     """Akurasi jawaban pembanding bigram: jawaban = kata yang paling sering mengikuti
-    kata sebelumnya ("?") di data latih. Bigram tidak bisa melihat konteks, jadi
-    selalu menjawab nama yang sama."""
+    kata sebelumnya (benda yang ditanyakan) di data latih. Bigram tidak bisa melihat
+    konteks, jadi untuk benda yang sama selalu menjawab nama yang sama."""
     counts = np.zeros((len(VOCAB), len(VOCAB)))
     np.add.at(counts, (train_rows[:, :-1].ravel(), train_rows[:, 1:].ravel()), 1)
     guess = counts.argmax(axis=1)[test_rows[:, ANSWER - 1]]
     return float((guess == test_rows[:, ANSWER]).mean())
+
+
+# ------------------------------------------------------------ measurements
+
+
+def _numpy(a):
+    return np.asarray(a.get() if hasattr(a, "get") else a)
+
+
+def answer_guess(model, rows, *, attention=None, chunk=500) -> np.ndarray:
+    """Jawaban model (token paling mungkin setelah benda yang ditanyakan) per cerita."""
+    x, _ = inputs_targets(rows)
+    out = [_numpy(model.logits(x[a:a + chunk], attention=attention))[:, ANSWER - 1].argmax(-1)
+           for a in range(0, len(x), chunk)]
+    return np.concatenate(out)
+
+
+def accuracy(model, rows, *, attention=None) -> float:
+    """Bagian cerita yang jawabannya ditebak tepat (0..1)."""
+    return float((answer_guess(model, rows, attention=attention) == rows[:, ANSWER]).mean())
+
+
+def attention_share(model, rows, query, *, chunk=500) -> np.ndarray:
+    """Bobot atensi rata-rata dari benda yang ditanyakan ke benda yang sama di faktanya:
+    array ``(n_layer, n_head)``, satu angka 0..1 per head."""
+    x, _ = inputs_targets(rows)
+    cols = query_object_column(query)
+    total = np.zeros((model.config.n_layer, model.config.n_head))
+    for a in range(0, len(x), chunk):
+        _, cache = model._forward(model._check_ids(x[a:a + chunk]), maps=True)
+        b = np.arange(len(x[a:a + chunk]))
+        for layer, A in enumerate(cache["maps"]):
+            A = _numpy(A)
+            total[layer] += A[b, :, ANSWER - 1, cols[a:a + chunk]].sum(axis=0)
+    return total / len(x)
+
+
+class HeadAblation:
+    """Pengganti ``reference.attention`` yang menolkan keluaran satu head.
+
+    Model memanggil fungsi atensinya sekali per layer, berurutan, jadi panggilan
+    ke-n (dihitung modulo ``n_layer``) adalah layer n.
+    """
+
+    def __init__(self, n_layer, layer, head):
+        self.n_layer, self.layer, self.head, self.calls = n_layer, layer, head, 0
+
+    def __call__(self, Q, K, V, *, causal, scale):
+        O = reference.attention(Q, K, V, causal=causal, scale=scale)
+        if self.calls % self.n_layer == self.layer:
+            O[:, self.head] = 0
+        self.calls += 1
+        return O
+
+
+def _uniform_weights(T, causal, dtype):
+    if causal:
+        return (np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]).astype(dtype)
+    return np.full((T, T), 1.0 / T, dtype=dtype)
+
+
+def uniform_attention(Q, K, V, *, causal, scale):
+    """Atensi yang tidak bisa memilih: setiap posisi merata-ratakan V semua posisi
+    yang boleh dilihatnya (dengan mask: posisi 0..i). Q dan K tidak dipakai."""
+    return _uniform_weights(V.shape[-2], causal, V.dtype) @ V
+
+
+def uniform_attention_backward(Q, K, V, dO, *, causal, scale):
+    """Gradien ``uniform_attention``: hanya V yang berpengaruh, dV = Aᵀ dO."""
+    A = _uniform_weights(V.shape[-2], causal, V.dtype)
+    return np.zeros_like(Q), np.zeros_like(K), A.T @ dO
+
+
+def unmasked_attention(Q, K, V, *, causal, scale):
+    """Atensi tanpa mask kausal: setiap posisi juga melihat masa depan."""
+    return reference.attention(Q, K, V, causal=False, scale=scale)
+
+
+def unmasked_attention_backward(Q, K, V, dO, *, causal, scale):
+    return reference.attention_backward(Q, K, V, dO, causal=False, scale=scale)

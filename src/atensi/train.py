@@ -324,13 +324,25 @@ def main(argv=None) -> int:
         description="Latih model kecil pada prosa buku ini (deterministik dari seed).")
     parser.add_argument("--quick", action="store_true",
                         help=f"hanya {QUICK['steps']} langkah; tidak menulis berkas kecuali --out")
-    parser.add_argument("--experiment", choices=["skala"],
-                        help="eksperimen √d_k: dengan dan tanpa pembagian")
+    parser.add_argument("--experiment", choices=["skala", "ingat"],
+                        help="skala: eksperimen √d_k model karakter; ingat: ablasi model kata")
+    parser.add_argument("--task", choices=["teks", "ingat"], default="teks",
+                        help="teks: model karakter pada prosa buku (bawaan); ingat: model kata "
+                        "pada tugas associative recall -> results/model_ingat.npz")
     parser.add_argument("--out", help="berkas tujuan (bawaan: results/model_kecil.npz "
                         "atau results/eksperimen_skala.json)")
     parser.add_argument("--steps", type=int, help="jumlah langkah (mengganti bawaan)")
     args = parser.parse_args(argv)
-    if args.experiment == "skala":
+    if args.experiment == "ingat" or args.task == "ingat":
+        from .recall_train import RECALL_EXPERIMENT, RECALL_WEIGHTS, run_recall, \
+            run_recall_experiment
+
+        if args.experiment == "ingat":
+            run_recall_experiment(out=args.out or RECALL_EXPERIMENT, steps=args.steps)
+        else:
+            run_recall(quick=args.quick, steps=args.steps,
+                       out=args.out or (None if args.quick else RECALL_WEIGHTS))
+    elif args.experiment == "skala":
         run_experiment(out=args.out or EXPERIMENT, steps=args.steps)
     else:
         out = args.out or (None if args.quick else WEIGHTS)
