@@ -169,6 +169,10 @@ def run_recall(*, quick=False, out=None, log=print, steps=None, variant="dasar")
         ("waktu CPU ≤ 120 s", info["cpu_seconds"] <= 120),
     ]
     log("Target: " + "; ".join(f"{name}: {'ya' if ok else 'TIDAK'}" for name, ok in checks))
+    if info["seconds"] > 120 >= info["cpu_seconds"]:
+        log("Waktu jam dinding melebihi 120 s karena CPU sedang dipakai proses lain; "
+            "pelatihan memakai satu thread, jadi di mesin yang tenang waktunya mendekati "
+            "waktu CPU.")
     default = not quick and steps is None and variant == "dasar"
     if out is not None:
         if Path(out).resolve() == RECALL_WEIGHTS.resolve() and not (
