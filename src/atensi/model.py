@@ -298,7 +298,7 @@ class TinyGPT:
 
     # -- forward ----------------------------------------------------------
     def _block(self, x, n, attention):
-        """Satu blok (layer ke-``n``): atensi lalu MLP, masing-masing dengan layer
+        """Satu blok (lapisan ke-``n``): atensi lalu MLP, masing-masing dengan layer
         norm di depannya dan sambungan residual. ``x``: (B, T, d_model).
         Mengembalikan ``x`` baru dan nilai antara yang dipakai backward."""
         p, c, xp = self.params, self.config, self.xp

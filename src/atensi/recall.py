@@ -63,31 +63,38 @@ class Split:
     seed: int
 
 
-def _story(names, objects, query):
-    row = []
-    for n, o in zip(names, objects):
-        row += [_ID[NAMES[n]], VERB, _ID[OBJECTS[o]], STOP]
-    row += [THIS, _ID[OBJECTS[objects[query]]], _ID[NAMES[names[query]]]]
-    return row
-
-
 def _stories(rng, count, *, test):
-    rows, queries = [], []
-    while len(rows) < count:
-        names = rng.choice(len(NAMES), FACTS, replace=False)
-        objects = rng.choice(len(OBJECTS), FACTS, replace=False)
-        query = int(rng.integers(FACTS))
+    """``count`` cerita dari ``rng``: kandidat diambil sekaligus (NumPy), yang
+    melanggar aturan pembagian dibuang, sampai cukup."""
+    rows, queries, have = [], [], 0
+    while have < count:
+        m = max(1024, 8 * count)
+        # Three distinct names and three distinct objects per candidate.
+        names = np.argsort(rng.random((m, len(NAMES))), axis=1)[:, :FACTS]
+        objects = np.argsort(rng.random((m, len(OBJECTS))), axis=1)[:, :FACTS]
+        query = rng.integers(0, FACTS, m)
+        r = np.arange(m)
         # Latih: tidak ada pasangan uji, bahkan sebagai nama dan benda yang hanya
         # kebetulan berada di cerita yang sama; jadi statistik pasangan di data latih
         # tidak bisa membantu menebak. Uji: fakta yang ditanyakan pasangan uji.
         if test:
-            ok = held_out(names[query], objects[query])
+            ok = held_out(names[r, query], objects[r, query])
         else:
-            ok = not any(held_out(n, o) for n in names for o in objects)
-        if ok:
-            rows.append(_story(names, objects, query))
-            queries.append(query)
-    return np.array(rows, dtype=np.int64), np.array(queries, dtype=np.int64)
+            ok = ~held_out(names[:, :, None], objects[:, None, :]).any(axis=(1, 2))
+        names, objects, query = names[ok], objects[ok], query[ok]
+        n_id = names  # names are the first entries of VOCAB
+        o_id = objects + len(NAMES)
+        fill = lambda v: np.full(len(query), v)  # noqa: E731
+        columns = []
+        for f in range(FACTS):
+            columns += [n_id[:, f], fill(VERB), o_id[:, f], fill(STOP)]
+        r = np.arange(len(query))
+        columns += [fill(THIS), o_id[r, query], n_id[r, query]]
+        rows.append(np.stack(columns, axis=1))
+        queries.append(query)
+        have += len(query)
+    return (np.concatenate(rows)[:count].astype(np.int64),
+            np.concatenate(queries)[:count].astype(np.int64))
 
 
 def make_split(seed=0, n_train=N_TRAIN, n_test=N_TEST) -> Split:
