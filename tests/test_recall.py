@@ -222,6 +222,7 @@ def test_two_short_runs_give_identical_weights(split):
     assert all(np.array_equal(a[k], b[k]) for k in a)
 
 
+@pytest.mark.slow
 def test_a_quick_run_never_overwrites_the_shipped_weights(tmp_path, monkeypatch):
     shipped = tmp_path / "model_ingat.npz"
     shipped.write_bytes(b"dikirim")

@@ -28,9 +28,9 @@ from .train import ROOT, _clip, _load_text, learning_rate, one_blas_thread
 
 RECALL_WEIGHTS = ROOT / "results" / "model_ingat.npz"
 RECALL_EXPERIMENT = ROOT / "results" / "eksperimen_ingat.json"
-RECALL_MODEL = dict(T=recall.LENGTH - 1, d_model=32, n_head=2, n_layer=2, d_mlp=128,
+RECALL_MODEL = dict(T=recall.LENGTH - 1, d_model=32, n_head=4, n_layer=2, d_mlp=128,
                     scale=True, seed=0)
-RECALL_TRAINING = dict(steps=2000, batch=64, lr=5e-3, warmup=50, eval_every=250, clip=1.0,
+RECALL_TRAINING = dict(steps=1000, batch=64, lr=5e-3, warmup=50, eval_every=100, clip=1.0,
                        seed=0)
 RECALL_QUICK = dict(RECALL_TRAINING, steps=30, eval_every=15)
 
