@@ -181,7 +181,8 @@ def attention_share(model, rows, query, *, chunk=500) -> np.ndarray:
 
 
 class HeadAblation:
-    """Pengganti ``reference.attention`` yang menolkan keluaran satu head.
+    """Pengganti ``reference.attention`` yang menolkan keluaran satu head (``head``
+    bilangan bulat) atau beberapa head (list) di satu layer.
 
     Model memanggil fungsi atensinya sekali per layer, berurutan, jadi panggilan
     ke-n (dihitung modulo ``n_layer``) adalah layer n.
