@@ -24,7 +24,7 @@ def test_every_chapter_file_is_in_the_toc():
     # only_build_toc_files silently drops a page that the toc forgets.
     on_disk = sorted(str(p.relative_to(ROOT).with_suffix("")) for p in (ROOT / "chapters").glob("*.md"))
     assert on_disk == sorted(PAGES)
-    assert len(PAGES) == len(set(PAGES)) == 12
+    assert len(PAGES) == len(set(PAGES)) == 13
 
 
 def test_toc_order_and_titles():
@@ -44,6 +44,7 @@ def test_toc_order_and_titles():
         "Menyatukan Langkah: Satu *Forward Pass*",
         "Gradien: *Attention* Mundur",
         "Melatih Model Kecil",
+        "Atensi yang Bermakna: Model Kata",
         "Menjalankan Buku Ini",
         "Glosarium",
     ]
