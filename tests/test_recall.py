@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from atensi import recall, recall_train, reference
+from atensi import model_explorer, recall, recall_train, reference
 from atensi.model import Config, TinyGPT, init_params
 
 WORDS = ("Budi", "Ani", "apel", "buku", "punya", ".", "Ini")
@@ -255,3 +255,29 @@ def test_the_named_head_looks_at_the_asked_object_and_ablating_it_breaks_recall(
                               attention=recall.HeadAblation(c.n_layer, layer, head))
     assert ablated < 0.5 < committed.info["test_accuracy"]
     assert np.isclose(ablated, committed.info["head_ablated_accuracy"])
+
+
+# --- the explorer on the word model ----------------------------------------------
+
+
+def test_word_head_summary_counts_the_earlier_same_word():
+    words = ["a", "b", "a", "c", "b"]
+    A = np.tril(np.ones((5, 5)))
+    A[2] = [0.7, 0.1, 0.2, 0, 0]  # "a" again: 0.7 on the earlier "a"
+    A[4] = [0.1, 0.6, 0.1, 0.1, 0.1]  # "b" again: 0.6 on the earlier "b"
+    summary = model_explorer.word_head_summary(A, words)
+    assert np.isclose(summary["kata_sama"], (0.7 + 0.6) / 2)
+    assert np.isclose(summary["sebelumnya"], np.mean([A[2, 1], A[3, 2], A[4, 3]]))
+    with pytest.raises(ValueError, match="berbentuk"):
+        model_explorer.word_head_summary(A[:4, :4], words)
+
+
+def test_the_static_explorer_shows_word_labels_for_the_word_model(committed, split):
+    story = recall.story(split.test[0][:-1])
+    box = model_explorer.attention_maps(committed, (story,), mode="static")
+    c = committed.config
+    assert len(box.frames) == c.n_layer * c.n_head
+    html = box.to_html()
+    assert "Cerita:" in html and "kata yang sama" in html
+    with pytest.raises(ValueError, match="tidak dikenal"):
+        model_explorer.attention_maps(committed, ("Budi punya mobil",), mode="static")
