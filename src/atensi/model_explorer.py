@@ -27,6 +27,7 @@ SENTENCES = (
 )
 NAME = "peta-atensi"
 TITLE = "Peta atensi model kecil: kalimat, layer, head"
+WORD_TITLE = "Peta atensi model kata: cerita, layer, head"
 
 
 def _shown(text):
@@ -157,9 +158,10 @@ def attention_maps_static(model, sentences=SENTENCES, *, sentence=0, layer=0, he
     """Kembaran statis: setiap kalimat × layer × head sudah digambar."""
     maps = _maps(model, sentences)
     c = model.config
+    unit = "cerita" if model.words else "kalimat"
     controls = [
-        Control("kalimat", "kalimat", "range", tuple(sentences),
-                tuple(f"kalimat {n + 1}" for n in range(len(sentences))), sentence),
+        Control("kalimat", unit, "range", tuple(sentences),
+                tuple(f"{unit} {n + 1}" for n in range(len(sentences))), sentence),
         Control("layer", "layer", "range", tuple(range(c.n_layer)),
                 tuple(f"layer {n + 1}" for n in range(c.n_layer)), layer),
         Control("head", "head", "range", tuple(range(c.n_head)),
@@ -173,8 +175,9 @@ def attention_maps_static(model, sentences=SENTENCES, *, sentence=0, layer=0, he
     # _frames caches by the control values: a different model must not reuse them.
     key = f"{NAME}-{hash(tuple(float(maps[s].sum()) for s in sentences))}"
     frames, images = _frames(key, controls, render)
-    return StaticExplorer(NAME, TITLE, controls, frames, images,
-                          alt="Bobot atensi satu head model kecil untuk satu kalimat; "
+    title = WORD_TITLE if model.words else TITLE
+    return StaticExplorer(NAME, title, controls, frames, images,
+                          alt=f"Bobot atensi satu head model kecil untuk satu {unit}; "
                               f"{'kata' if model.words else 'karakter'} sebagai label sumbu")
 
 
@@ -190,7 +193,7 @@ def attention_maps_explorer(model, sentences=SENTENCES, *, sentence=0, layer=0, 
         "layer": W.IntSlider(value=layer + 1, min=1, max=c.n_layer, description="layer"),
         "head": W.IntSlider(value=head + 1, min=1, max=c.n_head, description="head"),
     }
-    return widgets._build_live(NAME, TITLE, controls,
+    return widgets._build_live(NAME, WORD_TITLE if model.words else TITLE, controls,
                                lambda sentence, layer, head:
                                _render(maps, sentence, layer - 1, head - 1, model.words))
 
