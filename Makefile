@@ -53,9 +53,11 @@ $(LAB_STAMP): requirements-lab.txt $(STAMP)
 # Model kecil bab "Melatih Model Kecil": menulis ulang results/model_kecil.npz
 # (hanya bila semua target tercapai; bila tidak, berkas bertanggal di results/)
 # dan results/eksperimen_skala.json (deterministik dari seed, beberapa menit).
+# model kata bab "Model Kata": results/model_ingat.npz, results/eksperimen_ingat.json.
 train: $(STAMP)
 	$(PY) -m atensi.train
 	$(PY) -m atensi.train --experiment skala
+	$(PY) -m atensi.train --task ingat && $(PY) -m atensi.train --experiment ingat
 
 notebooks: $(STAMP)
 	$(PY) scripts/sync_notebooks.py

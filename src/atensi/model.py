@@ -1,4 +1,4 @@
-"""GPT kecil tingkat karakter, dirakit dari langkah-langkah buku ini.
+"""GPT kecil tingkat karakter atau kata, dirakit dari langkah-langkah buku ini.
 
 Satu tugas: modelnya. Korpus ada di ``atensi.corpus``, perulangan pelatihan
 di ``atensi.train``.
@@ -20,7 +20,7 @@ dengan beda hingga (``tests/test_model.py``). Semua operasi memakai modul
 array milik bobotnya (``_xp``), jadi model yang dipindah ke CuPy
 (``model.to("cupy")``) berjalan di GPU dengan kode yang sama.
 
-    model = TinyGPT(Config(vocab=len(chars)), chars)
+    model = TinyGPT(Config(vocab=len(chars)), chars)   # chars: teks atau tuple kata
     loss, grads = model.loss_and_grads(x, y)
     Adam(model.params, lr=3e-3).step(grads)
     model.generate("Atensi ", 60, kv_cache=True, seed=0)
@@ -266,21 +266,31 @@ def _params_bytes(config: Config, itemsize: int = 4) -> float:
 
 
 class TinyGPT:
-    """GPT tingkat karakter. ``chars``: kosakata (satu karakter per token)."""
+    """GPT kecil. ``chars``: kosakata, satu token per unsur: teks (model karakter,
+    satu karakter per token) atau tuple kata (model kata: teks dipecah di spasi)."""
 
-    def __init__(self, config: Config, chars: str, params: dict | None = None):
+    def __init__(self, config: Config, chars: str | tuple, params: dict | None = None):
         if not isinstance(config, Config):
             raise ValueError(f"Argumen 'config' harus atensi.model.Config, bukan {type(config).__name__}.")
-        if not isinstance(chars, str):
+        words = isinstance(chars, (tuple, list))
+        if not words and not isinstance(chars, str):
             raise TypeError(
-                f"Argumen 'chars' harus str (satu karakter per token, misalnya corpus.chars), "
-                f"bukan {type(chars).__name__}. Untuk list, tulis ''.join(chars).")
+                f"Argumen 'chars' harus str (satu karakter per token, misalnya corpus.chars) "
+                f"atau tuple kata (model kata), bukan {type(chars).__name__}.")
+        if words and not all(isinstance(w, str) and w and not any(c.isspace() for c in w)
+                             for w in chars):
+            raise ValueError(
+                "Argumen 'chars' berupa daftar kata harus berisi teks tanpa spasi dan tidak "
+                f"kosong, tetapi yang diterima {list(chars)[:6]!r}..."
+            )
+        unit = "kata" if words else "karakter"
         if len(chars) != config.vocab or len(set(chars)) != len(chars):
             raise ValueError(
-                f"Argumen 'chars' harus berisi {config.vocab} karakter berbeda (config.vocab), "
-                f"tetapi panjangnya {len(chars)} dengan {len(set(chars))} karakter berbeda."
+                f"Argumen 'chars' harus berisi {config.vocab} {unit} berbeda (config.vocab), "
+                f"tetapi panjangnya {len(chars)} dengan {len(set(chars))} {unit} berbeda."
             )
-        self.config, self.chars = config, str(chars)
+        self.config, self.words = config, words
+        self.chars = tuple(chars) if words else str(chars)
         self._index = {c: n for n, c in enumerate(self.chars)}
         if params is None:
             _v.check_output_bytes(_params_bytes(config), f"Parameter model ({config})",
@@ -313,6 +323,8 @@ class TinyGPT:
     def encode(self, text: str, name: str = "text") -> np.ndarray:
         if not isinstance(text, str):
             raise TypeError(f"Argumen '{name}' harus str, bukan {type(text).__name__}.")
+        if self.words:
+            return self._encode_words(text)
         unknown = sorted({c for c in text if c not in self._index})
         if unknown:
             raise ValueError(
@@ -321,6 +333,17 @@ class TinyGPT:
                 "karakter itu."
             )
         return np.array([self._index[c] for c in text], dtype=np.int64)
+
+    def _encode_words(self, text: str) -> np.ndarray:
+        tokens = text.split()
+        unknown = sorted({w for w in tokens if w not in self._index})
+        if unknown:
+            raise ValueError(
+                f"Teks berisi kata yang tidak dikenal model: {', '.join(unknown)}. Model kata "
+                "hanya mengenal kosakatanya (lihat model.chars); pisahkan tanda baca dengan "
+                "spasi, atau ganti kata itu."
+            )
+        return np.array([self._index[w] for w in tokens], dtype=np.int64)
 
     def decode(self, ids) -> str:
         ids = np.asarray(ids.get() if hasattr(ids, "get") else ids)
@@ -332,7 +355,7 @@ class TinyGPT:
             raise ValueError(
                 f"Token di 'ids' harus 0..{len(self.chars) - 1}, tetapi ada {int(ids.min())}.."
                 f"{int(ids.max())}.")
-        return "".join(self.chars[int(i)] for i in ids.ravel())
+        return ("" if not self.words else " ").join(self.chars[int(i)] for i in ids.ravel())
 
     def _check_ids(self, idx, name="idx"):
         idx = np.asarray(idx.get() if hasattr(idx, "get") else idx)
@@ -354,27 +377,41 @@ class TinyGPT:
         return self.xp.asarray(idx)
 
     # -- forward ----------------------------------------------------------
+    def _block(self, x, n, attention):
+        """Satu blok (lapisan ke-``n``): atensi lalu MLP, masing-masing dengan layer
+        norm di depannya dan sambungan residual. ``x``: (B, T, d_model).
+        Mengembalikan ``x`` baru dan nilai antara yang dipakai backward."""
+        p, c, xp = self.params, self.config, self.xp
+        # Atensi: Q, K, V dari x yang dinormalkan, dipecah per head -> (B, H, T, d_k)
+        h, ln1 = _layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
+        Q = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wq"], c.n_head))
+        K = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wk"], c.n_head))
+        V = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wv"], c.n_head))
+        # O = softmax(mask(Q Kᵀ / √d_k)) V untuk setiap head sekaligus
+        O = attention(Q, K, V, causal=True, scale=c.scale)
+        # Head digabung kembali -> (B, T, H·d_k), dicampur W_O, ditambahkan ke x
+        Om = _merge_heads(O)
+        x = x + Om @ p[f"l{n}.Wo"] + p[f"l{n}.bo"]
+        # MLP per posisi: lebarkan, GELU, sempitkan, tambahkan ke x
+        h2, ln2 = _layer_norm(x, p[f"l{n}.ln2.g"], p[f"l{n}.ln2.b"])
+        u = h2 @ p[f"l{n}.W1"] + p[f"l{n}.b1"]
+        a, t = _gelu(u)
+        x = x + a @ p[f"l{n}.W2"] + p[f"l{n}.b2"]
+        return x, (h, ln1, Q, K, V, Om, h2, ln2, u, a, t)
+
     def _forward(self, idx, *, attention=None, keep=False, maps=False):
         """Forward penuh dengan mask kausal. Mengembalikan (logits, cache)."""
-        p, c, xp = self.params, self.config, self.xp
+        p, c = self.params, self.config
         attention = attention or _reference_attention
         B, T = idx.shape
         x = p["wte"][idx] + p["wpe"][:T]
         cache = {"idx": idx, "layers": [], "maps": []}
         for n in range(c.n_layer):
-            h, ln1 = _layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
-            Q, K, V = (xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.W{w}"], c.n_head))
-                       for w in "qkv")
-            O = attention(Q, K, V, causal=True, scale=c.scale)
-            Om = _merge_heads(O)
-            x = x + Om @ p[f"l{n}.Wo"] + p[f"l{n}.bo"]
-            h2, ln2 = _layer_norm(x, p[f"l{n}.ln2.g"], p[f"l{n}.ln2.b"])
-            u = h2 @ p[f"l{n}.W1"] + p[f"l{n}.b1"]
-            a, t = _gelu(u)
-            x = x + a @ p[f"l{n}.W2"] + p[f"l{n}.b2"]
+            x, saved = self._block(x, n, attention)
             if keep:
-                cache["layers"].append((h, ln1, Q, K, V, Om, h2, ln2, u, a, t))
+                cache["layers"].append(saved)
             if maps:
+                Q, K = saved[2], saved[3]
                 S = reference.causal_mask(reference.scores(Q, K, scale=c.scale))
                 cache["maps"].append(reference.softmax(S))
         hf, lnf = _layer_norm(x, p["lnf.g"], p["lnf.b"])
@@ -416,8 +453,12 @@ class TinyGPT:
         return out
 
     # -- backward ---------------------------------------------------------
-    def loss_and_grads(self, idx, targets, *, attention=None, attention_backward=None):
+    def loss_and_grads(self, idx, targets, *, attention=None, attention_backward=None,
+                       positions=None):
         """Loss dan gradien setiap parameter (dict dengan kunci yang sama dengan ``params``).
+
+        ``positions``: kolom yang dinilai (misalnya ``[-1]``: hanya tebakan terakhir);
+        bawaan ``None``: semua posisi.
 
         ``attention`` / ``attention_backward``: fungsi pengganti dengan tanda tangan
         ``reference.attention(Q, K, V, *, causal, scale)`` dan
@@ -432,9 +473,24 @@ class TinyGPT:
                 f"'targets' harus berbentuk sama dengan 'idx' {tuple(idx.shape)}, "
                 f"tetapi {tuple(targets.shape)}."
             )
+        if positions is not None:
+            T = idx.shape[1]
+            ok = isinstance(positions, (list, tuple)) and positions and all(
+                isinstance(i, (int, np.integer)) and not isinstance(i, bool) and -T <= i < T
+                for i in positions)
+            if not ok:
+                raise ValueError(
+                    f"Argumen 'positions' harus list kolom bilangan bulat -{T}..{T - 1} yang "
+                    f"tidak kosong (atau None: semua posisi), tetapi yang diterima {positions!r}."
+                )
         backward = attention_backward or _reference_attention_backward
         logits, cache = self._forward(idx, attention=attention, keep=True)
-        loss, dlogits = cross_entropy(logits, targets)
+        if positions is None:
+            loss, dlogits = cross_entropy(logits, targets)
+        else:
+            loss, graded = cross_entropy(logits[:, positions], targets[:, positions])
+            dlogits = xp.zeros_like(logits)
+            dlogits[:, positions] = graded
         g = {}
         B, T = idx.shape
         D = c.d_model
@@ -513,9 +569,10 @@ class TinyGPT:
             raise ValueError(f"Argumen 'prompt' harus teks yang tidak kosong, bukan {prompt!r}.")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
             raise ValueError(f"Argumen 'n' harus bilangan bulat >= 0, bukan {n!r}.")
-        if len(prompt) + n > self.config.T:
+        n_prompt = len(self.encode(prompt))
+        if n_prompt + n > self.config.T:
             raise ValueError(
-                f"Argumen 'prompt' ({len(prompt)} karakter) + 'n' ({n}) melebihi konteks model "
+                f"Argumen 'prompt' ({n_prompt} token) + 'n' ({n}) melebihi konteks model "
                 f"T = {self.config.T}. Perpendek prompt atau kurangi n."
             )
         if not isinstance(kv_cache, bool):
@@ -551,7 +608,7 @@ class TinyGPT:
             ids.append(token)
             if kv_cache and step < n - 1:
                 last = self._step_cached(token, len(ids) - 1, kv)
-        text = self.decode(ids[len(prompt):])
+        text = self.decode(ids[n_prompt:])
         return (text, np.array(steps).reshape(n, self.config.vocab)) if return_logits else text
 
     def kv_cache_bytes(self, T=None, batch=1, bytes_per_value=4):
@@ -592,12 +649,13 @@ class TinyGPT:
                 f"Berkas bobot '{path}' rusak atau terpotong ({type(err).__name__}: {err}). "
                 f"Hapus berkas itu, lalu {remake[0].lower() + remake[1:]}."
             ) from err
-        chars = str(data["chars"])
+        # A character vocabulary is stored as one string, a word vocabulary as a list.
+        chars = str(data["chars"]) if data["chars"].ndim == 0 else tuple(data["chars"].tolist())
         expected = param_shapes(config)
         params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
         if len(chars) != config.vocab:
             raise ValueError(f"Bobot di berkas '{path}' tidak cocok dengan config-nya: kosakata "
-                             f"{len(chars)} karakter, config.vocab {config.vocab}. {remake}.")
+                             f"{len(chars)} token, config.vocab {config.vocab}. {remake}.")
         for name in expected:
             if not np.isfinite(params[name]).all():
                 raise ValueError(f"Parameter '{name}' di berkas bobot '{path}' berisi NaN atau "

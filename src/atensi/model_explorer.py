@@ -28,6 +28,7 @@ SENTENCES = (
 )
 NAME = "peta-atensi"
 TITLE = "Peta atensi model kecil: kalimat, layer, head"
+WORD_TITLE = "Peta atensi model kata: cerita, layer, head"
 
 
 def _shown(text):
@@ -67,18 +68,48 @@ def head_summary(A, text):
     }
 
 
+def word_head_summary(A, words):
+    """Rata-rata bobot per pola untuk model kata: ``A`` (T, T) dan daftar katanya.
+
+    ``sebelumnya``, ``dua_sebelumnya``, ``diri``: seperti ``head_summary``.
+    ``kata_sama``: jumlah bobot ke kemunculan sebelumnya dari kata yang sama,
+    rata-rata atas baris yang katanya sudah pernah muncul.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    T = len(words)
+    if A.shape != (T, T) or T < 3:
+        raise ValueError(f"Peta 'A' harus berbentuk ({T}, {T}) untuk {T} kata (paling sedikit "
+                         f"3), tetapi {A.shape}.")
+    rows = np.arange(2, T)
+    same = [sum(A[i, j] for j in range(i) if words[j] == words[i])
+            for i in range(T) if words[i] in words[:i]]
+    return {
+        "sebelumnya": float(A[rows, rows - 1].mean()),
+        "dua_sebelumnya": float(A[rows, rows - 2].mean()),
+        "diri": float(A[rows, rows].mean()),
+        "kata_sama": float(np.mean(same)) if same else 0.0,
+    }
+
+
+def _tokens(model, sentence):
+    """Label sumbu: karakter (model karakter) atau kata (model kata)."""
+    return sentence.split() if getattr(model, "words", False) else sentence
+
+
 def attention_figure(A, text, *, title=None):
-    """Heatmap satu head ``A`` (T, T), karakter teks sebagai label kedua sumbu."""
+    """Heatmap satu head ``A`` (T, T); label kedua sumbu: karakter teks, atau
+    daftar kata untuk model kata."""
     T = len(text)
     labels = [_shown(c) for c in text]
+    words = any(len(c) > 1 for c in labels)  # word labels: room on the left, upright on top
     fig = plots.new_figure(4.2, 4.3)
-    ax = fig.add_axes([0.08, 0.03, 0.78, 0.78])
+    ax = fig.add_axes([0.17, 0.03, 0.76, 0.7] if words else [0.08, 0.03, 0.78, 0.78])
     plots.draw_heatmap(ax, A, cmap="Blues", vmin=0, vmax=1, annotate=False,
                        xlabel=None, ylabel=None)
     font = max(4.5, min(plots.SMALL, 260 / max(T, 1)))
     ax.set_xticks(range(T))
     ax.set_yticks(range(T))
-    ax.set_xticklabels(labels, fontsize=font, family="monospace")
+    ax.set_xticklabels(labels, fontsize=font, family="monospace", rotation=90 if words else 0)
     ax.set_yticklabels(labels, fontsize=font, family="monospace")
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=1)
@@ -93,6 +124,18 @@ def _maps(model, sentences):
     return {s: np.asarray(model.attention_maps(s), dtype=np.float64) for s in sentences}
 
 
+def _word_text(summary, layer, head, sentence):
+    f = plots.format_number
+    return (f"<p>Cerita: <q>{html.escape(sentence)}</q></p>"
+            f"<p><b>Layer {layer + 1}, head {head + 1}</b>: rata-rata bobot ke kata "
+            f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dua kata sebelumnya "
+            f"{f(summary['dua_sebelumnya'], 2)}, ke dirinya sendiri {f(summary['diri'], 2)}, "
+            f"ke kata yang sama yang sudah muncul sebelumnya {f(summary['kata_sama'], 2)}.</p>"
+            "<p class='atensi-note'>Baris: posisi <i>query</i> (kata yang sedang menebak "
+            "kata berikutnya); kolom: <i>key</i> yang dilihatnya. Di atas diagonal selalu 0: "
+            "mask kausal.</p>")
+
+
 def _text(summary, layer, head, sentence):
     f = plots.format_number
     return (f"<p>Kalimat: <q>{html.escape(sentence)}</q></p>"
@@ -105,9 +148,13 @@ def _text(summary, layer, head, sentence):
             "diagonal selalu 0: mask kausal.</p>")
 
 
-def _render(maps, sentence, layer, head):
+def _render(maps, sentence, layer, head, words=False):
     A = maps[sentence][layer, head]
-    fig = attention_figure(A, sentence, title=f"layer {layer + 1}, head {head + 1}")
+    tokens = sentence.split() if words else sentence
+    fig = attention_figure(A, tokens, title=f"layer {layer + 1}, head {head + 1}")
+    if words:
+        summary = word_head_summary(A, tokens)
+        return fig, summary, _word_text(summary, layer, head, sentence)
     summary = head_summary(A, sentence)
     return fig, summary, _text(summary, layer, head, sentence)
 
@@ -129,13 +176,15 @@ def _check_start(model, sentences, sentence, layer, head):
     for n, s in enumerate(sentences):
         if not isinstance(s, str):
             raise TypeError(f"sentences[{n}] harus str, bukan {type(s).__name__}.")
-        if len(s) < 3:
+        unit = "kata" if getattr(model, "words", False) else "karakter"
+        n_tokens = len(_tokens(model, s))
+        if n_tokens < 3:
             raise ValueError(f"sentences[{n}] = {s!r} terlalu pendek: perlu paling sedikit "
-                             "3 karakter.")
-        if len(s) > model.config.T:
-            raise ValueError(f"sentences[{n}] ({len(s)} karakter) lebih panjang dari T = "
+                             f"3 {unit}.")
+        if n_tokens > model.config.T:
+            raise ValueError(f"sentences[{n}] ({n_tokens} {unit}) lebih panjang dari T = "
                              f"{model.config.T}. Perpendek kalimatnya.")
-        model.encode(s)  # unknown characters: a clear error before any drawing
+        model.encode(s)  # unknown tokens: a clear error before any drawing
     if len(set(sentences)) != len(sentences):
         raise ValueError("Argumen 'sentences' berisi kalimat yang sama dua kali.")
     c = model.config
@@ -150,9 +199,10 @@ def attention_maps_static(model, sentences=SENTENCES, *, sentence=0, layer=0, he
     sentences = _check_start(model, sentences, sentence, layer, head)
     maps = _maps(model, sentences)
     c = model.config
+    unit = "cerita" if model.words else "kalimat"
     controls = [
-        Control("kalimat", "kalimat", "range", tuple(sentences),
-                tuple(f"kalimat {n + 1}" for n in range(len(sentences))), sentence),
+        Control("kalimat", unit, "range", tuple(sentences),
+                tuple(f"{unit} {n + 1}" for n in range(len(sentences))), sentence),
         Control("layer", "layer", "range", tuple(range(c.n_layer)),
                 tuple(f"layer {n + 1}" for n in range(c.n_layer)), layer),
         Control("head", "head", "range", tuple(range(c.n_head)),
@@ -160,15 +210,16 @@ def attention_maps_static(model, sentences=SENTENCES, *, sentence=0, layer=0, he
     ]
 
     def render(s, l, h):
-        fig, _values, text = _render(maps, s, l, h)
+        fig, _values, text = _render(maps, s, l, h, model.words)
         return fig, text, []
 
     # _frames caches by the control values: a different model must not reuse them.
     key = f"{NAME}-{hash(tuple(float(maps[s].sum()) for s in sentences))}"
     frames, images = _frames(key, controls, render)
-    return StaticExplorer(NAME, TITLE, controls, frames, images,
-                          alt="Bobot atensi satu head model kecil untuk satu kalimat; "
-                              "karakter sebagai label sumbu")
+    title = WORD_TITLE if model.words else TITLE
+    return StaticExplorer(NAME, title, controls, frames, images,
+                          alt=f"Bobot atensi satu head model kecil untuk satu {unit}; "
+                              f"{'kata' if model.words else 'karakter'} sebagai label sumbu")
 
 
 def attention_maps_explorer(model, sentences=SENTENCES, *, sentence=0, layer=0, head=0):
@@ -184,9 +235,9 @@ def attention_maps_explorer(model, sentences=SENTENCES, *, sentence=0, layer=0, 
         "layer": W.IntSlider(value=layer + 1, min=1, max=c.n_layer, description="layer"),
         "head": W.IntSlider(value=head + 1, min=1, max=c.n_head, description="head"),
     }
-    return widgets._build_live(NAME, TITLE, controls,
+    return widgets._build_live(NAME, WORD_TITLE if model.words else TITLE, controls,
                                lambda sentence, layer, head:
-                               _render(maps, sentence, layer - 1, head - 1))
+                               _render(maps, sentence, layer - 1, head - 1, model.words))
 
 
 def attention_maps(model, sentences=SENTENCES, mode=None, **start):
@@ -286,3 +337,30 @@ def head_summaries(model, text, *, n=24):
             rows = [head_summary(A[b, h], w) for b, w in enumerate(windows)]
             out[(l, h)] = {k: float(np.mean([r[k] for r in rows])) for k in rows[0]}
     return out
+
+
+def accuracy_curve_figure(curves, *, chance=None, title=None):
+    """Akurasi uji (0..1) terhadap langkah untuk beberapa pelatihan model kata.
+
+    ``curves``: nama -> dict dengan ``val_step`` dan ``val`` (seperti kurva
+    ``recall_train.train_recall``). ``chance``: garis tebakan acak.
+    """
+    fig = plots.new_figure(5.0, 3.6)
+    ax = fig.add_axes([0.13, 0.14, 0.84, 0.62])
+    styles = ["o-", "s--", "^-.", "d:"]
+    colors = [plots.BAR, plots.HIGHLIGHT, "#555555", "#9a6fb0"]
+    for n, (name, curve) in enumerate(curves.items()):
+        ax.plot(curve["val_step"], 100 * np.asarray(curve["val"], dtype=np.float64),
+                styles[n % 4], color=colors[n % 4], ms=3.5, lw=1.4, label=name)
+    if chance is not None:
+        ax.axhline(100 * chance, color="#555555", ls=":", lw=1)
+        ax.text(ax.get_xlim()[1], 100 * chance, "tebakan acak ", va="bottom", ha="right",
+                fontsize=plots.SMALL - 0.5, color="#555555")
+    ax.set_ylim(0, 102)
+    ax.legend(fontsize=plots.SMALL - 0.5, frameon=False, loc="lower center",
+              bbox_to_anchor=(0.5, 1.0), ncol=2)
+    ax.grid(True, color="#e5e5e5", lw=0.6)
+    plots._style(ax, title=None, xlabel="langkah", ylabel="akurasi uji (%)")
+    if title:
+        fig.text(0.02, 0.985, title, fontsize=plots.FONT, va="top")
+    return fig

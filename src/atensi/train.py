@@ -361,12 +361,15 @@ def main(argv=None) -> int:
     parser = Parser(
         prog="python -m atensi.train",
         description="Latih model kecil pada prosa buku ini (deterministik dari seed).",
-        usage_line="python -m atensi.train [--quick] [--experiment skala] [--steps N] "
-                   "[--out BERKAS]")
+        usage_line="python -m atensi.train [--quick] [--task teks|ingat] "
+                   "[--experiment skala|ingat] [--steps N] [--out BERKAS]")
     parser.add_argument("--quick", action="store_true",
                         help=f"hanya {QUICK['steps']} langkah; tidak menulis berkas kecuali --out")
-    parser.add_argument("--experiment", choices=["skala"],
-                        help="eksperimen √d_k: dengan dan tanpa pembagian")
+    parser.add_argument("--experiment", choices=["skala", "ingat"],
+                        help="skala: eksperimen √d_k model karakter; ingat: ablasi model kata")
+    parser.add_argument("--task", choices=["teks", "ingat"], default="teks",
+                        help="teks: model karakter pada prosa buku (bawaan); ingat: model kata "
+                        "pada tugas associative recall -> results/model_ingat.npz")
     parser.add_argument("--out", help="berkas tujuan (bawaan: results/model_kecil.npz atau "
                         "results/eksperimen_skala.json untuk pelatihan penuh; berkas bertanggal "
                         "di results/ untuk --steps)")
@@ -384,7 +387,19 @@ def main(argv=None) -> int:
             parser.fail(str(err))
     full = not args.quick and args.steps is None
     try:
-        if args.experiment == "skala":
+        if args.experiment == "ingat" or args.task == "ingat":
+            from .recall_train import (RECALL_EXPERIMENT, RECALL_WEIGHTS, run_recall,
+                                       run_recall_experiment)
+
+            if args.experiment == "ingat":
+                out = args.out or (RECALL_EXPERIMENT if full else dated_path(RECALL_EXPERIMENT))
+                run_recall_experiment(out=out, steps=args.steps)
+            elif args.out or args.quick:
+                run_recall(quick=args.quick, out=args.out, steps=args.steps)
+            else:
+                run_recall(out=RECALL_WEIGHTS if full else dated_path(RECALL_WEIGHTS),
+                           steps=args.steps)
+        elif args.experiment == "skala":
             out = args.out or (EXPERIMENT if full else dated_path(EXPERIMENT))
             run_experiment(out=out, steps=args.steps)
         elif args.out or args.quick:
