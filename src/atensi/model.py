@@ -272,7 +272,7 @@ class TinyGPT:
     def __init__(self, config: Config, chars: str | tuple, params: dict | None = None):
         if not isinstance(config, Config):
             raise ValueError(f"Argumen 'config' harus atensi.model.Config, bukan {type(config).__name__}.")
-        words = isinstance(chars, (tuple, list))
+        words = isinstance(chars, tuple)
         if not words and not isinstance(chars, str):
             raise TypeError(
                 f"Argumen 'chars' harus str (satu karakter per token, misalnya corpus.chars) "
