@@ -187,7 +187,7 @@ ARRAY_MUTATIONS = ("list", "int32", "uint8", "bool", "complex", "float64", "floa
                    "masked", "strided", "shape", "lead")
 FLAG_MUTATIONS = ("str", "half", "one", "none", "np_bool")
 BLOCK_MUTATIONS = ("zero", "negative", "float", "str", "bool", "huge", "np_int")
-VERSION_MUTATIONS = ("v3", "list", "none", "int", "upper")
+VERSION_MUTATIONS = ("unknown", "list", "none", "int", "upper")
 AXIS_MUTATIONS = ("far", "str", "float", "bool")
 
 
@@ -240,7 +240,7 @@ def mutate_block(how):
 
 
 def mutate_version(how):
-    return {"v3": "v3", "list": ["v1"], "none": None, "int": 2, "upper": "V1"}[how]
+    return {"unknown": "v9", "list": ["v1"], "none": None, "int": 2, "upper": "V1"}[how]
 
 
 def mutate_axis(how):
