@@ -212,3 +212,58 @@ def test_gap_fixtures_are_real_cuda(name):
         nvrtc.compileProgram(prog, ["-arch=sm_80"])
     except Exception:  # noqa: BLE001 - show NVRTC's own log
         pytest.fail(nvrtc.getProgramLog(prog))
+
+
+# ---- cp.async: a copy is in flight until a wait_group completes its group ----------
+
+def _pipelined(*defines):
+    k = load("gap_cp_async.cu", options=tuple(f"-D{d}" for d in defines)).get_function("pipelined_tiles")
+    x = np.random.default_rng(21).standard_normal(5 * 32).astype(f32)
+    out = np.zeros_like(x)
+    k((1,), (32,), (x, out, i32(5)))
+    want = 2.0 * np.roll(x.reshape(5, 32), -1, axis=1).ravel()
+    return out.reshape(5, 32), want.reshape(5, 32)
+
+
+def test_cp_async_pipeline_that_waits_right_is_exact():
+    out, want = _pipelined()
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("bug", ["BUG_WAIT", "BUG_NO_COMMIT"])
+def test_cp_async_read_of_a_stage_in_flight_is_nan(bug):
+    out, want = _pipelined(bug, "AS_BEFORE")
+    np.testing.assert_array_equal(out, want)  # before: the synchronous copies hid the bug
+    out, want = _pipelined(bug)
+    assert np.isnan(out).any(), out  # a tile was read while its copy was still in flight
+    if bug == "BUG_WAIT":
+        np.testing.assert_array_equal(out[:4], want[:4])  # only the last wait is wrong
+        assert np.isnan(out[4]).all(), out[4]
+
+
+def test_cp_async_misuse_names_the_line():
+    code = ('extern "C" __global__ void k(const float* x, float* out) {\n'
+            '    __shared__ float s[32];\n'
+            '    cudacpu_cp_async(&s[threadIdx.x], x + threadIdx.x, 12, 12);\n'
+            '    out[threadIdx.x] = s[threadIdx.x];\n}\n')
+    k = RawModule(code, path="probe/cp_async.cu").get_function("k")
+    with pytest.raises(CudaCpuError, match=r"cp\.async.*probe/cp_async\.cu:3.*12 byte"):
+        k((1,), (32,), (np.zeros(32, f32), np.zeros(32, f32)))
+
+
+def test_fused_v2_pipeline_runs_on_the_cpu():
+    """The real v2 kernel with its last wait_group 0 turned into wait_group 1 reads NaN."""
+    text = kernels.kernel_path("attention_fused.cu").read_text()
+    assert text.count("fv2_wait(next);") == 1
+    rng = np.random.default_rng(7)
+    T, d = 96, 64  # three key tiles of 32
+    Q, K, V = (rng.standard_normal((1, T, d)).astype(f32) for _ in range(3))
+    want = reference.attention(Q.astype(np.float64), K.astype(np.float64), V.astype(np.float64), causal=False)
+    for code, broken in ((text, False), (text.replace("fv2_wait(next);", "fv2_wait(true);"), True)):
+        k = RawModule(code, path="kernels/attention_fused.cu").get_function("attention_fused_v2_d64")
+        O = np.zeros_like(Q)
+        k((2, 1, 1), (128,), (Q, K, V, O, i32(T), i32(d), i32(1), f32(d ** -0.5), i32(0), i32(1)))
+        if broken:
+            assert np.isnan(O).all()  # the last key tile was still in flight for every row
+        else:
+            np.testing.assert_allclose(O, want, atol=2e-5)

@@ -381,6 +381,7 @@ struct Slot {
 
 // Mode hooks: wake the threads of one warp / of the whole block.
 inline void wake_warp(unsigned w);
+inline void async_reset(unsigned t);  // cp.async queue of thread t: empty at kernel entry
 inline void wake_all();
 
 // Tracks where each thread of the running block stands. Single-threaded in
@@ -814,6 +815,7 @@ CUDACPU_RT inline void fiber_main(void*) {
 #if defined(CUDACPU_TSAN)
   __tsan_acquire(&g_hb_block[(g_block_lin & 1) ^ 1]);
 #endif
+  async_reset(g_cur);
   g_thunk(g_args);
   const unsigned t = g_cur;
 #if defined(CUDACPU_TSAN)
@@ -1103,6 +1105,7 @@ inline void* worker(void* p) {
       static_cast<unsigned long long>(g_grid_dim.x) * g_grid_dim.y * g_grid_dim.z;
   for (unsigned long long b = 0; b < blocks; ++b) {
     t_bid = block_index_of(b);
+    async_reset(t);
     try {
       g_thunk(g_args);
     } catch (Abort&) {
@@ -1209,6 +1212,104 @@ namespace cudacpu {
   abort_thread(kMisuse);
 }
 }  // namespace cudacpu
+
+// ---------------------------------------------------------------------------
+// cp.async: asynchronous global -> shared copies (sm_80+), as PTX defines them
+// ---------------------------------------------------------------------------
+// A kernel built for the emulator calls
+//   cudacpu_cp_async(dst, src, cp_size, src_size)   cp.async.{ca,cg}.shared.global
+//   cudacpu_cp_async_commit()                       cp.async.commit_group
+//   cudacpu_cp_async_wait(n)                        cp.async.wait_group n
+// A copy fills its destination with 0xff bytes (NaN as float) at once and is
+// queued in the issuing thread's open group; commit closes that group;
+// wait_group(n) completes every committed group except the newest n (the
+// open group is never completed by a wait, as on a GPU). So a read of a stage
+// that is still in flight, a missing commit or a too-large n reads NaN, where
+// a synchronous copy would have hidden the bug.
+namespace cudacpu {
+constexpr unsigned kMaxAsync = 64;  // copies one thread may have in flight
+struct AsyncCopy {
+  unsigned char* dst;
+  const unsigned char* src;
+  unsigned size, src_size, group;
+};
+struct AsyncQueue {
+  unsigned n = 0, committed = 0;  // copies queued; groups closed so far
+  AsyncCopy c[kMaxAsync];
+};
+inline AsyncQueue g_async[kMaxThreads];
+
+inline unsigned cur_linear_thread() {
+  const uint3 t = cur_thread_idx();
+  return t.x + g_block_dim.x * (t.y + g_block_dim.y * t.z);
+}
+CUDACPU_RT inline void async_reset(unsigned t) {
+  g_async[t].n = 0;
+  g_async[t].committed = 0;
+}
+
+[[noreturn]] CUDACPU_RT __attribute__((format(printf, 3, 4))) inline void async_misuse(const char* file, int line,
+                                                                                    const char* fmt, ...) {
+  if (!g_sync.failed) {
+    err_clear();
+    const uint3 bl = cur_block_idx(), t = cur_thread_idx();
+    err_add("Pemakaian cp.async yang salah di kernel '%s' (%s:%d), blockIdx (%u,%u,%u), threadIdx (%u,%u,%u): ",
+            g_kernel, file, line, bl.x, bl.y, bl.z, t.x, t.y, t.z);
+    va_list ap;
+    va_start(ap, fmt);
+    if (g_err_len + 1 < sizeof g_err) {
+      const int k = std::vsnprintf(g_err + g_err_len, sizeof g_err - g_err_len, fmt, ap);
+      if (k > 0) g_err_len += static_cast<std::size_t>(k);
+      if (g_err_len >= sizeof g_err) g_err_len = sizeof g_err - 1;
+    }
+    va_end(ap);
+  }
+  abort_thread(kMisuse);
+}
+
+inline void cp_async(const char* file, int line, void* dst, const void* src, unsigned cp_size,
+                     unsigned src_size) {
+  if (cp_size != 4 && cp_size != 8 && cp_size != 16)
+    async_misuse(file, line, "ukuran salinan %u byte; cp.async hanya menyalin 4, 8 atau 16 byte.", cp_size);
+  if (src_size > cp_size)
+    async_misuse(file, line, "src_size %u lebih besar dari ukuran salinan %u byte.", src_size, cp_size);
+  if (reinterpret_cast<std::uintptr_t>(dst) % cp_size) misaligned("cp.async (tujuan)", dst, cp_size, true, file, line);
+  if (src_size && reinterpret_cast<std::uintptr_t>(src) % cp_size)
+    misaligned("cp.async (sumber)", src, cp_size, false, file, line);
+  AsyncQueue& q = g_async[cur_linear_thread()];
+  if (q.n == kMaxAsync)
+    async_misuse(file, line, "lebih dari %u salinan cp.async belum ditunggu (cp.async.wait_group) di satu "
+                 "thread; tunggu kelompok lama dulu.", kMaxAsync);
+  auto* d = static_cast<unsigned char*>(dst);
+  std::memset(d, 0xff, cp_size);  // in flight: NaN until a wait completes it
+  q.c[q.n++] = AsyncCopy{d, static_cast<const unsigned char*>(src), cp_size, src_size, q.committed};
+}
+
+inline void cp_async_commit() { ++g_async[cur_linear_thread()].committed; }
+
+inline void cp_async_wait(const char* file, int line, int pending) {
+  if (pending < 0) async_misuse(file, line, "wait_group %d tidak sah (harus >= 0).", pending);
+  AsyncQueue& q = g_async[cur_linear_thread()];
+  // Groups 0 .. committed-1 are closed; the newest `pending` may stay in flight.
+  const long done_below = long(q.committed) - pending;
+  unsigned kept = 0;
+  for (unsigned i = 0; i < q.n; ++i) {
+    const AsyncCopy& c = q.c[i];
+    if (long(c.group) < done_below) {
+      std::memcpy(c.dst, c.src, c.src_size);
+      std::memset(c.dst + c.src_size, 0, c.size - c.src_size);  // zfill, like src_size < cp_size on a GPU
+    } else {
+      q.c[kept++] = c;
+    }
+  }
+  q.n = kept;
+}
+}  // namespace cudacpu
+
+#define cudacpu_cp_async(dst, src, cp_size, src_size) \
+  ::cudacpu::cp_async(__FILE__, __LINE__, (dst), (src), (cp_size), (src_size))
+#define cudacpu_cp_async_commit() ::cudacpu::cp_async_commit()
+#define cudacpu_cp_async_wait(n) ::cudacpu::cp_async_wait(__FILE__, __LINE__, (n))
 
 // ---------------------------------------------------------------------------
 // Launch entry points used by the generated trampolines
