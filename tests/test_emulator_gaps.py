@@ -267,3 +267,35 @@ def test_fused_v2_pipeline_runs_on_the_cpu():
             assert np.isnan(O).all()  # the last key tile was still in flight for every row
         else:
             np.testing.assert_allclose(O, want, atol=2e-5)
+
+
+# ---- alignment of every access (UndefinedBehaviorSanitizer) ---------------------------
+
+@pytest.mark.parametrize("name, line, what", [("pair_sum_cast", 10, "long long unsigned int"),
+                                              ("first_of_four_by_reference", 18, "float4")])
+def test_misaligned_scalar_or_reference_access_is_an_error(name, line, what):
+    x = np.arange(64, dtype=f32)
+    out = np.zeros(8, f32)
+    before = load("gap_misaligned_access.cu")
+    before.get_function(name)((1,), (8,), (x, out, i32(8)))
+    assert np.isfinite(out).all()  # default build, as before: the bytes are read, no error
+    checked = ("-fsanitize=alignment",)  # what every sanitizer build has
+    k = load("gap_misaligned_access.cu", options=checked).get_function(name)
+    with pytest.raises(CudaCpuError) as err:
+        k((1,), (8,), (x, out, i32(8)))
+    msg = str(err.value)
+    assert f"gap_misaligned_access.cu:{line}" in msg and what in msg, msg
+    assert "cudaErrorMisalignedAddress" in msg and "threadIdx (0,0,0)" in msg
+    ok = load("gap_misaligned_access.cu", options=checked).get_function("first_of_four_aligned")
+    ok((1,), (8,), (x, out, i32(8)))
+    np.testing.assert_array_equal(out, x[0::4][:8] + x[3::4][:8])
+
+
+def test_every_sanitizer_run_checks_alignment():
+    code = (FIX / "gap_misaligned_access.cu").read_text()
+    x = np.arange(64, dtype=f32)
+    for sanitize in ("address", "thread"):
+        with pytest.raises(CudaCpuError, match=r"gap_misaligned_access\.cu:10.*cudaErrorMisalignedAddress"):
+            run_in_subprocess(code, path=f"{SHOWN}/gap_misaligned_access.cu", kernel="pair_sum_cast",
+                              grid=(1,), block=(8,), args=(x, np.zeros(8, f32), i32(8)),
+                              sanitize=sanitize, mode="fibers")

@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <initializer_list>
 #include <utility>
 
 #include <source_location>
@@ -1212,6 +1213,73 @@ namespace cudacpu {
   abort_thread(kMisuse);
 }
 }  // namespace cudacpu
+
+// ---------------------------------------------------------------------------
+// Alignment of every access: UndefinedBehaviorSanitizer's -fsanitize=alignment
+// ---------------------------------------------------------------------------
+// build.py compiles every library with -fsanitize=alignment, so g++ checks the
+// alignment of each load, store, reference binding and member access through
+// a pointer (an 8-byte scalar read through a cast, a float4 read through a
+// reference, ...), not only the float2/float4 copies above. Its calls land
+// here (hidden, so they win over libubsan's printing handlers) and stop the
+// thread with the .cu line, as a GPU stops with cudaErrorMisalignedAddress.
+// Not inline: g++ emits the calls itself, so an inline one would never be emitted.
+namespace cudacpu {
+struct UbsanLocation {
+  const char* file;
+  std::uint32_t line, column;
+};
+struct UbsanType {
+  std::uint16_t kind, info;
+  char name[1];
+};
+struct UbsanMismatch {
+  UbsanLocation loc;
+  const UbsanType* type;
+  unsigned char log_alignment, check_kind;
+};
+[[noreturn]] CUDACPU_RT inline void misaligned_access(const UbsanMismatch* d, const void* p) {
+  const unsigned align = 1u << d->log_alignment;
+  if (!g_sync.failed) {
+    err_clear();
+    const uint3 b = cur_block_idx(), t = cur_thread_idx();
+    // g++ names the type as "'const struct float4'": keep "float4", read "const" as a load.
+    char type[96];
+    std::snprintf(type, sizeof type, "%s", d->type->name);
+    char* name = type;
+    bool is_const = false;
+    for (const char* prefix : {"'", "const ", "struct "}) {
+      const std::size_t k = std::strlen(prefix);
+      if (std::strncmp(name, prefix, k) == 0) {
+        is_const |= prefix[0] == 'c';
+        name += k;
+      }
+    }
+    if (const std::size_t k = std::strlen(name); k && name[k - 1] == '\'') name[k - 1] = '\0';
+    // check_kind: 0 load, 1 store, 2 reference binding, 3 member access, 4 member call, 5 constructor.
+    const unsigned kind = d->check_kind;
+    const char* how = kind == 0 || is_const ? "dibaca dari"
+                      : (kind == 1 || kind == 4 || kind == 5) ? "ditulis ke" : "diakses di";
+    err_add("Akses memori tidak sejajar (misaligned) di kernel '%s' (%s:%u), blockIdx (%u,%u,%u), "
+            "threadIdx (%u,%u,%u): %s %s alamat %p, yang bukan kelipatan %u byte. Di GPU kernel berhenti "
+            "dengan cudaErrorMisalignedAddress (\"misaligned address\"). Pakai offset yang kelipatan %u byte "
+            "(mis. indeks float kelipatan %u), atau baca per float.",
+            g_kernel, d->loc.file, d->loc.line, b.x, b.y, b.z, t.x, t.y, t.z, name, how, p, align,
+            align, align >= 4 ? align / 4 : 1);
+  }
+  abort_thread(kMisuse);
+}
+}  // namespace cudacpu
+extern "C" __attribute__((visibility("hidden"))) CUDACPU_RT void __ubsan_handle_type_mismatch_v1(
+    void* data, void* ptr) {
+  const auto* d = static_cast<const ::cudacpu::UbsanMismatch*>(data);
+  if (ptr == nullptr || d->log_alignment == 0) return;  // only alignment is checked (-fsanitize=alignment)
+  ::cudacpu::misaligned_access(d, ptr);
+}
+extern "C" __attribute__((visibility("hidden"))) CUDACPU_RT void __ubsan_handle_type_mismatch_v1_abort(
+    void* data, void* ptr) {
+  __ubsan_handle_type_mismatch_v1(data, ptr);
+}
 
 // ---------------------------------------------------------------------------
 // cp.async: asynchronous global -> shared copies (sm_80+), as PTX defines them
