@@ -360,6 +360,75 @@ CUDACPU_RT inline uint3 block_index_of(unsigned long long lin) {
                static_cast<unsigned>(lin / (gx * gy))};
 }
 
+// ---- per-block shared memory under ThreadSanitizer --------------------------
+// On a GPU nothing orders one block's accesses before another's. Under
+// ThreadSanitizer every block therefore gets fresh shared memory (a new heap
+// block, allocated while TSan ignores the runtime: its history starts empty)
+// and fresh barrier sync objects, and no happens-before edge joins one block
+// to the next: a "last block" that reads the others' partials without an
+// atomic counter is reported as a data race. source.py turns each static
+// `__shared__ T x[N];` in a function into `T cudacpu_shvar_x[N]; auto& x =
+// shared_ref(cudacpu_shvar_x, id);`: the variable itself in other builds.
+#if defined(CUDACPU_TSAN)
+constexpr std::size_t kBlockStatic = 256 * 1024;  // static __shared__ of one block
+constexpr std::size_t kBlockSync = 2 + 2 * kMaxWarps;  // barrier objects (two per barrier)
+inline unsigned char* g_block_mem = nullptr;      // this block's: static, dynamic, sync
+inline std::atomic<std::size_t> g_slot_off[kMaxSharedVars];  // offset + 1 of each variable, 0: none yet
+inline std::atomic<std::size_t> g_slot_top{0};
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesEnd(const char* file, int line);
+[[noreturn]] inline void abort_thread(int status);
+CUDACPU_RT inline unsigned char* block_slot(unsigned id, std::size_t size) {
+  std::size_t off = id < kMaxSharedVars ? g_slot_off[id].load(std::memory_order_relaxed) : 0;
+  if (off == 0 && id < kMaxSharedVars) {  // relaxed only: no happens-before between threads
+    const std::size_t mine = g_slot_top.fetch_add((size + 255) / 256 * 256, std::memory_order_relaxed) + 1;
+    std::size_t expected = 0;
+    off = g_slot_off[id].compare_exchange_strong(expected, mine, std::memory_order_relaxed) ? mine : expected;
+  }
+  if (off == 0 || off - 1 + size > kBlockStatic) {
+    err_add("Shared memory statis kernel '%s' melebihi %zu byte per block (batas cudacpu di bawah "
+            "ThreadSanitizer).", g_kernel, kBlockStatic);
+    abort_thread(kRuntime);
+  }
+  return g_block_mem + off - 1;
+}
+// A new block: give back the old memory and take new, poisoned, with an empty
+// access history (allocation and free while TSan ignores this thread).
+CUDACPU_RT inline bool fresh_block_memory(std::size_t dyn_bytes) {
+  AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+  AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+  std::free(g_block_mem);
+  g_block_mem = static_cast<unsigned char*>(std::aligned_alloc(256, kBlockStatic + kMaxDynSmem + 256));
+  AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+  AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+  if (!g_block_mem) return false;
+  poison_bytes(g_block_mem, g_slot_top.load(std::memory_order_relaxed));
+  poison_bytes(g_block_mem + kBlockStatic, dyn_bytes);
+  return true;
+}
+CUDACPU_RT inline char* block_sync_object(std::size_t i) {
+  return reinterpret_cast<char*>(g_block_mem + kBlockStatic + kMaxDynSmem) + i;
+}
+#endif
+template <class T> inline T& shared_ref(T& var, unsigned id) {
+#if defined(CUDACPU_TSAN)
+  (void)var;
+  return *reinterpret_cast<T*>(block_slot(id, sizeof(T)));
+#else
+  (void)id;
+  return var;
+#endif
+}
+inline unsigned char* dyn_smem() {
+#if defined(CUDACPU_TSAN)
+  return g_block_mem + kBlockStatic;
+#else
+  return g_dyn_smem;
+#endif
+}
+
 // ---- barrier bookkeeping ----------------------------------------------------
 struct Site {
   const char* file;
@@ -774,12 +843,23 @@ inline void* g_fake_fib[kMaxThreads];
 // a __syncthreads (warp function) happens before what any thread of the block
 // (warp) does after it. Two objects per barrier, by parity of its count, so a
 // thread already past barrier k cannot hand its later writes to a thread still
-// waking from barrier k. Blocks: block b acquires what block b-1 released
-// (static __shared__ arrays are reused), never what its own threads release.
+// waking from barrier k. Blocks: nothing joins one block to another (as on a
+// GPU); every block has new TSan fibers, new shared memory and new barrier
+// objects (fresh_block_memory). The launcher acquires what every thread
+// released when it returned (g_hb_done), to read the outputs.
 inline void* g_tsan_main = nullptr;
 inline void* g_tsan_fib[kMaxThreads];
-inline char g_hb_sync[2], g_hb_block[2], g_hb_warp[kMaxWarps][2];
-inline unsigned long long g_block_lin = 0;
+inline bool g_tsan_fibers_live = false;
+inline char g_hb_done;
+CUDACPU_RT inline void tsan_new_fibers(unsigned n) {
+  for (unsigned t = 0; t < n; ++t) g_tsan_fib[t] = __tsan_create_fiber(0);
+  g_tsan_fibers_live = true;
+}
+CUDACPU_RT inline void tsan_end_fibers(unsigned n) {
+  if (!g_tsan_fibers_live) return;
+  for (unsigned t = 0; t < n; ++t) __tsan_destroy_fiber(g_tsan_fib[t]);
+  g_tsan_fibers_live = false;
+}
 #endif
 
 CUDACPU_RT inline void switch_to_fiber(unsigned t) {
@@ -813,14 +893,11 @@ CUDACPU_RT inline void fiber_main(void*) {
 #if defined(CUDACPU_ASAN)
   __sanitizer_finish_switch_fiber(nullptr, &g_main_bottom, &g_main_size);
 #endif
-#if defined(CUDACPU_TSAN)
-  __tsan_acquire(&g_hb_block[(g_block_lin & 1) ^ 1]);
-#endif
   async_reset(g_cur);
   g_thunk(g_args);
   const unsigned t = g_cur;
 #if defined(CUDACPU_TSAN)
-  __tsan_release(&g_hb_block[g_block_lin & 1]);
+  __tsan_release(&g_hb_done);
 #endif
   g_sync.finish(t);
 #if defined(CUDACPU_ASAN)
@@ -841,7 +918,7 @@ inline const uint3& cur_block_idx() { return g_bid; }
 
 CUDACPU_RT inline void sync_threads(const char* file, int line) {
 #if defined(CUDACPU_TSAN)
-  char* hb = &g_hb_sync[g_sync.sync_epoch & 1];
+  char* hb = block_sync_object(g_sync.sync_epoch & 1);
   __tsan_release(hb);
 #endif
   g_sync.arrive_sync(g_cur, Site{file, line, "__syncthreads()"});
@@ -857,7 +934,7 @@ CUDACPU_RT inline std::uint64_t warp_op(const char* file, int line, const char* 
                                         std::uint64_t val, int arg, int width) {
 #if defined(CUDACPU_TSAN)
   const unsigned w = g_cur / kWarp;
-  char* hb = &g_hb_warp[w][g_sync.warp_epoch[w] & 1];
+  char* hb = block_sync_object(2 + 2 * w + (g_sync.warp_epoch[w] & 1));
   if (op == Op::Sync) __tsan_release(hb);
 #endif
   g_sync.arrive_warp(g_cur, Site{file, line, what}, op, mask, val, arg, width);
@@ -892,8 +969,39 @@ CUDACPU_RT inline unsigned long long next_random() {  // splitmix64
 }
 #endif
 
-// Runs the blocks in turn; in each, resumes every runnable fiber in index
-// order until all have returned. BlockSync decides who is runnable.
+// The b-th block to run. In shuffle mode a seeded permutation of the blocks
+// (no table: a bijection on the next power of two -- odd multiply, xor-shift,
+// add, each invertible -- applied again until the value is in range), so a
+// kernel that assumes block k runs after blocks 0..k-1 (a "last block" that
+// combines the others' partials without an atomic counter) sees them missing.
+CUDACPU_RT inline unsigned long long block_order(unsigned long long b, unsigned long long count) {
+#if defined(CUDACPU_SHUFFLE)
+  if (count < 2) return b;
+  const unsigned bits = 64 - static_cast<unsigned>(__builtin_clzll(count - 1));
+  const unsigned long long mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+  unsigned long long key = g_seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  unsigned long long keys[6];
+  for (auto& k : keys) {
+    key = (key ^ (key >> 29)) * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull;
+    k = key;
+  }
+  do {
+    for (int r = 0; r < 3; ++r) {
+      b = (b * (keys[2 * r] | 1)) & mask;
+      b ^= b >> (bits / 2 + 1);
+      b = (b + keys[2 * r + 1]) & mask;
+    }
+  } while (b >= count);
+  return b;
+#else
+  (void)count;
+  return b;
+#endif
+}
+
+// Runs the blocks in turn (in index order, or permuted in shuffle mode); in
+// each, resumes every runnable fiber in index order until all have returned.
+// BlockSync decides who is runnable.
 CUDACPU_RT inline int run_blocks(unsigned n) {
   const unsigned long long blocks =
       static_cast<unsigned long long>(g_grid_dim.x) * g_grid_dim.y * g_grid_dim.z;
@@ -903,12 +1011,17 @@ CUDACPU_RT inline int run_blocks(unsigned n) {
               g_kernel, b, blocks);
       return kCancelled;
     }
-    g_bid = block_index_of(b);
-#if defined(CUDACPU_TSAN)
-    g_block_lin = b;
-#endif
+    g_bid = block_index_of(block_order(b, blocks));
     g_sync.begin(n, g_bid);
     poison_shared();
+#if defined(CUDACPU_TSAN)
+    tsan_end_fibers(n);
+    if (!fresh_block_memory(g_dyn_smem_len)) {
+      err_add("Gagal menyiapkan shared memory block (aligned_alloc).");
+      return kRuntime;
+    }
+    tsan_new_fibers(n);
+#endif
     for (unsigned t = 0; t < n; ++t) ctx_init(g_fib[t], stack_lo(t), kStackSize, &fiber_main, nullptr, g_sched);
 #if defined(CUDACPU_SHUFFLE)
     g_rng = g_seed * 0x2545f4914f6cdd1dull + b;
@@ -947,15 +1060,12 @@ CUDACPU_RT inline int run_grid() {
   }
   for (unsigned t = 0; t < n; ++t) g_tids[t] = thread_index_of(t);
 #if defined(CUDACPU_TSAN)
-  g_tsan_main = __tsan_get_current_fiber();
-  for (unsigned t = 0; t < n; ++t) g_tsan_fib[t] = __tsan_create_fiber(0);
-  __tsan_release(&g_hb_block[1]);  // what the launcher wrote, for block 0
+  g_tsan_main = __tsan_get_current_fiber();  // fibers made by it see what the launcher wrote
 #endif
   const int rc = run_blocks(n);
 #if defined(CUDACPU_TSAN)
-  __tsan_acquire(&g_hb_block[0]);
-  __tsan_acquire(&g_hb_block[1]);
-  for (unsigned t = 0; t < n; ++t) __tsan_destroy_fiber(g_tsan_fib[t]);
+  __tsan_acquire(&g_hb_done);
+  tsan_end_fibers(n);
 #endif
   if (rc != kOk) {
     // Abandoned fibers leave live frames on their stacks; give the stacks
@@ -1072,6 +1182,14 @@ inline bool end_block(unsigned t, unsigned long long next_block) {
     ++g_block_gen;
     g_sync.begin(g_sync.n, block_index_of(next_block));
     poison_shared();
+#if defined(CUDACPU_TSAN)
+    if (!fresh_block_memory(g_dyn_smem_len)) {
+      g_sync.failed = kRuntime;
+      err_add("Gagal menyiapkan shared memory block (aligned_alloc).");
+      wake_all();
+      return false;
+    }
+#endif
     wake_all();
     return true;
   }
@@ -1124,6 +1242,12 @@ inline int run_grid() {
   const unsigned n = g_block_dim.x * g_block_dim.y * g_block_dim.z;
   g_sync.begin(n, block_index_of(0));
   poison_shared();
+#if defined(CUDACPU_TSAN)
+  if (!fresh_block_memory(g_dyn_smem_len)) {
+    err_add("Gagal menyiapkan shared memory block (aligned_alloc).");
+    return kRuntime;
+  }
+#endif
   g_block_gen = 0;
   static pthread_t threads[kMaxThreads];
   pthread_attr_t attr;
