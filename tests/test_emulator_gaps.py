@@ -299,3 +299,67 @@ def test_every_sanitizer_run_checks_alignment():
             run_in_subprocess(code, path=f"{SHOWN}/gap_misaligned_access.cu", kernel="pair_sum_cast",
                               grid=(1,), block=(8,), args=(x, np.zeros(8, f32), i32(8)),
                               sanitize=sanitize, mode="fibers")
+
+
+# ---- block order: permuted in shuffle mode, no edge between blocks under TSan ---------
+
+def _last_block_sum(kernel, **kw):
+    x = (np.arange(8 * 64) % 5).astype(f32)
+    partial, out = np.zeros(8, f32), np.zeros(1, f32)
+    args = (x, partial, out, i32(x.size)) + ((np.zeros(1, np.uint32),) if kernel == "sum_by_ticket" else ())
+    load("gap_block_order.cu", **kw).get_function(kernel)((8,), (64,), args)
+    return float(out[0]), float(x.sum())
+
+
+def test_a_last_block_combine_fails_in_permuted_block_order():
+    got, want = _last_block_sum("sum_by_last_block")
+    assert got == want  # index order (fibers, as before): looks right
+    shuffled = [_last_block_sum("sum_by_last_block", mode="shuffle", seed=s)[0] for s in range(4)]
+    assert any(v != want for v in shuffled), shuffled  # some seed runs block 7 before others
+    assert shuffled == [_last_block_sum("sum_by_last_block", mode="shuffle", seed=s)[0] for s in range(4)]
+    for s in range(4):  # the atomic ticket is right in every order
+        assert _last_block_sum("sum_by_ticket", mode="shuffle", seed=s) == (want, want)
+
+
+def test_thread_sanitizer_has_no_edge_between_blocks():
+    code = (FIX / "gap_block_order.cu").read_text()
+    x = (np.arange(8 * 64) % 5).astype(f32)
+    kw = dict(path=f"{SHOWN}/gap_block_order.cu", grid=(8,), block=(64,), sanitize="thread", mode="fibers")
+    racy = run_in_subprocess(code, kernel="sum_by_last_block",
+                             args=(x, np.zeros(8, f32), np.zeros(1, f32), i32(x.size)), **kw)
+    assert "data race" in racy.report, racy.stderr[-2000:]  # before: block b-1 happened before block b
+    assert "gap_block_order.cu:19" in racy.report  # the read of partial[b]
+    fixed = run_in_subprocess(code, kernel="sum_by_ticket", args=(x, np.zeros(8, f32), np.zeros(1, f32),
+                                                                  i32(x.size), np.zeros(1, np.uint32)), **kw)
+    fixed.check()
+    assert fixed.arrays[2][0] == x.sum()
+
+
+_SPLIT_RUN = """
+import numpy as np
+from atensi import kernels, reference
+rng = np.random.default_rng(5)
+Q, K, V = (rng.standard_normal((2, 70, 64)).astype(np.float32) for _ in range(3))
+O = kernels.attention(Q, K, V, fused=True, fused_version="v2", splits=3, backend="cpu")
+ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True)
+assert np.isfinite(O).all() and float(np.abs(O - ref).max()) < 1e-5, float(np.abs(O - ref).max())
+print("split-K ok")
+"""
+
+
+def test_split_k_and_combine_in_permuted_block_order():
+    import os
+    import subprocess
+    import sys
+    for seed in ("1", "2"):
+        env = dict(os.environ, ATENSI_CUDACPU_MODE="shuffle", ATENSI_CUDACPU_SEED=seed)
+        proc = subprocess.run([sys.executable, "-c", _SPLIT_RUN], env=env, capture_output=True, text=True,
+                              timeout=600, check=False)
+        assert proc.returncode == 0 and "split-K ok" in proc.stdout, proc.stderr[-3000:]
+
+
+def test_split_k_and_combine_under_thread_sanitizer_without_block_edges():
+    from atensi.cudacpu import run_python_in_subprocess
+    res = run_python_in_subprocess(_SPLIT_RUN, sanitize="thread", mode="fibers", timeout=600)
+    res.check()
+    assert "split-K ok" in res.stdout

@@ -362,8 +362,8 @@ CUDACPU_RT inline uint3 block_index_of(unsigned long long lin) {
 
 // ---- per-block shared memory under ThreadSanitizer --------------------------
 // On a GPU nothing orders one block's accesses before another's. Under
-// ThreadSanitizer every block therefore gets fresh shared memory (a new heap
-// block, allocated while TSan ignores the runtime: its history starts empty)
+// ThreadSanitizer every block therefore gets fresh shared memory (newly
+// mapped pages: their access history starts empty)
 // and fresh barrier sync objects, and no happens-before edge joins one block
 // to the next: a "last block" that reads the others' partials without an
 // atomic counter is reported as a data race. source.py turns each static
@@ -394,13 +394,17 @@ CUDACPU_RT inline unsigned char* block_slot(unsigned id, std::size_t size) {
   }
   return g_block_mem + off - 1;
 }
-// A new block: give back the old memory and take new, poisoned, with an empty
-// access history (allocation and free while TSan ignores this thread).
+// A new block: unmap the old memory and map new, poisoned. ThreadSanitizer
+// drops the shadow (access history) and the sync objects of unmapped pages,
+// so nothing of the last block is seen by this one. (Freeing heap memory
+// would not do: TSan resets at most 1 KiB of shadow on an allocation.)
+constexpr std::size_t kBlockBytes = (kBlockStatic + kMaxDynSmem + 4096 + 65535) / 65536 * 65536;
 CUDACPU_RT inline bool fresh_block_memory(std::size_t dyn_bytes) {
   AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
   AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
-  std::free(g_block_mem);
-  g_block_mem = static_cast<unsigned char*>(std::aligned_alloc(256, kBlockStatic + kMaxDynSmem + 256));
+  if (g_block_mem) munmap(g_block_mem, kBlockBytes);
+  void* p = mmap(nullptr, kBlockBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_block_mem = p == MAP_FAILED ? nullptr : static_cast<unsigned char*>(p);
   AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
   AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
   if (!g_block_mem) return false;
@@ -1016,8 +1020,12 @@ CUDACPU_RT inline int run_blocks(unsigned n) {
     poison_shared();
 #if defined(CUDACPU_TSAN)
     tsan_end_fibers(n);
-    if (!fresh_block_memory(g_dyn_smem_len)) {
-      err_add("Gagal menyiapkan shared memory block (aligned_alloc).");
+    // New fibers on new stacks: the old stacks' history would be a race between blocks.
+    munmap(g_stacks, g_stack_count * stack_stride());
+    g_stacks = nullptr;
+    g_stack_count = 0;
+    if (!ensure_stacks(n) || !fresh_block_memory(g_dyn_smem_len)) {
+      err_add("Gagal menyiapkan stack dan shared memory block (mmap).");
       return kRuntime;
     }
     tsan_new_fibers(n);
@@ -1185,7 +1193,7 @@ inline bool end_block(unsigned t, unsigned long long next_block) {
 #if defined(CUDACPU_TSAN)
     if (!fresh_block_memory(g_dyn_smem_len)) {
       g_sync.failed = kRuntime;
-      err_add("Gagal menyiapkan shared memory block (aligned_alloc).");
+      err_add("Gagal menyiapkan shared memory block (mmap).");
       wake_all();
       return false;
     }
@@ -1244,7 +1252,7 @@ inline int run_grid() {
   poison_shared();
 #if defined(CUDACPU_TSAN)
   if (!fresh_block_memory(g_dyn_smem_len)) {
-    err_add("Gagal menyiapkan shared memory block (aligned_alloc).");
+    err_add("Gagal menyiapkan shared memory block (mmap).");
     return kRuntime;
   }
 #endif
@@ -1431,13 +1439,35 @@ struct AsyncQueue {
 };
 inline AsyncQueue g_async[kMaxThreads];
 
-inline unsigned cur_linear_thread() {
+// The queue is the runtime's bookkeeping (not checked by ThreadSanitizer);
+// the poisoning and the copies are the thread's own writes (checked).
+CUDACPU_RT inline unsigned cur_linear_thread() {
   const uint3 t = cur_thread_idx();
   return t.x + g_block_dim.x * (t.y + g_block_dim.y * t.z);
 }
 CUDACPU_RT inline void async_reset(unsigned t) {
   g_async[t].n = 0;
   g_async[t].committed = 0;
+}
+CUDACPU_RT inline bool async_push(const AsyncCopy& c) {
+  AsyncQueue& q = g_async[cur_linear_thread()];
+  if (q.n == kMaxAsync) return false;
+  q.c[q.n] = c;
+  q.c[q.n++].group = q.committed;
+  return true;
+}
+CUDACPU_RT inline void cp_async_commit() { ++g_async[cur_linear_thread()].committed; }
+// Moves the copies of every committed group but the newest `pending` to `done`.
+CUDACPU_RT inline unsigned async_take_done(int pending, AsyncCopy* done) {
+  AsyncQueue& q = g_async[cur_linear_thread()];
+  const long done_below = long(q.committed) - pending;
+  unsigned kept = 0, n_done = 0;
+  for (unsigned i = 0; i < q.n; ++i) {
+    if (long(q.c[i].group) < done_below) done[n_done++] = q.c[i];
+    else q.c[kept++] = q.c[i];
+  }
+  q.n = kept;
+  return n_done;
 }
 
 [[noreturn]] CUDACPU_RT __attribute__((format(printf, 3, 4))) inline void async_misuse(const char* file, int line,
@@ -1468,33 +1498,22 @@ inline void cp_async(const char* file, int line, void* dst, const void* src, uns
   if (reinterpret_cast<std::uintptr_t>(dst) % cp_size) misaligned("cp.async (tujuan)", dst, cp_size, true, file, line);
   if (src_size && reinterpret_cast<std::uintptr_t>(src) % cp_size)
     misaligned("cp.async (sumber)", src, cp_size, false, file, line);
-  AsyncQueue& q = g_async[cur_linear_thread()];
-  if (q.n == kMaxAsync)
+  auto* d = static_cast<unsigned char*>(dst);
+  if (!async_push(AsyncCopy{d, static_cast<const unsigned char*>(src), cp_size, src_size, 0}))
     async_misuse(file, line, "lebih dari %u salinan cp.async belum ditunggu (cp.async.wait_group) di satu "
                  "thread; tunggu kelompok lama dulu.", kMaxAsync);
-  auto* d = static_cast<unsigned char*>(dst);
   std::memset(d, 0xff, cp_size);  // in flight: NaN until a wait completes it
-  q.c[q.n++] = AsyncCopy{d, static_cast<const unsigned char*>(src), cp_size, src_size, q.committed};
 }
-
-inline void cp_async_commit() { ++g_async[cur_linear_thread()].committed; }
 
 inline void cp_async_wait(const char* file, int line, int pending) {
   if (pending < 0) async_misuse(file, line, "wait_group %d tidak sah (harus >= 0).", pending);
-  AsyncQueue& q = g_async[cur_linear_thread()];
-  // Groups 0 .. committed-1 are closed; the newest `pending` may stay in flight.
-  const long done_below = long(q.committed) - pending;
-  unsigned kept = 0;
-  for (unsigned i = 0; i < q.n; ++i) {
-    const AsyncCopy& c = q.c[i];
-    if (long(c.group) < done_below) {
-      std::memcpy(c.dst, c.src, c.src_size);
-      std::memset(c.dst + c.src_size, 0, c.size - c.src_size);  // zfill, like src_size < cp_size on a GPU
-    } else {
-      q.c[kept++] = c;
-    }
+  AsyncCopy done[kMaxAsync];
+  const unsigned n = async_take_done(pending, done);
+  for (unsigned i = 0; i < n; ++i) {
+    const AsyncCopy& c = done[i];
+    std::memcpy(c.dst, c.src, c.src_size);
+    std::memset(c.dst + c.src_size, 0, c.size - c.src_size);  // zfill, like src_size < cp_size on a GPU
   }
-  q.n = kept;
 }
 }  // namespace cudacpu
 
