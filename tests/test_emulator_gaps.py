@@ -363,3 +363,52 @@ def test_split_k_and_combine_under_thread_sanitizer_without_block_edges():
     res = run_python_in_subprocess(_SPLIT_RUN, sanitize="thread", mode="fibers", timeout=600)
     res.check()
     assert "split-K ok" in res.stdout
+
+
+# ---- every kernel file runs under ThreadSanitizer in the test suite -------------------
+
+# Where each kernels/*.cu runs under ThreadSanitizer (clean) in this suite.
+THREAD_SANITIZER_RUNS = {
+    "scores": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
+    "causal_mask": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
+    "softmax": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
+    "weighted_sum": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
+    "attention_backward": "tests/test_backward.py::test_kernel_file_under_sanitizer",
+    "attention_fused": "tests/test_emulator_gaps.py::test_fused_kernels_under_thread_sanitizer "
+                       "(+ test_split_k_and_combine_under_thread_sanitizer_without_block_edges)",
+}
+
+
+def test_every_kernel_file_has_a_thread_sanitizer_run():
+    files = sorted(p.stem for p in kernels.kernel_path("scores.cu").parent.glob("*.cu"))
+    missing = [f for f in files if f not in THREAD_SANITIZER_RUNS]
+    assert not missing, (
+        f"kernels/{missing[0]}.cu belum pernah dijalankan di bawah ThreadSanitizer oleh tes: tambahkan satu "
+        "run bersih (sanitize='thread') dan catat di THREAD_SANITIZER_RUNS. Hanya mode threads dan TSan yang "
+        "melihat read-modify-write non-atomik di antara dua barrier.")
+    for test in THREAD_SANITIZER_RUNS.values():
+        path, name = test.split("::")
+        text = (Path(__file__).parents[1] / path).read_text()
+        assert f"def {name.split()[0]}(" in text, test
+
+
+_FUSED_ALL = """
+import numpy as np
+from atensi import kernels, reference
+rng = np.random.default_rng(11)
+for d in (16, 64, 100):  # d32, d64, d128 (ragged)
+    Q, K, V = (rng.standard_normal((2, 70, d)).astype(np.float32) for _ in range(3))
+    ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True)
+    for version in ("v1", "v2"):
+        O = kernels.attention(Q, K, V, fused=True, fused_version=version, backend="cpu")
+        err = float(np.abs(O - ref).max())
+        assert np.isfinite(O).all() and err < 1e-5, (d, version, err)
+print("fused ok")
+"""
+
+
+def test_fused_kernels_under_thread_sanitizer():
+    from atensi.cudacpu import run_python_in_subprocess
+    res = run_python_in_subprocess(_FUSED_ALL, sanitize="thread", mode="fibers", timeout=900)
+    res.check()
+    assert "fused ok" in res.stdout
