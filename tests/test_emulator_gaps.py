@@ -412,3 +412,45 @@ def test_fused_kernels_under_thread_sanitizer():
     res = run_python_in_subprocess(_FUSED_ALL, sanitize="thread", mode="fibers", timeout=900)
     res.check()
     assert "fused ok" in res.stdout
+
+
+# ---- per-launch resource limits from the ptxas report ---------------------------------
+
+def _nvrtc_or_skip():
+    from atensi.cudacpu import resources
+    if resources._nvrtc() is None:
+        pytest.skip("NVRTC tidak terpasang (cupy + nvidia-cuda-nvrtc)")
+    return resources
+
+
+def test_too_many_registers_for_the_block_is_refused(monkeypatch):
+    resources = _nvrtc_or_skip()
+    x = np.arange(4096, dtype=f32)
+    mod = load("gap_resources.cu")
+    assert mod._uses["many_registers"].registers > 64  # 1024 threads need more than 64K
+    k = mod.get_function("many_registers")
+    k((8,), (512,), (x, np.zeros(4096, f32), i32(4096)))  # 512 threads fit
+    with pytest.raises(LaunchConfigError) as err:
+        k((4,), (1024,), (x, np.zeros(4096, f32), i32(4096)))
+    msg = str(err.value)
+    assert "many_registers" in msg and "register" in msg and "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" in msg
+    monkeypatch.setattr(resources, "_nvrtc", lambda: None)  # before: no ptxas report, the launch ran
+    load("gap_resources.cu").get_function("many_registers")((4,), (1024,), (x, np.zeros(4096, f32), i32(4096)))
+
+
+def test_shared_memory_over_the_arch_limit_is_refused():
+    _nvrtc_or_skip()
+    out = np.zeros(64, f32)
+    for arch, fits, too_much in (("sm_90", 180 * 1024, 190 * 1024), ("sm_80", 120 * 1024, 130 * 1024)):
+        k = load("gap_resources.cu", options=(f"-arch={arch}",)).get_function("big_shared")
+        k.max_dynamic_shared_size_bytes = too_much
+        k((1,), (64,), (out, i32(64)), shared_mem=fits)
+        np.testing.assert_array_equal(out, 3.0)
+        with pytest.raises(LaunchConfigError, match=rf"(?s)big_shared.*40960 byte.*{arch}.*CUDA_ERROR_INVALID_VALUE"):
+            k((1,), (64,), (out, i32(64)), shared_mem=too_much)
+
+
+def test_dynamic_shared_memory_above_48_kib_needs_the_opt_in():
+    k = load("gap_resources.cu").get_function("big_shared")
+    with pytest.raises(LaunchConfigError, match="max_dynamic_shared_size_bytes"):
+        k((1,), (64,), (np.zeros(64, f32), i32(64)), shared_mem=64 * 1024)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import args as _args
-from . import build, source
+from . import build, resources, source
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError
 
 MODES = ("fibers", "threads", "shuffle")
@@ -235,6 +235,8 @@ class RawKernel:
                 f"{self._max_dyn} byte. Di GPU, lebih dari 48 KiB harus diizinkan dulu lewat "
                 f"kernel.max_dynamic_shared_size_bytes (maksimal {MAX_DYN_SMEM})."
             )
+        resources.check_launch(self.name, self.module._uses.get(self.name), b[0] * b[1] * b[2],
+                               int(shared_mem), self.module.arch)
         packed = _args.pack(self.params, args, self.name)
         cfg = (ctypes.c_uint * 6)(*g, *b)
         if self.module.mode == "shuffle":
@@ -350,6 +352,8 @@ class RawModule:
             )
         self._lib = _load(self.library_path)
         self._functions: dict[str, RawKernel] = {}
+        self.arch = resources.arch_of(self.options)  # the GPU whose limits launches obey
+        self._uses = resources.kernel_uses(code, self.path, self.options)
 
     @property
     def kernel_names(self) -> tuple[str, ...]:
