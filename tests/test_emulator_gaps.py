@@ -454,3 +454,36 @@ def test_dynamic_shared_memory_above_48_kib_needs_the_opt_in():
     k = load("gap_resources.cu").get_function("big_shared")
     with pytest.raises(LaunchConfigError, match="max_dynamic_shared_size_bytes"):
         k((1,), (64,), (np.zeros(64, f32), i32(64)), shared_mem=64 * 1024)
+
+
+# ---- grid-stride row loops near 2^31 -----------------------------------------------------
+
+# gridDim.x as the launcher sets it for 2^31 - 1 rows or more; only blocks 0 and 1 run.
+_HUGE_GRID = "#undef gridDim\n#define gridDim (::dim3(2147483647u))\n"
+
+
+@pytest.mark.parametrize("file, kernel, args", [
+    ("softmax.cu", "softmax_v1_shared", "S, out, rows, n"),
+    ("softmax.cu", "softmax_v2_warp", "S, out, rows, n"),
+    ("softmax.cu", "softmax_v2_warp_causal", "S, out, rows, n"),
+    ("attention_backward.cu", "softmax_backward_v1", "S, S, out, rows, n"),
+    ("attention_backward.cu", "attention_weights_from_lse_v1", "S, L, out, rows, n"),
+])
+def test_row_loops_do_not_overflow_near_2_to_31_blocks(file, kernel, args):
+    text = kernels.kernel_path(file).read_text()
+    n, rows = 8, 4
+    S = np.random.default_rng(3).standard_normal((rows, n)).astype(f32)
+    env = {"S": S, "L": np.zeros(rows, f32), "out": np.zeros((rows, n), f32), "rows": i32(rows), "n": i32(n)}
+    names = [a.strip() for a in args.split(",")]
+    call = tuple(env[a] for a in names)
+    for code, overflows in ((text.replace("size_t r = blockIdx.x; r < (size_t)rows", "int r = blockIdx.x; r < rows"),
+                             True), (text, False)):
+        res = run_in_subprocess(_HUGE_GRID + code, path=f"kernels/{file}", kernel=kernel, grid=(2,), block=(32,),
+                                args=call, sanitize="address")
+        if overflows:  # the old int loop: block 1 steps to row -2^31 and reads before S
+            assert "AddressSanitizer" in res.report, res.stderr[-2000:]
+        else:
+            res.check()
+            out = res.arrays[names.index("out")]
+            assert np.isfinite(out[:2]).all() and (out[:2] != 0).any()
+            np.testing.assert_array_equal(out[2:], 0.0)  # rows 2, 3 belong to blocks that never ran
