@@ -445,3 +445,21 @@ def test_fused_v2_cp_async_pipeline_on_gpu(d_k, causal):
     got = cp.asnumpy(out).astype(np.float64)
     assert np.isfinite(got).all(), seed
     assert float(np.abs(got - ref).max()) <= 1e-5 * max(1.0, float(np.abs(ref).max())), seed
+
+
+def test_headline_cublas_row_computes_causal_attention():
+    """The cuBLAS + CuPy softmax row of gpu_headline_bench.py, run with NumPy in
+    place of CuPy, is causal attention (d_k = 64, scaled)."""
+    import importlib.util
+
+    import numpy as np
+
+    from atensi import reference
+    spec = importlib.util.spec_from_file_location("gpu_headline_bench", ROOT / "scripts" / "gpu_headline_bench.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rng = np.random.default_rng(int(np.random.default_rng().integers(2**32)))
+    Q, K, V = (rng.standard_normal((2, 3, 37, mod.D_K)).astype(np.float32) for _ in range(3))
+    out = mod._cublas_softmax(Q, K, V, np)
+    ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True)
+    assert np.isfinite(out).all() and float(np.abs(out - ref).max()) < 1e-5
