@@ -448,9 +448,13 @@ __device__ __forceinline__ void attention_fused_v2_body(
                     #pragma unroll
                     for (int a = 0; a < 4; ++a)
                         #pragma unroll
-                        for (int b = 0; b < 4; ++b)
-                            s[a][b] += qv[a].x * kv[b].x + qv[a].y * kv[b].y
-                                     + qv[a].z * kv[b].z + qv[a].w * kv[b].w;
+                        for (int b = 0; b < 4; ++b) {
+                            // Rantai fmaf: 4 FFMA, bukan FMUL + 3 FFMA + FADD.
+                            float t = fmaf(qv[a].x, kv[b].x, s[a][b]);
+                            t = fmaf(qv[a].y, kv[b].y, t);
+                            t = fmaf(qv[a].z, kv[b].z, t);
+                            s[a][b] = fmaf(qv[a].w, kv[b].w, t);
+                        }
                 }
                 // ---- akhir v2 skor ----
 
