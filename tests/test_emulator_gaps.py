@@ -427,7 +427,7 @@ def test_too_many_registers_for_the_block_is_refused(monkeypatch):
     resources = _nvrtc_or_skip()
     x = np.arange(4096, dtype=f32)
     mod = load("gap_resources.cu")
-    assert mod._uses["many_registers"].registers > 64  # 1024 threads need more than 64K
+    assert mod.kernel_uses()["many_registers"].registers > 64  # 1024 threads need more than 64K
     k = mod.get_function("many_registers")
     k((8,), (512,), (x, np.zeros(4096, f32), i32(4096)))  # 512 threads fit
     with pytest.raises(LaunchConfigError) as err:
@@ -448,6 +448,15 @@ def test_shared_memory_over_the_arch_limit_is_refused():
         np.testing.assert_array_equal(out, 3.0)
         with pytest.raises(LaunchConfigError, match=rf"(?s)big_shared.*40960 byte.*{arch}.*CUDA_ERROR_INVALID_VALUE"):
             k((1,), (64,), (out, i32(64)), shared_mem=too_much)
+
+
+def test_only_launches_that_could_be_refused_need_the_report():
+    from atensi.cudacpu import resources
+    assert not resources.could_be_refused(256, 0, "sm_90")  # 255 registers × 256 threads = 64K
+    assert resources.could_be_refused(288, 0, "sm_90")
+    assert not resources.could_be_refused(128, 179 * 1024, "sm_90")  # + 48 KiB static = 227 KiB
+    assert resources.could_be_refused(128, 180 * 1024, "sm_90")
+    assert resources.could_be_refused(128, 120 * 1024, "sm_80")
 
 
 def test_dynamic_shared_memory_above_48_kib_needs_the_opt_in():

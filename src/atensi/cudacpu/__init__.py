@@ -94,11 +94,12 @@ Where a GPU fails, cudacpu fails too (tests/test_emulator_gaps.py):
   store or member access (an 8-byte scalar through a cast, a float4 through a
   reference) stops the kernel with its .cu line. A default build gets it with
   ``options=("-fsanitize=alignment",)`` (2-5x slower, so not by default).
-* Resources (``resources.py``): with NVRTC importable, each module is also
-  compiled for the modelled GPU (``options=("-arch=sm_80",)``, default sm_90)
-  and a launch needing more than 64K registers per block, or more static +
-  dynamic shared memory than the architecture allows, is refused
-  (LaunchConfigError) as the GPU would refuse it.
+* Resources (``resources.py``): with NVRTC importable, a module is also
+  compiled for the modelled GPU (``options=("-arch=sm_80",)``, default sm_90),
+  once, at the first launch that could be refused (more than 256 threads, or
+  near the shared-memory limit), and a launch needing more than 64K registers
+  per block, or more static + dynamic shared memory than the architecture
+  allows, is refused (LaunchConfigError) as the GPU would refuse it.
 
 Floating point -- what still differs from a GPU:
 

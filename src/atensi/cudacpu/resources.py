@@ -3,8 +3,12 @@
 When NVRTC is importable (``cupy`` with the ``nvidia-cuda-nvrtc`` wheel), a
 ``RawModule`` compiles its .cu once more for the GPU architecture it models
 (``-arch=sm_XX`` in its ``options``, default sm_90) and reads each kernel's
-registers and static shared memory from ``-Xptxas=-v``. A launch the GPU
-would refuse is then refused here too, before any work:
+registers and static shared memory from ``-Xptxas=-v``. That compile (up to
+tens of seconds for a file of unrolled kernels) happens only for the first
+launch that could be refused at all (``could_be_refused``: more than 256
+threads per block, or more dynamic shared memory than the limit less the
+48 KiB that static shared memory may use), so ordinary launches never wait
+for it. A launch the GPU would refuse is then refused here too, before any work:
 
 * registers of one block (per warp: registers × 32, rounded up to 256) above
   the 64K an SM has: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
@@ -110,6 +114,18 @@ def kernel_uses(code: str, path: str, options=()) -> dict[str, KernelUse]:
         json.dump({name: [u.registers, u.static_shared] for name, u in found.items()}, f)
     os.replace(tmp, cache)
     return found
+
+
+MAX_REGISTERS_PER_THREAD = 255
+MAX_STATIC_SHARED = 48 * 1024
+
+
+def could_be_refused(threads: int, dynamic_shared: int, arch: str) -> bool:
+    """Can any kernel be refused for this launch? (255 registers × 256 threads fit 64K.)"""
+    warps = -(-threads // 32)
+    worst_per_warp = -(-MAX_REGISTERS_PER_THREAD * 32 // 256) * 256
+    return (warps * worst_per_warp > REGISTERS_PER_BLOCK
+            or dynamic_shared + MAX_STATIC_SHARED > shared_limit(arch))
 
 
 def check_launch(kernel: str, use: KernelUse | None, threads: int, dynamic_shared: int, arch: str) -> None:
