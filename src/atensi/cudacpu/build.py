@@ -227,7 +227,11 @@ def user_flags(options) -> tuple[str, ...]:
 
 
 def flags_for(mode: str, sanitize: str | None, options=()) -> tuple[str, ...]:
-    return BASE_FLAGS + SANITIZE_FLAGS[sanitize] + MODE_FLAGS[mode] + user_flags(options)
+    # -mfma: an explicit fmaf()/__fmaf_rn is one instruction, not a libm call (same exact
+    # rounding). With it g++ would also contract a * b + c, so -ffp-contract=off keeps
+    # the default; options=("-ffp-contract=fast",) comes later and wins.
+    fma = ("-mfma", "-ffp-contract=off") if cpu_has_fma() else ()
+    return BASE_FLAGS + SANITIZE_FLAGS[sanitize] + MODE_FLAGS[mode] + fma + user_flags(options)
 
 
 def _stem(path: str) -> str:
