@@ -31,7 +31,8 @@
 //   softmax_backward_v1, attention_weights_from_lse_v1: satu block per baris
 //          (rows = H*T, n = T), thread melangkah di sepanjang baris; block = (B, 1, 1)
 //          dengan B kelipatan 32 (<= 1024), grid = (min(rows, 2^31 - 1), 1, 1), block
-//          berpindah ke baris berikutnya (r += gridDim.x).
+//          berpindah ke baris berikutnya (r += gridDim.x; r bertipe size_t agar
+//          tidak meluap di atas 2^31 - 1).
 //
 // Versi dalam berkas ini (Versions), masing-masing satu:
 //   attention_weights_from_lse_v1  A = exp(S - L): bobot yang sama, tanpa softmax lagi.
@@ -59,7 +60,7 @@
 extern "C" __global__ void attention_weights_from_lse_v1(
     const float* S, const float* L, float* A, int rows, int n)
 {
-    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    for (size_t r = blockIdx.x; r < (size_t)rows; r += gridDim.x) {
         float lse = L[r];
         for (int j = threadIdx.x; j < n; j += blockDim.x)
             A[(size_t)r * n + j] = expf(S[(size_t)r * n + j] - lse);
@@ -132,7 +133,7 @@ extern "C" __global__ void softmax_backward_v1(
     const float* A, const float* dA, float* dS, int rows, int n)
 {
     __shared__ float warp_sums[BACKWARD_MAX_BLOCK / 32];
-    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    for (size_t r = blockIdx.x; r < (size_t)rows; r += gridDim.x) {
         const float* a = A + (size_t)r * n;
         const float* da = dA + (size_t)r * n;
         float part = 0.0f;

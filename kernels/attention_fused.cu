@@ -234,9 +234,11 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 //   - Ubin K dan V dimuat bergantian ke dua penyangga (double buffer):
 //     ubin berikutnya dimuat sementara ubin ini dihitung. Di sm_80 ke atas
 //     dengan cp.async (salinan global -> shared tanpa lewat register);
-//     di arsitektur lama dan di emulator CPU atensi.cudacpu (yang tidak
-//     mengenal __CUDA_ARCH__) dengan muatan biasa: urutan dan hasilnya
-//     sama, hanya tidak tumpang-tindih.
+//     di arsitektur lama dengan muatan biasa: urutan dan hasilnya sama,
+//     hanya tidak tumpang-tindih. Emulator CPU atensi.cudacpu menjalankan
+//     pipeline cp.async yang sama: tujuan salinan bernilai NaN sampai
+//     wait_group menyelesaikan kelompoknya, jadi menunggu terlalu sedikit
+//     terlihat sebagai NaN.
 //   - Ks disimpan dengan swizzle XOR: potongan float4 ke-c4 dari baris
 //     key j ada di posisi c4 ^ (j % 8). Lane lc membaca baris lc + 8b,
 //     jadi 8 lane seperempat-warp jatuh di 8 kelompok bank berbeda tanpa
@@ -277,7 +279,10 @@ typedef float4 fv2_vec;
 __device__ __forceinline__ void fv2_copy16(fv2_vec* dst, const float* src,
                                            bool ok)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDACPU__)
+    // Emulator CPU: cp.async yang sama (tujuan NaN sampai ditunggu).
+    cudacpu_cp_async(dst, src, 16, ok ? 16 : 0);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     unsigned s = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
                  :: "r"(s), "l"(src), "r"(ok ? 16 : 0));
@@ -289,7 +294,9 @@ __device__ __forceinline__ void fv2_copy16(fv2_vec* dst, const float* src,
 
 __device__ __forceinline__ void fv2_commit()
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDACPU__)
+    cudacpu_cp_async_commit();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     asm volatile("cp.async.commit_group;\n" ::);
 #endif
 }
@@ -299,7 +306,9 @@ __device__ __forceinline__ void fv2_commit()
 // muatan sudah selesai, jadi tidak ada yang ditunggu.
 __device__ __forceinline__ void fv2_wait(bool one_pending)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#if defined(__CUDACPU__)
+    cudacpu_cp_async_wait(one_pending ? 1 : 0);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     if (one_pending) asm volatile("cp.async.wait_group 1;\n" ::);
     else asm volatile("cp.async.wait_group 0;\n" ::);
 #endif
@@ -439,9 +448,13 @@ __device__ __forceinline__ void attention_fused_v2_body(
                     #pragma unroll
                     for (int a = 0; a < 4; ++a)
                         #pragma unroll
-                        for (int b = 0; b < 4; ++b)
-                            s[a][b] += qv[a].x * kv[b].x + qv[a].y * kv[b].y
-                                     + qv[a].z * kv[b].z + qv[a].w * kv[b].w;
+                        for (int b = 0; b < 4; ++b) {
+                            // Rantai fmaf: 4 FFMA, bukan FMUL + 3 FFMA + FADD.
+                            float t = fmaf(qv[a].x, kv[b].x, s[a][b]);
+                            t = fmaf(qv[a].y, kv[b].y, t);
+                            t = fmaf(qv[a].z, kv[b].z, t);
+                            s[a][b] = fmaf(qv[a].w, kv[b].w, t);
+                        }
                 }
                 // ---- akhir v2 skor ----
 

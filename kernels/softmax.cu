@@ -17,7 +17,8 @@
 //          jadi n boleh lebih besar daripada block.
 //          block = (B, 1, 1), grid = (min(rows, 2^31 - 1), 1, 1); block
 //          berpindah ke baris berikutnya (r += gridDim.x), jadi banyak baris
-//          berapa pun bisa dikerjakan.
+//          berapa pun bisa dikerjakan. r bertipe size_t: dengan int, r +
+//          gridDim.x meluap di atas 2^31 - 1 dan menunjuk ke memori sebelum S.
 //          Host memilih B = pangkat dua terkecil >= n, dibatasi ke [32, 256].
 //          softmax_v1_shared butuh B pangkat dua <= 1024; softmax_v2_warp butuh
 //          B kelipatan 32 <= 1024.
@@ -78,7 +79,7 @@ extern "C" __global__ void softmax_v1_shared(const float* S, float* A,
                                              int rows, int n)
 {
     __shared__ float red[SOFTMAX_MAX_BLOCK];
-    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    for (size_t r = blockIdx.x; r < (size_t)rows; r += gridDim.x) {
         const float* s = S + (size_t)r * n;
         float* a = A + (size_t)r * n;
 
@@ -140,7 +141,7 @@ extern "C" __global__ void softmax_v2_warp(const float* S, float* A,
                                            int rows, int n)
 {
     __shared__ float warp_results[SOFTMAX_MAX_BLOCK / 32];
-    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    for (size_t r = blockIdx.x; r < (size_t)rows; r += gridDim.x) {
         const float* s = S + (size_t)r * n;
         float* a = A + (size_t)r * n;
 
@@ -173,10 +174,10 @@ extern "C" __global__ void softmax_v2_warp_causal(const float* S, float* A,
                                                   int rows, int n)
 {
     __shared__ float warp_results[SOFTMAX_MAX_BLOCK / 32];
-    for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    for (size_t r = blockIdx.x; r < (size_t)rows; r += gridDim.x) {
         const float* s = S + (size_t)r * n;
         float* a = A + (size_t)r * n;
-        int seen = r % n + 1;  // key 0 .. i boleh dilihat: i + 1 nilai
+        int seen = (int)(r % n) + 1;  // key 0 .. i boleh dilihat: i + 1 nilai
 
         // Masa depan (j > i): bobot 0, S di sana tidak dibaca.
         for (int j = seen + threadIdx.x; j < n; j += blockDim.x) a[j] = 0.0f;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Pemeriksaan kernel di mesin dengan GPU NVIDIA, dalam satu panggilan ≤ 6 menit.
+# Pemeriksaan kernel di mesin dengan GPU NVIDIA, dalam satu panggilan ≤ 10 menit.
 #
 #   bash scripts/gpu_check.sh            (hasil di $OUT, atau ./gpu_results)
 #
@@ -9,16 +9,26 @@
 # dan dipasang requirements-gpu.txt + requirements-dev.txt lewat pip (butuh
 # jaringan; ATENSI_SKIP_INSTALL=1 melewatinya).
 #
-# Langkah (masing-masing dengan batas waktu; jumlahnya ≤ 360 s):
-#   info       versi Python/CuPy/CUDA, GPU, pustaka CUDA yang dimuat
-#   cupy       kernel elementwise CuPy (NVRTC) dan cuBLAS
-#   pytest-gpu pytest -m gpu (ATENSI_REQUIRE_GPU=1: tanpa GPU = gagal)
-#   memcheck/racecheck  compute-sanitizer, hanya bila alatnya ada, pada
-#              fused kernel dan satu kernel reduksi (softmax)
-#   bench      python -m atensi.bench --quick --device gpu (baris GPU saja)
-#   tensorcore-v3  scripts/tensorcore_gpu.py: fused v3 TF32/3xTF32, v2, torch SDPA
-#              (hanya bila compute-sanitizer tidak berjalan: anggaran waktu)
-# Di $OUT hanya ada: results.txt, bench_gpu.json, logs.tar.gz.
+# Langkah, satu fungsi check_* per langkah (masing-masing dengan batas waktu
+# untuk cache kernel yang masih kosong; jumlahnya ≤ BUDGET = 570 s). Langkah
+# yang melewati batasnya dihentikan dan dicatat "DIPOTONG <nama>":
+#   check_info        versi Python/CuPy/CUDA, GPU, pustaka CUDA yang dimuat
+#   check_cupy        kernel elementwise CuPy (NVRTC) dan cuBLAS
+#   check_tests       pytest -m gpu (ATENSI_REQUIRE_GPU=1: tanpa GPU = gagal),
+#                     termasuk split-K (test_fused_split.py) dan pipeline
+#                     cp.async fused v2 di d_k 64 dan 128
+#   check_sanitizers  compute-sanitizer memcheck, racecheck, synccheck (bila alatnya
+#                     ada) pada fused v2 d64, v2 split + combine, satu kernel backward
+#   check_bench       python -m atensi.bench --quick --device gpu (baris GPU saja)
+#   check_headline    B=8, H=12, T=1024/4096, d_k=64, kausal: fused v1, v2 ±split,
+#                     rantai v2, cuBLAS + softmax CuPy, torch SDPA (tensor core,
+#                     3xTF32); TFLOP/s dan bagian dari puncak FP32 (clock dan
+#                     jumlah SM dibaca saat berjalan)
+#   check_tensorcore  scripts/tensorcore_gpu.py: fused v3 TF32/3xTF32, v2, torch SDPA
+#                     float32 di ukuran yang sama (hanya bila compute-sanitizer tidak
+#                     berjalan: waktunya dipakai sanitizer)
+# Langkah baru: tulis satu fungsi check_<nama> dan panggil di bagian akhir.
+# Di $OUT hanya ada: results.txt, bench_gpu.json, bench_headline.json, logs.tar.gz.
 #
 # Variabel: OUT (folder hasil), ATENSI_VENV (bawaan .venv, jalur cadangan),
 # ATENSI_SKIP_INSTALL=1, ATENSI_PYTEST_SITE (site-packages tempat meminjam
@@ -32,12 +42,14 @@ RESULTS_DIR="${OUT:-$ROOT/gpu_results}"
 mkdir -p "$RESULTS_DIR"
 RESULTS="$RESULTS_DIR/results.txt"
 BENCH_JSON="$RESULTS_DIR/bench_gpu.json"
+HEADLINE_JSON="$RESULTS_DIR/bench_headline.json"
 LOGS=$(mktemp -d "${TMPDIR:-/tmp}/atensi-gpu-check.XXXXXX")
 : >"$RESULTS"
 FAILED=0
 DRY="${ATENSI_GPU_CHECK_DRY_RUN:-0}"
-BUDGET=360 # seconds for the whole script
+BUDGET=570 # seconds for the whole script: 10 min per command, less start-up and transfer
 PLANNED=0  # sum of the step limits: the script's own estimate of its longest run
+CUT=""     # steps stopped at their time limit
 HAVE_TIMEOUT=0
 command -v timeout >/dev/null 2>&1 && HAVE_TIMEOUT=1
 
@@ -52,6 +64,10 @@ step() {
     if [ "$PLANNED" -gt "$BUDGET" ]; then
         note "LEWATI $name (anggaran waktu $BUDGET s habis)"
         return 0
+    fi
+    # ATENSI_GPU_CHECK_MAX_STEP: a smaller limit for every step (tests of the cut-off).
+    if [ -n "${ATENSI_GPU_CHECK_MAX_STEP:-}" ] && [ "$limit" -gt "$ATENSI_GPU_CHECK_MAX_STEP" ]; then
+        limit=$ATENSI_GPU_CHECK_MAX_STEP
     fi
     local shown="$*"
     shown=${shown//$'\n'/ }
@@ -72,7 +88,11 @@ step() {
     if [ $code -eq 0 ]; then
         note "OK     $name (${took} s)"
     else
-        [ $code -eq 124 ] && code="$code, lewat batas $limit s"
+        if [ $code -eq 124 ] || [ $code -eq 137 ]; then
+            note "DIPOTONG $name: dihentikan di batas $limit s"
+            CUT="$CUT $name"
+            code="$code, lewat batas $limit s"
+        fi
         note "GAGAL  $name (kode $code, ${took} s, lihat $name.log di logs.tar.gz)"
         tail -n 8 "$LOGS/$name.log"
         FAILED=$((FAILED + 1))
@@ -84,7 +104,9 @@ skip() { note "LEWATI $1 ($2)"; }
 
 finish() {
     [ -f "$BENCH_JSON" ] || echo '{"schema": null, "rows": [], "error": "bench tidak berjalan atau gagal; lihat results.txt"}' >"$BENCH_JSON"
+    [ -f "$HEADLINE_JSON" ] || echo '{"schema": null, "rows": [], "error": "tidak berjalan atau gagal; lihat results.txt"}' >"$HEADLINE_JSON"
     note "Perkiraan waktu terlama (jumlah batas langkah): $PLANNED s dari $BUDGET s; berjalan ${SECONDS} s."
+    [ -n "$CUT" ] && note "Langkah yang dipotong karena batas waktu:$CUT"
     tar -czf "$RESULTS_DIR/logs.tar.gz" -C "$LOGS" . 2>/dev/null
     rm -rf "$LOGS"
     echo
@@ -104,8 +126,18 @@ if rows:
         if v is not None and k.startswith("gpu"):
             print(f"{k}: {v:.3g}")
 EOF
+        PYTHONPATH="$PYPATH" "$PY" - "$HEADLINE_JSON" <<'EOF' 2>/dev/null | head -n 16
+import json, sys
+r = json.load(open(sys.argv[1]))
+for x in r.get("rows", []):
+    if "ms" in x:
+        share = f"{100 * x['fp32_peak_share']:.1f} % puncak FP32" if x.get("fp32_peak_share") else ""
+        print(f"T={x['T']:5d} {x['name'][:44]:44s} {x['ms']:9.3f} ms {x['tflops']:6.2f} TFLOP/s {share}")
+    else:
+        print(f"T={x['T']:5d} {x['name'][:44]:44s} GAGAL {x.get('error', '')[:60]}")
+EOF
     fi
-    echo "$FAILED langkah gagal. Berkas: results.txt, bench_gpu.json, logs.tar.gz"
+    echo "$FAILED langkah gagal. Berkas: results.txt, bench_gpu.json, bench_headline.json, logs.tar.gz"
     [ "$FAILED" -eq 0 ]
     exit $?
 }
@@ -163,68 +195,106 @@ else
 fi
 export PYTHONPATH="$PYPATH"
 
-# --- Machine and CuPy --------------------------------------------------------------
-step info 20 "$PY" -c "
+# --- Steps: one function each ------------------------------------------------------------
+check_info() {
+    step info 20 "$PY" -c "
 import sys, cupy
 from atensi import kernels
 print('python', sys.version.split()[0], 'cupy', cupy.__version__)
 print(kernels._preload_cuda_wheels())
 print('backend:', kernels.available_backends(), kernels._gpu_status()[1])
 assert kernels.gpu_available(), kernels._gpu_status()[1]
-from atensi import bench
-print(bench._gpu_info())
+from atensi.bench.machine import _gpu_info
+print(_gpu_info())
 "
-if grep -q '^GAGAL  info' "$RESULTS"; then
-    note "CuPy tidak melihat GPU: langkah GPU lain tidak dijalankan (lihat info.log)"
-    finish
-fi
-step cupy 20 "$PY" -c "
+    if grep -q '^GAGAL  info' "$RESULTS"; then
+        note "CuPy tidak melihat GPU: langkah GPU lain tidak dijalankan (lihat info.log)"
+        finish
+    fi
+}
+
+check_cupy() {
+    step cupy 20 "$PY" -c "
 from atensi import kernels; kernels.gpu_available()
 import cupy as cp
 x = cp.ones((4, 4), cp.float32)
 s = float((cp.exp(x - 1) @ x).sum()); print(s); assert s == 64.0"
+}
 
-# --- Tests ---------------------------------------------------------------------------
-step pytest-gpu 130 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
-    tests/test_kernels_gpu.py tests/test_fused.py tests/test_blocked.py tests/test_bench.py \
-    tests/test_backward.py tests/test_kernels_v2.py
+check_tests() {
+    step pytest-gpu 240 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
+        tests/test_kernels_gpu.py tests/test_fused.py tests/test_fused_split.py tests/test_blocked.py \
+        tests/test_bench.py tests/test_backward.py tests/test_kernels_v2.py tests/test_gpu_script.py
+}
 
-# --- compute-sanitizer: fused kernel and one reduction kernel (softmax) ---------------
-SANITIZER=""
-for candidate in "$(command -v compute-sanitizer 2>/dev/null)" \
-    "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
-    /usr/local/cuda/compute-sanitizer/compute-sanitizer \
-    /usr/local/cuda-*/bin/compute-sanitizer; do
-    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
-        SANITIZER=$candidate
-        break
-    fi
-done
-if [ -z "$SANITIZER" ]; then
-    skip compute-sanitizer "alat tidak ditemukan di mesin ini"
-else
-    note "compute-sanitizer: $SANITIZER"
-    for file in attention_fused softmax; do
-        for tool in memcheck racecheck; do
-            # kns=: only this file's kernels, not CuPy's own copy kernels.
-            step "$tool-$file" 20 "$SANITIZER" --tool "$tool" --error-exitcode 99 \
-                --kernel-name "kns=$file" "$PY" scripts/kernel_driver.py "$file" --backend cupy
-        done
+find_sanitizer() {
+    local candidate
+    for candidate in "$(command -v compute-sanitizer 2>/dev/null)" \
+        "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
+        /usr/local/cuda/compute-sanitizer/compute-sanitizer \
+        /usr/local/cuda-*/bin/compute-sanitizer; do
+        if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+            echo "$candidate"
+            return 0
+        fi
     done
-fi
+    return 1
+}
 
-# --- Benchmark: GPU rows only ------------------------------------------------------------
-step bench 100 "$PY" -m atensi.bench --quick --device gpu --json "$BENCH_JSON"
+# Small shapes: racecheck is 10-100x slower than a plain run.
+SANITIZED_TARGETS="
+import numpy as np
+from atensi import kernels
+rng = np.random.default_rng(21)
+Q, K, V, dO = (rng.standard_normal((2, 130, 64)).astype(np.float32) for _ in range(4))
+import cupy as cp
+Q, K, V, dO = map(cp.asarray, (Q, K, V, dO))
+kernels.attention(Q, K, V, fused=True, fused_version='v2', splits=1, backend='cupy')  # v2 d64
+kernels.attention(Q, K, V, fused=True, fused_version='v2', splits=3, backend='cupy')  # split + combine
+kernels.attention_backward(Q, K, V, dO, backend='cupy')  # backward kernels
+cp.cuda.Device().synchronize()
+print('OK')
+"
 
-# --- Tensor cores: fused v3 (TF32, 3xTF32) next to v2 and torch SDPA float32 ----------
-# A section of its own: scripts/tensorcore_gpu.py prints one line per kernel and
-# shape (B=8, H=12, T=1024/4096, d_k=64, causal); the lines go into results.txt.
-# Where compute-sanitizer runs, it has used the rest of the time budget.
-if [ -n "$SANITIZER" ]; then
-    skip tensorcore-v3 "compute-sanitizer memakai sisa anggaran waktu; jalankan scripts/tensorcore_gpu.py sendiri"
-else
+check_sanitizers() {
+    local sanitizer tool
+    if ! sanitizer=$(find_sanitizer); then
+        skip compute-sanitizer "alat tidak ditemukan di mesin ini"
+        return 0
+    fi
+    note "compute-sanitizer: $sanitizer"
+    SANITIZER_RAN=1
+    for tool in memcheck racecheck synccheck; do
+        step "$tool" 40 "$sanitizer" --tool "$tool" --error-exitcode 99 \
+            "$PY" -c "$SANITIZED_TARGETS"
+    done
+}
+
+check_bench() {
+    step bench 50 "$PY" -m atensi.bench --quick --device gpu --json "$BENCH_JSON"
+}
+
+check_headline() {
+    step headline 90 "$PY" scripts/gpu_headline_bench.py "$HEADLINE_JSON"
+}
+
+# Tensor cores: fused v3 (TF32, 3xTF32) next to v2 and torch SDPA float32; one
+# line per kernel and shape goes into results.txt.
+check_tensorcore() {
+    if [ -n "${SANITIZER_RAN:-}" ]; then
+        skip tensorcore-v3 "compute-sanitizer memakai sisa anggaran waktu; jalankan scripts/tensorcore_gpu.py sendiri"
+        return 0
+    fi
     step tensorcore-v3 60 "$PY" scripts/tensorcore_gpu.py
     [ -f "$LOGS/tensorcore-v3.log" ] && grep -E '^(v3|v2|torch)' "$LOGS/tensorcore-v3.log" | sed 's/^/  /' >>"$RESULTS"
-fi
+    return 0
+}
 
+check_info
+check_cupy
+check_tests
+check_sanitizers
+check_bench
+check_headline
+check_tensorcore
 finish

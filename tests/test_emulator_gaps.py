@@ -212,3 +212,287 @@ def test_gap_fixtures_are_real_cuda(name):
         nvrtc.compileProgram(prog, ["-arch=sm_80"])
     except Exception:  # noqa: BLE001 - show NVRTC's own log
         pytest.fail(nvrtc.getProgramLog(prog))
+
+
+# ---- cp.async: a copy is in flight until a wait_group completes its group ----------
+
+def _pipelined(*defines):
+    k = load("gap_cp_async.cu", options=tuple(f"-D{d}" for d in defines)).get_function("pipelined_tiles")
+    x = np.random.default_rng(21).standard_normal(5 * 32).astype(f32)
+    out = np.zeros_like(x)
+    k((1,), (32,), (x, out, i32(5)))
+    want = 2.0 * np.roll(x.reshape(5, 32), -1, axis=1).ravel()
+    return out.reshape(5, 32), want.reshape(5, 32)
+
+
+def test_cp_async_pipeline_that_waits_right_is_exact():
+    out, want = _pipelined()
+    np.testing.assert_array_equal(out, want)
+
+
+@pytest.mark.parametrize("bug", ["BUG_WAIT", "BUG_NO_COMMIT"])
+def test_cp_async_read_of_a_stage_in_flight_is_nan(bug):
+    out, want = _pipelined(bug, "AS_BEFORE")
+    np.testing.assert_array_equal(out, want)  # before: the synchronous copies hid the bug
+    out, want = _pipelined(bug)
+    assert np.isnan(out).any(), out  # a tile was read while its copy was still in flight
+    if bug == "BUG_WAIT":
+        np.testing.assert_array_equal(out[:4], want[:4])  # only the last wait is wrong
+        assert np.isnan(out[4]).all(), out[4]
+
+
+def test_cp_async_misuse_names_the_line():
+    code = ('extern "C" __global__ void k(const float* x, float* out) {\n'
+            '    __shared__ float s[32];\n'
+            '    cudacpu_cp_async(&s[threadIdx.x], x + threadIdx.x, 12, 12);\n'
+            '    out[threadIdx.x] = s[threadIdx.x];\n}\n')
+    k = RawModule(code, path="probe/cp_async.cu").get_function("k")
+    with pytest.raises(CudaCpuError, match=r"cp\.async.*probe/cp_async\.cu:3.*12 byte"):
+        k((1,), (32,), (np.zeros(32, f32), np.zeros(32, f32)))
+
+
+def test_fused_v2_pipeline_runs_on_the_cpu():
+    """The real v2 kernel with its last wait_group 0 turned into wait_group 1 reads NaN."""
+    text = kernels.kernel_path("attention_fused.cu").read_text()
+    assert text.count("fv2_wait(next);") == 1
+    rng = np.random.default_rng(7)
+    T, d = 96, 64  # three key tiles of 32
+    Q, K, V = (rng.standard_normal((1, T, d)).astype(f32) for _ in range(3))
+    want = reference.attention(Q.astype(np.float64), K.astype(np.float64), V.astype(np.float64), causal=False)
+    for code, broken in ((text, False), (text.replace("fv2_wait(next);", "fv2_wait(true);"), True)):
+        k = RawModule(code, path="kernels/attention_fused.cu").get_function("attention_fused_v2_d64")
+        O = np.zeros_like(Q)
+        k((2, 1, 1), (128,), (Q, K, V, O, i32(T), i32(d), i32(1), f32(d ** -0.5), i32(0), i32(1)))
+        if broken:
+            assert np.isnan(O).all()  # the last key tile was still in flight for every row
+        else:
+            np.testing.assert_allclose(O, want, atol=2e-5)
+
+
+# ---- alignment of every access (UndefinedBehaviorSanitizer) ---------------------------
+
+@pytest.mark.parametrize("name, line, what", [("pair_sum_cast", 10, "long long unsigned int"),
+                                              ("first_of_four_by_reference", 18, "float4")])
+def test_misaligned_scalar_or_reference_access_is_an_error(name, line, what):
+    x = np.arange(64, dtype=f32)
+    out = np.zeros(8, f32)
+    before = load("gap_misaligned_access.cu")
+    before.get_function(name)((1,), (8,), (x, out, i32(8)))
+    assert np.isfinite(out).all()  # default build, as before: the bytes are read, no error
+    checked = ("-fsanitize=alignment",)  # what every sanitizer build has
+    k = load("gap_misaligned_access.cu", options=checked).get_function(name)
+    with pytest.raises(CudaCpuError) as err:
+        k((1,), (8,), (x, out, i32(8)))
+    msg = str(err.value)
+    assert f"gap_misaligned_access.cu:{line}" in msg and what in msg, msg
+    assert "cudaErrorMisalignedAddress" in msg and "threadIdx (0,0,0)" in msg
+    ok = load("gap_misaligned_access.cu", options=checked).get_function("first_of_four_aligned")
+    ok((1,), (8,), (x, out, i32(8)))
+    np.testing.assert_array_equal(out, x[0::4][:8] + x[3::4][:8])
+
+
+def test_every_sanitizer_run_checks_alignment():
+    code = (FIX / "gap_misaligned_access.cu").read_text()
+    x = np.arange(64, dtype=f32)
+    for sanitize in ("address", "thread"):
+        with pytest.raises(CudaCpuError, match=r"gap_misaligned_access\.cu:10.*cudaErrorMisalignedAddress"):
+            run_in_subprocess(code, path=f"{SHOWN}/gap_misaligned_access.cu", kernel="pair_sum_cast",
+                              grid=(1,), block=(8,), args=(x, np.zeros(8, f32), i32(8)),
+                              sanitize=sanitize, mode="fibers")
+
+
+# ---- block order: permuted in shuffle mode, no edge between blocks under TSan ---------
+
+def _last_block_sum(kernel, **kw):
+    x = (np.arange(8 * 64) % 5).astype(f32)
+    partial, out = np.zeros(8, f32), np.zeros(1, f32)
+    args = (x, partial, out, i32(x.size)) + ((np.zeros(1, np.uint32),) if kernel == "sum_by_ticket" else ())
+    load("gap_block_order.cu", **kw).get_function(kernel)((8,), (64,), args)
+    return float(out[0]), float(x.sum())
+
+
+def test_a_last_block_combine_fails_in_permuted_block_order():
+    got, want = _last_block_sum("sum_by_last_block")
+    assert got == want  # index order (fibers, as before): looks right
+    shuffled = [_last_block_sum("sum_by_last_block", mode="shuffle", seed=s)[0] for s in range(4)]
+    assert any(v != want for v in shuffled), shuffled  # some seed runs block 7 before others
+    assert shuffled == [_last_block_sum("sum_by_last_block", mode="shuffle", seed=s)[0] for s in range(4)]
+    for s in range(4):  # the atomic ticket is right in every order
+        assert _last_block_sum("sum_by_ticket", mode="shuffle", seed=s) == (want, want)
+
+
+def test_thread_sanitizer_has_no_edge_between_blocks():
+    code = (FIX / "gap_block_order.cu").read_text()
+    x = (np.arange(8 * 64) % 5).astype(f32)
+    kw = dict(path=f"{SHOWN}/gap_block_order.cu", grid=(8,), block=(64,), sanitize="thread", mode="fibers")
+    racy = run_in_subprocess(code, kernel="sum_by_last_block",
+                             args=(x, np.zeros(8, f32), np.zeros(1, f32), i32(x.size)), **kw)
+    assert "data race" in racy.report, racy.stderr[-2000:]  # before: block b-1 happened before block b
+    assert "gap_block_order.cu:19" in racy.report  # the read of partial[b]
+    fixed = run_in_subprocess(code, kernel="sum_by_ticket", args=(x, np.zeros(8, f32), np.zeros(1, f32),
+                                                                  i32(x.size), np.zeros(1, np.uint32)), **kw)
+    fixed.check()
+    assert fixed.arrays[2][0] == x.sum()
+
+
+_SPLIT_RUN = """
+import numpy as np
+from atensi import kernels, reference
+rng = np.random.default_rng(5)
+Q, K, V = (rng.standard_normal((2, 70, 64)).astype(np.float32) for _ in range(3))
+O = kernels.attention(Q, K, V, fused=True, fused_version="v2", splits=3, backend="cpu")
+ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True)
+assert np.isfinite(O).all() and float(np.abs(O - ref).max()) < 1e-5, float(np.abs(O - ref).max())
+print("split-K ok")
+"""
+
+
+def test_split_k_and_combine_in_permuted_block_order():
+    import os
+    import subprocess
+    import sys
+    for seed in ("1", "2"):
+        env = dict(os.environ, ATENSI_CUDACPU_MODE="shuffle", ATENSI_CUDACPU_SEED=seed)
+        proc = subprocess.run([sys.executable, "-c", _SPLIT_RUN], env=env, capture_output=True, text=True,
+                              timeout=600, check=False)
+        assert proc.returncode == 0 and "split-K ok" in proc.stdout, proc.stderr[-3000:]
+
+
+def test_split_k_and_combine_under_thread_sanitizer_without_block_edges():
+    from atensi.cudacpu import run_python_in_subprocess
+    res = run_python_in_subprocess(_SPLIT_RUN, sanitize="thread", mode="fibers", timeout=600)
+    res.check()
+    assert "split-K ok" in res.stdout
+
+
+# ---- every kernel file runs under ThreadSanitizer in the test suite -------------------
+
+# Where each kernels/*.cu runs under ThreadSanitizer (clean) in this suite.
+THREAD_SANITIZER_RUNS = {
+    "scores": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
+    "causal_mask": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
+    "softmax": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
+    "weighted_sum": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
+    "attention_backward": "tests/test_backward.py::test_kernel_file_under_sanitizer",
+    "attention_fused": "tests/test_emulator_gaps.py::test_fused_kernels_under_thread_sanitizer "
+                       "(+ test_split_k_and_combine_under_thread_sanitizer_without_block_edges)",
+}
+
+
+def test_every_kernel_file_has_a_thread_sanitizer_run():
+    files = sorted(p.stem for p in kernels.kernel_path("scores.cu").parent.glob("*.cu"))
+    missing = [f for f in files if f not in THREAD_SANITIZER_RUNS]
+    assert not missing, (
+        f"kernels/{missing[0]}.cu belum pernah dijalankan di bawah ThreadSanitizer oleh tes: tambahkan satu "
+        "run bersih (sanitize='thread') dan catat di THREAD_SANITIZER_RUNS. Hanya mode threads dan TSan yang "
+        "melihat read-modify-write non-atomik di antara dua barrier.")
+    for test in THREAD_SANITIZER_RUNS.values():
+        path, name = test.split("::")
+        text = (Path(__file__).parents[1] / path).read_text()
+        assert f"def {name.split()[0]}(" in text, test
+
+
+_FUSED_ALL = """
+import numpy as np
+from atensi import kernels, reference
+rng = np.random.default_rng(11)
+for d in (16, 64, 100):  # d32, d64, d128 (ragged)
+    Q, K, V = (rng.standard_normal((2, 70, d)).astype(np.float32) for _ in range(3))
+    ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True)
+    for version in ("v1", "v2"):
+        O = kernels.attention(Q, K, V, fused=True, fused_version=version, backend="cpu")
+        err = float(np.abs(O - ref).max())
+        assert np.isfinite(O).all() and err < 1e-5, (d, version, err)
+print("fused ok")
+"""
+
+
+def test_fused_kernels_under_thread_sanitizer():
+    from atensi.cudacpu import run_python_in_subprocess
+    res = run_python_in_subprocess(_FUSED_ALL, sanitize="thread", mode="fibers", timeout=900)
+    res.check()
+    assert "fused ok" in res.stdout
+
+
+# ---- per-launch resource limits from the ptxas report ---------------------------------
+
+def _nvrtc_or_skip():
+    from atensi.cudacpu import resources
+    if resources._nvrtc() is None:
+        pytest.skip("NVRTC tidak terpasang (cupy + nvidia-cuda-nvrtc)")
+    return resources
+
+
+def test_too_many_registers_for_the_block_is_refused(monkeypatch):
+    resources = _nvrtc_or_skip()
+    x = np.arange(4096, dtype=f32)
+    mod = load("gap_resources.cu")
+    assert mod.kernel_uses()["many_registers"].registers > 64  # 1024 threads need more than 64K
+    k = mod.get_function("many_registers")
+    k((8,), (512,), (x, np.zeros(4096, f32), i32(4096)))  # 512 threads fit
+    with pytest.raises(LaunchConfigError) as err:
+        k((4,), (1024,), (x, np.zeros(4096, f32), i32(4096)))
+    msg = str(err.value)
+    assert "many_registers" in msg and "register" in msg and "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" in msg
+    monkeypatch.setattr(resources, "_nvrtc", lambda: None)  # before: no ptxas report, the launch ran
+    load("gap_resources.cu").get_function("many_registers")((4,), (1024,), (x, np.zeros(4096, f32), i32(4096)))
+
+
+def test_shared_memory_over_the_arch_limit_is_refused():
+    _nvrtc_or_skip()
+    out = np.zeros(64, f32)
+    for arch, fits, too_much in (("sm_90", 180 * 1024, 190 * 1024), ("sm_80", 120 * 1024, 130 * 1024)):
+        k = load("gap_resources.cu", options=(f"-arch={arch}",)).get_function("big_shared")
+        k.max_dynamic_shared_size_bytes = too_much
+        k((1,), (64,), (out, i32(64)), shared_mem=fits)
+        np.testing.assert_array_equal(out, 3.0)
+        with pytest.raises(LaunchConfigError, match=rf"(?s)big_shared.*40960 byte.*{arch}.*CUDA_ERROR_INVALID_VALUE"):
+            k((1,), (64,), (out, i32(64)), shared_mem=too_much)
+
+
+def test_only_launches_that_could_be_refused_need_the_report():
+    from atensi.cudacpu import resources
+    assert not resources.could_be_refused(256, 0, "sm_90")  # 255 registers × 256 threads = 64K
+    assert resources.could_be_refused(288, 0, "sm_90")
+    assert not resources.could_be_refused(128, 179 * 1024, "sm_90")  # + 48 KiB static = 227 KiB
+    assert resources.could_be_refused(128, 180 * 1024, "sm_90")
+    assert resources.could_be_refused(128, 120 * 1024, "sm_80")
+
+
+def test_dynamic_shared_memory_above_48_kib_needs_the_opt_in():
+    k = load("gap_resources.cu").get_function("big_shared")
+    with pytest.raises(LaunchConfigError, match="max_dynamic_shared_size_bytes"):
+        k((1,), (64,), (np.zeros(64, f32), i32(64)), shared_mem=64 * 1024)
+
+
+# ---- grid-stride row loops near 2^31 -----------------------------------------------------
+
+# gridDim.x as the launcher sets it for 2^31 - 1 rows or more; only blocks 0 and 1 run.
+_HUGE_GRID = "#undef gridDim\n#define gridDim (::dim3(2147483647u))\n"
+
+
+@pytest.mark.parametrize("file, kernel, args", [
+    ("softmax.cu", "softmax_v1_shared", "S, out, rows, n"),
+    ("softmax.cu", "softmax_v2_warp", "S, out, rows, n"),
+    ("softmax.cu", "softmax_v2_warp_causal", "S, out, rows, n"),
+    ("attention_backward.cu", "softmax_backward_v1", "S, S, out, rows, n"),
+    ("attention_backward.cu", "attention_weights_from_lse_v1", "S, L, out, rows, n"),
+])
+def test_row_loops_do_not_overflow_near_2_to_31_blocks(file, kernel, args):
+    text = kernels.kernel_path(file).read_text()
+    n, rows = 8, 4
+    S = np.random.default_rng(3).standard_normal((rows, n)).astype(f32)
+    env = {"S": S, "L": np.zeros(rows, f32), "out": np.zeros((rows, n), f32), "rows": i32(rows), "n": i32(n)}
+    names = [a.strip() for a in args.split(",")]
+    call = tuple(env[a] for a in names)
+    for code, overflows in ((text.replace("size_t r = blockIdx.x; r < (size_t)rows", "int r = blockIdx.x; r < rows"),
+                             True), (text, False)):
+        res = run_in_subprocess(_HUGE_GRID + code, path=f"kernels/{file}", kernel=kernel, grid=(2,), block=(32,),
+                                args=call, sanitize="address")
+        if overflows:  # the old int loop: block 1 steps to row -2^31 and reads before S
+            assert "AddressSanitizer" in res.report, res.stderr[-2000:]
+        else:
+            res.check()
+            out = res.arrays[names.index("out")]
+            assert np.isfinite(out[:2]).all() and (out[:2] != 0).any()
+            np.testing.assert_array_equal(out[2:], 0.0)  # rows 2, 3 belong to blocks that never ran

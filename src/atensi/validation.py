@@ -252,17 +252,31 @@ def _max_row_norm(x) -> float:
     return math.sqrt(best) * biggest
 
 
+LOG2E = 1.4426950408889634  # fused v2 multiplies Q by scale * log2(e)
+
+
 def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
     """Refuse Q, K whose dot products could overflow ``dtype`` (they give inf, then NaN).
 
     By Cauchy–Schwarz every partial sum of ``q · k`` is at most ‖q‖·‖k‖, so
     ``max‖q‖ · max‖k‖ <= max(dtype) / 2`` means no score (scaled or not)
-    overflows. A first, cheaper bound uses the largest entries.
+    overflows. A first, cheaper bound uses the largest entries. Fused v2
+    multiplies Q by scale · log₂e (at most log₂e) before the dot products, so
+    that factor is counted: in the bound, and for the entries of Q themselves.
     """
-    limit = float(np.finfo(dtype).max) / 2
+    top = float(np.finfo(dtype).max)
+    limit = top / 2 / LOG2E
     xp = xp_of(Q)
     d = Q.shape[-1]
-    rough = _max_abs(Q) * _max_abs(K) * d
+    biggest_q = _max_abs(Q)
+    if biggest_q > top / LOG2E:
+        raise ValueError(
+            f"Argumen '{names[0]}' berisi nilai sebesar {id_sci(biggest_q)}: dikali log₂e ≈ 1,44 (fused v2 "
+            f"menghitung dengan exp2) hasilnya melampaui batas {np.dtype(dtype).name} ({id_sci(top)}) dan "
+            f"menjadi inf, lalu NaN. Perkecil {names[0]}, misalnya {names[0]} / 1e3, atau normalisasi "
+            "barisnya lebih dulu."
+        )
+    rough = biggest_q * _max_abs(K) * d
     if rough <= limit:
         return
     bound = _max_row_norm(Q) * _max_row_norm(K)
@@ -274,7 +288,7 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
            if factor else f"Perkecil nilai {a} dan {b}")
     raise ValueError(
         f"Argumen '{a}' dan '{b}' terlalu besar: skor {a}·{b}ᵀ akan melampaui batas "
-        f"{np.dtype(dtype).name} ({id_sci(limit * 2)}), karena ‖{a}[i]‖ terbesar × ‖{b}[j]‖ "
+        f"{np.dtype(dtype).name} ({id_sci(top)}), karena ‖{a}[i]‖ terbesar × ‖{b}[j]‖ "
         f"terbesar ≈ {id_sci(bound)}. Skor itu menjadi inf lalu NaN. {how}, atau "
         f"normalisasi barisnya lebih dulu."
     )

@@ -1,5 +1,9 @@
 """Run CUDA C kernels on the CPU, with no GPU and no CUDA toolkit (only g++).
 
+Which bug each mode catches or misses, and the differences from a GPU that
+remain (FTZ, fast intrinsics, FMA contraction, > 2³¹ threads): README.md
+beside this file (``src/atensi/cudacpu/README.md``).
+
 Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
 
     import numpy as np
@@ -29,9 +33,12 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
   in a random order seeded by ``RawModule(..., seed=)`` (default
   ``ATENSI_CUDACPU_SEED`` or 0; same seed, same order). Code that assumes the
   lanes of a warp run in lockstep, or that thread t-1 ran before thread t,
-  gives seed-dependent (usually NaN, see below) results.
-  Threads of different blocks never run concurrently in any mode, so a race
-  *between blocks* on global memory is not detected.
+  gives seed-dependent (usually NaN, see below) results. The blocks, too,
+  run in a seeded permutation of their order, so a kernel whose "last block"
+  combines the others' partials without an atomic counter goes wrong.
+  Threads of different blocks never run concurrently in any mode; a race
+  *between blocks* on global memory is reported by ThreadSanitizer with
+  ``mode="fibers"``, where no happens-before joins one block to the next.
 * Compile errors raise CudaCpuError with g++'s text, pointing at the .cu
   file:line (the ``path`` given). Libraries are cached in
   ``$ATENSI_CACHE/cudacpu`` (default ``~/.cache/atensi/cudacpu``); the folder
@@ -78,6 +85,24 @@ Where a GPU fails, cudacpu fails too (tests/test_emulator_gaps.py):
   shuffles and votes exchange their operands and order no memory, so shared
   memory written before a shuffle and read by another lane after it is
   reported as a data race (``__syncwarp()`` belongs between them).
+
+* ``cp.async`` (sm_80+): code built for the emulator (``#if defined(__CUDACPU__)``)
+  calls ``cudacpu_cp_async(dst, src, cp_size, src_size)``,
+  ``cudacpu_cp_async_commit()`` and ``cudacpu_cp_async_wait(n)``. A copy
+  fills its destination with 0xff bytes (NaN) and is queued; commit closes a
+  group; ``wait(n)`` completes every committed group but the newest n. A read
+  of a stage still in flight reads NaN. Fused v2's pipeline runs this way.
+* Alignment of every access: every sanitizer build (ASan, TSan) has
+  UndefinedBehaviorSanitizer's ``-fsanitize=alignment``; a misaligned load,
+  store or member access (an 8-byte scalar through a cast, a float4 through a
+  reference) stops the kernel with its .cu line. A default build gets it with
+  ``options=("-fsanitize=alignment",)`` (2-5x slower, so not by default).
+* Resources (``resources.py``): with NVRTC importable, a module is also
+  compiled for the modelled GPU (``options=("-arch=sm_80",)``, default sm_90),
+  once, at the first launch that could be refused (more than 256 threads, or
+  near the shared-memory limit), and a launch needing more than 64K registers
+  per block, or more static + dynamic shared memory than the architecture
+  allows, is refused (LaunchConfigError) as the GPU would refuse it.
 
 Floating point -- what still differs from a GPU:
 

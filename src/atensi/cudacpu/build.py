@@ -52,10 +52,18 @@ MODE_FLAGS = {"fibers": ("-DCUDACPU_FIBERS",), "threads": ("-DCUDACPU_THREADS",)
               "shuffle": ("-DCUDACPU_FIBERS", "-DCUDACPU_SHUFFLE")}
 # Floating-point options a kernel build may ask for (see the package docstring).
 FP_OPTIONS = ("-ffp-contract=fast", "-ffp-contract=off")
+# The alignment check on (default builds) or off (sanitizer builds).
+CHECK_OPTIONS = ("-fsanitize=alignment", "-fno-sanitize=alignment")
+# UndefinedBehaviorSanitizer's alignment check: every load, store and member
+# access through a misaligned pointer stops the kernel at its .cu line
+# (cuda_cpu.h catches the calls). On in every sanitizer build; a default build
+# gets it with options=("-fsanitize=alignment",) (it makes kernels 2-5x slower,
+# so it is not on by default). The sanitizer flag itself stays last.
+ALIGNMENT_FLAG = "-fsanitize=alignment"
 SANITIZE_FLAGS = {
     None: ("-O2",),
-    "address": ("-O1", "-g", "-fno-omit-frame-pointer", "-fsanitize=address"),
-    "thread": ("-O1", "-g", "-fsanitize=thread"),
+    "address": ("-O1", "-g", "-fno-omit-frame-pointer", ALIGNMENT_FLAG, "-fsanitize=address"),
+    "thread": ("-O1", "-g", ALIGNMENT_FLAG, "-fsanitize=thread"),
 }
 # Stack of one CUDA thread (must match kStackSize in cuda_cpu.h; threads mode:
 # pthread_attr_setstacksize there). A frame may use at most this much of it.
@@ -203,6 +211,8 @@ def user_flags(options) -> tuple[str, ...]:
             raise ValueError(f"Opsi kompilasi {opt!r} berisi karakter NUL.")
         if opt.startswith(("-D", "-U", "-I")):
             kept.append(opt)
+        elif opt in CHECK_OPTIONS:
+            kept.append(opt)
         elif opt in FP_OPTIONS:
             kept.append(opt)
             if opt == "-ffp-contract=fast" and cpu_has_fma():
@@ -210,14 +220,18 @@ def user_flags(options) -> tuple[str, ...]:
         elif not _NVRTC_ONLY.match(opt):
             raise ValueError(
                 f"Opsi kompilasi {opt!r} tidak didukung cudacpu. Yang dipakai hanya -D, -U, -I dan "
-                "-ffp-contract=fast/off; "
+                "-ffp-contract=fast/off (serta -fsanitize=alignment / -fno-sanitize=alignment); "
                 "opsi khusus NVRTC (-arch, -lineinfo, --use_fast_math, -std, -Xptxas) diabaikan."
             )
     return tuple(kept)
 
 
 def flags_for(mode: str, sanitize: str | None, options=()) -> tuple[str, ...]:
-    return BASE_FLAGS + SANITIZE_FLAGS[sanitize] + MODE_FLAGS[mode] + user_flags(options)
+    # -mfma: an explicit fmaf()/__fmaf_rn is one instruction, not a libm call (same exact
+    # rounding). With it g++ would also contract a * b + c, so -ffp-contract=off keeps
+    # the default; options=("-ffp-contract=fast",) comes later and wins.
+    fma = ("-mfma", "-ffp-contract=off") if cpu_has_fma() else ()
+    return BASE_FLAGS + SANITIZE_FLAGS[sanitize] + MODE_FLAGS[mode] + fma + user_flags(options)
 
 
 def _stem(path: str) -> str:

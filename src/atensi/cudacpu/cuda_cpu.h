@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <initializer_list>
 #include <utility>
 
 #include <source_location>
@@ -359,6 +360,79 @@ CUDACPU_RT inline uint3 block_index_of(unsigned long long lin) {
                static_cast<unsigned>(lin / (gx * gy))};
 }
 
+// ---- per-block shared memory under ThreadSanitizer --------------------------
+// On a GPU nothing orders one block's accesses before another's. Under
+// ThreadSanitizer every block therefore gets fresh shared memory (newly
+// mapped pages: their access history starts empty)
+// and fresh barrier sync objects, and no happens-before edge joins one block
+// to the next: a "last block" that reads the others' partials without an
+// atomic counter is reported as a data race. source.py turns each static
+// `__shared__ T x[N];` in a function into `T cudacpu_shvar_x[N]; auto& x =
+// shared_ref(cudacpu_shvar_x, id);`: the variable itself in other builds.
+#if defined(CUDACPU_TSAN)
+constexpr std::size_t kBlockStatic = 256 * 1024;  // static __shared__ of one block
+constexpr std::size_t kBlockSync = 2 + 2 * kMaxWarps;  // barrier objects (two per barrier)
+inline unsigned char* g_block_mem = nullptr;      // this block's: static, dynamic, sync
+inline std::atomic<std::size_t> g_slot_off[kMaxSharedVars];  // offset + 1 of each variable, 0: none yet
+inline std::atomic<std::size_t> g_slot_top{0};
+extern "C" void AnnotateIgnoreReadsBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreReadsEnd(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesBegin(const char* file, int line);
+extern "C" void AnnotateIgnoreWritesEnd(const char* file, int line);
+[[noreturn]] inline void abort_thread(int status);
+CUDACPU_RT inline unsigned char* block_slot(unsigned id, std::size_t size) {
+  std::size_t off = id < kMaxSharedVars ? g_slot_off[id].load(std::memory_order_relaxed) : 0;
+  if (off == 0 && id < kMaxSharedVars) {  // relaxed only: no happens-before between threads
+    const std::size_t mine = g_slot_top.fetch_add((size + 255) / 256 * 256, std::memory_order_relaxed) + 1;
+    std::size_t expected = 0;
+    off = g_slot_off[id].compare_exchange_strong(expected, mine, std::memory_order_relaxed) ? mine : expected;
+  }
+  if (off == 0 || off - 1 + size > kBlockStatic) {
+    err_add("Shared memory statis kernel '%s' melebihi %zu byte per block (batas cudacpu di bawah "
+            "ThreadSanitizer).", g_kernel, kBlockStatic);
+    abort_thread(kRuntime);
+  }
+  return g_block_mem + off - 1;
+}
+// A new block: unmap the old memory and map new, poisoned. ThreadSanitizer
+// drops the shadow (access history) and the sync objects of unmapped pages,
+// so nothing of the last block is seen by this one. (Freeing heap memory
+// would not do: TSan resets at most 1 KiB of shadow on an allocation.)
+constexpr std::size_t kBlockBytes = (kBlockStatic + kMaxDynSmem + 4096 + 65535) / 65536 * 65536;
+CUDACPU_RT inline bool fresh_block_memory(std::size_t dyn_bytes) {
+  AnnotateIgnoreReadsBegin(__FILE__, __LINE__);
+  AnnotateIgnoreWritesBegin(__FILE__, __LINE__);
+  if (g_block_mem) munmap(g_block_mem, kBlockBytes);
+  void* p = mmap(nullptr, kBlockBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_block_mem = p == MAP_FAILED ? nullptr : static_cast<unsigned char*>(p);
+  AnnotateIgnoreWritesEnd(__FILE__, __LINE__);
+  AnnotateIgnoreReadsEnd(__FILE__, __LINE__);
+  if (!g_block_mem) return false;
+  poison_bytes(g_block_mem, g_slot_top.load(std::memory_order_relaxed));
+  poison_bytes(g_block_mem + kBlockStatic, dyn_bytes);
+  return true;
+}
+CUDACPU_RT inline char* block_sync_object(std::size_t i) {
+  return reinterpret_cast<char*>(g_block_mem + kBlockStatic + kMaxDynSmem) + i;
+}
+#endif
+template <class T> inline T& shared_ref(T& var, unsigned id) {
+#if defined(CUDACPU_TSAN)
+  (void)var;
+  return *reinterpret_cast<T*>(block_slot(id, sizeof(T)));
+#else
+  (void)id;
+  return var;
+#endif
+}
+inline unsigned char* dyn_smem() {
+#if defined(CUDACPU_TSAN)
+  return g_block_mem + kBlockStatic;
+#else
+  return g_dyn_smem;
+#endif
+}
+
 // ---- barrier bookkeeping ----------------------------------------------------
 struct Site {
   const char* file;
@@ -381,6 +455,7 @@ struct Slot {
 
 // Mode hooks: wake the threads of one warp / of the whole block.
 inline void wake_warp(unsigned w);
+inline void async_reset(unsigned t);  // cp.async queue of thread t: empty at kernel entry
 inline void wake_all();
 
 // Tracks where each thread of the running block stands. Single-threaded in
@@ -772,12 +847,23 @@ inline void* g_fake_fib[kMaxThreads];
 // a __syncthreads (warp function) happens before what any thread of the block
 // (warp) does after it. Two objects per barrier, by parity of its count, so a
 // thread already past barrier k cannot hand its later writes to a thread still
-// waking from barrier k. Blocks: block b acquires what block b-1 released
-// (static __shared__ arrays are reused), never what its own threads release.
+// waking from barrier k. Blocks: nothing joins one block to another (as on a
+// GPU); every block has new TSan fibers, new shared memory and new barrier
+// objects (fresh_block_memory). The launcher acquires what every thread
+// released when it returned (g_hb_done), to read the outputs.
 inline void* g_tsan_main = nullptr;
 inline void* g_tsan_fib[kMaxThreads];
-inline char g_hb_sync[2], g_hb_block[2], g_hb_warp[kMaxWarps][2];
-inline unsigned long long g_block_lin = 0;
+inline bool g_tsan_fibers_live = false;
+inline char g_hb_done;
+CUDACPU_RT inline void tsan_new_fibers(unsigned n) {
+  for (unsigned t = 0; t < n; ++t) g_tsan_fib[t] = __tsan_create_fiber(0);
+  g_tsan_fibers_live = true;
+}
+CUDACPU_RT inline void tsan_end_fibers(unsigned n) {
+  if (!g_tsan_fibers_live) return;
+  for (unsigned t = 0; t < n; ++t) __tsan_destroy_fiber(g_tsan_fib[t]);
+  g_tsan_fibers_live = false;
+}
 #endif
 
 CUDACPU_RT inline void switch_to_fiber(unsigned t) {
@@ -811,13 +897,11 @@ CUDACPU_RT inline void fiber_main(void*) {
 #if defined(CUDACPU_ASAN)
   __sanitizer_finish_switch_fiber(nullptr, &g_main_bottom, &g_main_size);
 #endif
-#if defined(CUDACPU_TSAN)
-  __tsan_acquire(&g_hb_block[(g_block_lin & 1) ^ 1]);
-#endif
+  async_reset(g_cur);
   g_thunk(g_args);
   const unsigned t = g_cur;
 #if defined(CUDACPU_TSAN)
-  __tsan_release(&g_hb_block[g_block_lin & 1]);
+  __tsan_release(&g_hb_done);
 #endif
   g_sync.finish(t);
 #if defined(CUDACPU_ASAN)
@@ -838,7 +922,7 @@ inline const uint3& cur_block_idx() { return g_bid; }
 
 CUDACPU_RT inline void sync_threads(const char* file, int line) {
 #if defined(CUDACPU_TSAN)
-  char* hb = &g_hb_sync[g_sync.sync_epoch & 1];
+  char* hb = block_sync_object(g_sync.sync_epoch & 1);
   __tsan_release(hb);
 #endif
   g_sync.arrive_sync(g_cur, Site{file, line, "__syncthreads()"});
@@ -854,7 +938,7 @@ CUDACPU_RT inline std::uint64_t warp_op(const char* file, int line, const char* 
                                         std::uint64_t val, int arg, int width) {
 #if defined(CUDACPU_TSAN)
   const unsigned w = g_cur / kWarp;
-  char* hb = &g_hb_warp[w][g_sync.warp_epoch[w] & 1];
+  char* hb = block_sync_object(2 + 2 * w + (g_sync.warp_epoch[w] & 1));
   if (op == Op::Sync) __tsan_release(hb);
 #endif
   g_sync.arrive_warp(g_cur, Site{file, line, what}, op, mask, val, arg, width);
@@ -889,8 +973,39 @@ CUDACPU_RT inline unsigned long long next_random() {  // splitmix64
 }
 #endif
 
-// Runs the blocks in turn; in each, resumes every runnable fiber in index
-// order until all have returned. BlockSync decides who is runnable.
+// The b-th block to run. In shuffle mode a seeded permutation of the blocks
+// (no table: a bijection on the next power of two -- odd multiply, xor-shift,
+// add, each invertible -- applied again until the value is in range), so a
+// kernel that assumes block k runs after blocks 0..k-1 (a "last block" that
+// combines the others' partials without an atomic counter) sees them missing.
+CUDACPU_RT inline unsigned long long block_order(unsigned long long b, unsigned long long count) {
+#if defined(CUDACPU_SHUFFLE)
+  if (count < 2) return b;
+  const unsigned bits = 64 - static_cast<unsigned>(__builtin_clzll(count - 1));
+  const unsigned long long mask = bits >= 64 ? ~0ull : (1ull << bits) - 1;
+  unsigned long long key = g_seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  unsigned long long keys[6];
+  for (auto& k : keys) {
+    key = (key ^ (key >> 29)) * 0xbf58476d1ce4e5b9ull + 0x94d049bb133111ebull;
+    k = key;
+  }
+  do {
+    for (int r = 0; r < 3; ++r) {
+      b = (b * (keys[2 * r] | 1)) & mask;
+      b ^= b >> (bits / 2 + 1);
+      b = (b + keys[2 * r + 1]) & mask;
+    }
+  } while (b >= count);
+  return b;
+#else
+  (void)count;
+  return b;
+#endif
+}
+
+// Runs the blocks in turn (in index order, or permuted in shuffle mode); in
+// each, resumes every runnable fiber in index order until all have returned.
+// BlockSync decides who is runnable.
 CUDACPU_RT inline int run_blocks(unsigned n) {
   const unsigned long long blocks =
       static_cast<unsigned long long>(g_grid_dim.x) * g_grid_dim.y * g_grid_dim.z;
@@ -900,12 +1015,21 @@ CUDACPU_RT inline int run_blocks(unsigned n) {
               g_kernel, b, blocks);
       return kCancelled;
     }
-    g_bid = block_index_of(b);
-#if defined(CUDACPU_TSAN)
-    g_block_lin = b;
-#endif
+    g_bid = block_index_of(block_order(b, blocks));
     g_sync.begin(n, g_bid);
     poison_shared();
+#if defined(CUDACPU_TSAN)
+    tsan_end_fibers(n);
+    // New fibers on new stacks: the old stacks' history would be a race between blocks.
+    munmap(g_stacks, g_stack_count * stack_stride());
+    g_stacks = nullptr;
+    g_stack_count = 0;
+    if (!ensure_stacks(n) || !fresh_block_memory(g_dyn_smem_len)) {
+      err_add("Gagal menyiapkan stack dan shared memory block (mmap).");
+      return kRuntime;
+    }
+    tsan_new_fibers(n);
+#endif
     for (unsigned t = 0; t < n; ++t) ctx_init(g_fib[t], stack_lo(t), kStackSize, &fiber_main, nullptr, g_sched);
 #if defined(CUDACPU_SHUFFLE)
     g_rng = g_seed * 0x2545f4914f6cdd1dull + b;
@@ -944,15 +1068,12 @@ CUDACPU_RT inline int run_grid() {
   }
   for (unsigned t = 0; t < n; ++t) g_tids[t] = thread_index_of(t);
 #if defined(CUDACPU_TSAN)
-  g_tsan_main = __tsan_get_current_fiber();
-  for (unsigned t = 0; t < n; ++t) g_tsan_fib[t] = __tsan_create_fiber(0);
-  __tsan_release(&g_hb_block[1]);  // what the launcher wrote, for block 0
+  g_tsan_main = __tsan_get_current_fiber();  // fibers made by it see what the launcher wrote
 #endif
   const int rc = run_blocks(n);
 #if defined(CUDACPU_TSAN)
-  __tsan_acquire(&g_hb_block[0]);
-  __tsan_acquire(&g_hb_block[1]);
-  for (unsigned t = 0; t < n; ++t) __tsan_destroy_fiber(g_tsan_fib[t]);
+  __tsan_acquire(&g_hb_done);
+  tsan_end_fibers(n);
 #endif
   if (rc != kOk) {
     // Abandoned fibers leave live frames on their stacks; give the stacks
@@ -1069,6 +1190,14 @@ inline bool end_block(unsigned t, unsigned long long next_block) {
     ++g_block_gen;
     g_sync.begin(g_sync.n, block_index_of(next_block));
     poison_shared();
+#if defined(CUDACPU_TSAN)
+    if (!fresh_block_memory(g_dyn_smem_len)) {
+      g_sync.failed = kRuntime;
+      err_add("Gagal menyiapkan shared memory block (mmap).");
+      wake_all();
+      return false;
+    }
+#endif
     wake_all();
     return true;
   }
@@ -1103,6 +1232,7 @@ inline void* worker(void* p) {
       static_cast<unsigned long long>(g_grid_dim.x) * g_grid_dim.y * g_grid_dim.z;
   for (unsigned long long b = 0; b < blocks; ++b) {
     t_bid = block_index_of(b);
+    async_reset(t);
     try {
       g_thunk(g_args);
     } catch (Abort&) {
@@ -1120,6 +1250,12 @@ inline int run_grid() {
   const unsigned n = g_block_dim.x * g_block_dim.y * g_block_dim.z;
   g_sync.begin(n, block_index_of(0));
   poison_shared();
+#if defined(CUDACPU_TSAN)
+  if (!fresh_block_memory(g_dyn_smem_len)) {
+    err_add("Gagal menyiapkan shared memory block (mmap).");
+    return kRuntime;
+  }
+#endif
   g_block_gen = 0;
   static pthread_t threads[kMaxThreads];
   pthread_attr_t attr;
@@ -1209,6 +1345,182 @@ namespace cudacpu {
   abort_thread(kMisuse);
 }
 }  // namespace cudacpu
+
+// ---------------------------------------------------------------------------
+// Alignment of every access: UndefinedBehaviorSanitizer's -fsanitize=alignment
+// ---------------------------------------------------------------------------
+// build.py compiles every library with -fsanitize=alignment, so g++ checks the
+// alignment of each load, store, reference binding and member access through
+// a pointer (an 8-byte scalar read through a cast, a float4 read through a
+// reference, ...), not only the float2/float4 copies above. Its calls land
+// here (hidden, so they win over libubsan's printing handlers) and stop the
+// thread with the .cu line, as a GPU stops with cudaErrorMisalignedAddress.
+// Not inline: g++ emits the calls itself, so an inline one would never be emitted.
+namespace cudacpu {
+struct UbsanLocation {
+  const char* file;
+  std::uint32_t line, column;
+};
+struct UbsanType {
+  std::uint16_t kind, info;
+  char name[1];
+};
+struct UbsanMismatch {
+  UbsanLocation loc;
+  const UbsanType* type;
+  unsigned char log_alignment, check_kind;
+};
+[[noreturn]] CUDACPU_RT inline void misaligned_access(const UbsanMismatch* d, const void* p) {
+  const unsigned align = 1u << d->log_alignment;
+  if (!g_sync.failed) {
+    err_clear();
+    const uint3 b = cur_block_idx(), t = cur_thread_idx();
+    // g++ names the type as "'const struct float4'": keep "float4", read "const" as a load.
+    char type[96];
+    std::snprintf(type, sizeof type, "%s", d->type->name);
+    char* name = type;
+    bool is_const = false;
+    for (const char* prefix : {"'", "const ", "struct "}) {
+      const std::size_t k = std::strlen(prefix);
+      if (std::strncmp(name, prefix, k) == 0) {
+        is_const |= prefix[0] == 'c';
+        name += k;
+      }
+    }
+    if (const std::size_t k = std::strlen(name); k && name[k - 1] == '\'') name[k - 1] = '\0';
+    // check_kind: 0 load, 1 store, 2 reference binding, 3 member access, 4 member call, 5 constructor.
+    const unsigned kind = d->check_kind;
+    const char* how = kind == 0 || is_const ? "dibaca dari"
+                      : (kind == 1 || kind == 4 || kind == 5) ? "ditulis ke" : "diakses di";
+    err_add("Akses memori tidak sejajar (misaligned) di kernel '%s' (%s:%u), blockIdx (%u,%u,%u), "
+            "threadIdx (%u,%u,%u): %s %s alamat %p, yang bukan kelipatan %u byte. Di GPU kernel berhenti "
+            "dengan cudaErrorMisalignedAddress (\"misaligned address\"). Pakai offset yang kelipatan %u byte "
+            "(mis. indeks float kelipatan %u), atau baca per float.",
+            g_kernel, d->loc.file, d->loc.line, b.x, b.y, b.z, t.x, t.y, t.z, name, how, p, align,
+            align, align >= 4 ? align / 4 : 1);
+  }
+  abort_thread(kMisuse);
+}
+}  // namespace cudacpu
+extern "C" __attribute__((visibility("hidden"))) CUDACPU_RT void __ubsan_handle_type_mismatch_v1(
+    void* data, void* ptr) {
+  const auto* d = static_cast<const ::cudacpu::UbsanMismatch*>(data);
+  if (ptr == nullptr || d->log_alignment == 0) return;  // only alignment is checked (-fsanitize=alignment)
+  ::cudacpu::misaligned_access(d, ptr);
+}
+extern "C" __attribute__((visibility("hidden"))) CUDACPU_RT void __ubsan_handle_type_mismatch_v1_abort(
+    void* data, void* ptr) {
+  __ubsan_handle_type_mismatch_v1(data, ptr);
+}
+
+// ---------------------------------------------------------------------------
+// cp.async: asynchronous global -> shared copies (sm_80+), as PTX defines them
+// ---------------------------------------------------------------------------
+// A kernel built for the emulator calls
+//   cudacpu_cp_async(dst, src, cp_size, src_size)   cp.async.{ca,cg}.shared.global
+//   cudacpu_cp_async_commit()                       cp.async.commit_group
+//   cudacpu_cp_async_wait(n)                        cp.async.wait_group n
+// A copy fills its destination with 0xff bytes (NaN as float) at once and is
+// queued in the issuing thread's open group; commit closes that group;
+// wait_group(n) completes every committed group except the newest n (the
+// open group is never completed by a wait, as on a GPU). So a read of a stage
+// that is still in flight, a missing commit or a too-large n reads NaN, where
+// a synchronous copy would have hidden the bug.
+namespace cudacpu {
+constexpr unsigned kMaxAsync = 64;  // copies one thread may have in flight
+struct AsyncCopy {
+  unsigned char* dst;
+  const unsigned char* src;
+  unsigned size, src_size, group;
+};
+struct AsyncQueue {
+  unsigned n = 0, committed = 0;  // copies queued; groups closed so far
+  AsyncCopy c[kMaxAsync];
+};
+inline AsyncQueue g_async[kMaxThreads];
+
+// The queue is the runtime's bookkeeping (not checked by ThreadSanitizer);
+// the poisoning and the copies are the thread's own writes (checked).
+CUDACPU_RT inline unsigned cur_linear_thread() {
+  const uint3 t = cur_thread_idx();
+  return t.x + g_block_dim.x * (t.y + g_block_dim.y * t.z);
+}
+CUDACPU_RT inline void async_reset(unsigned t) {
+  g_async[t].n = 0;
+  g_async[t].committed = 0;
+}
+CUDACPU_RT inline bool async_push(const AsyncCopy& c) {
+  AsyncQueue& q = g_async[cur_linear_thread()];
+  if (q.n == kMaxAsync) return false;
+  q.c[q.n] = c;
+  q.c[q.n++].group = q.committed;
+  return true;
+}
+CUDACPU_RT inline void cp_async_commit() { ++g_async[cur_linear_thread()].committed; }
+// Moves the copies of every committed group but the newest `pending` to `done`.
+CUDACPU_RT inline unsigned async_take_done(int pending, AsyncCopy* done) {
+  AsyncQueue& q = g_async[cur_linear_thread()];
+  const long done_below = long(q.committed) - pending;
+  unsigned kept = 0, n_done = 0;
+  for (unsigned i = 0; i < q.n; ++i) {
+    if (long(q.c[i].group) < done_below) done[n_done++] = q.c[i];
+    else q.c[kept++] = q.c[i];
+  }
+  q.n = kept;
+  return n_done;
+}
+
+[[noreturn]] CUDACPU_RT __attribute__((format(printf, 3, 4))) inline void async_misuse(const char* file, int line,
+                                                                                    const char* fmt, ...) {
+  if (!g_sync.failed) {
+    err_clear();
+    const uint3 bl = cur_block_idx(), t = cur_thread_idx();
+    err_add("Pemakaian cp.async yang salah di kernel '%s' (%s:%d), blockIdx (%u,%u,%u), threadIdx (%u,%u,%u): ",
+            g_kernel, file, line, bl.x, bl.y, bl.z, t.x, t.y, t.z);
+    va_list ap;
+    va_start(ap, fmt);
+    if (g_err_len + 1 < sizeof g_err) {
+      const int k = std::vsnprintf(g_err + g_err_len, sizeof g_err - g_err_len, fmt, ap);
+      if (k > 0) g_err_len += static_cast<std::size_t>(k);
+      if (g_err_len >= sizeof g_err) g_err_len = sizeof g_err - 1;
+    }
+    va_end(ap);
+  }
+  abort_thread(kMisuse);
+}
+
+inline void cp_async(const char* file, int line, void* dst, const void* src, unsigned cp_size,
+                     unsigned src_size) {
+  if (cp_size != 4 && cp_size != 8 && cp_size != 16)
+    async_misuse(file, line, "ukuran salinan %u byte; cp.async hanya menyalin 4, 8 atau 16 byte.", cp_size);
+  if (src_size > cp_size)
+    async_misuse(file, line, "src_size %u lebih besar dari ukuran salinan %u byte.", src_size, cp_size);
+  if (reinterpret_cast<std::uintptr_t>(dst) % cp_size) misaligned("cp.async (tujuan)", dst, cp_size, true, file, line);
+  if (src_size && reinterpret_cast<std::uintptr_t>(src) % cp_size)
+    misaligned("cp.async (sumber)", src, cp_size, false, file, line);
+  auto* d = static_cast<unsigned char*>(dst);
+  if (!async_push(AsyncCopy{d, static_cast<const unsigned char*>(src), cp_size, src_size, 0}))
+    async_misuse(file, line, "lebih dari %u salinan cp.async belum ditunggu (cp.async.wait_group) di satu "
+                 "thread; tunggu kelompok lama dulu.", kMaxAsync);
+  std::memset(d, 0xff, cp_size);  // in flight: NaN until a wait completes it
+}
+
+inline void cp_async_wait(const char* file, int line, int pending) {
+  if (pending < 0) async_misuse(file, line, "wait_group %d tidak sah (harus >= 0).", pending);
+  AsyncCopy done[kMaxAsync];
+  const unsigned n = async_take_done(pending, done);
+  for (unsigned i = 0; i < n; ++i) {
+    const AsyncCopy& c = done[i];
+    std::memcpy(c.dst, c.src, c.src_size);
+    std::memset(c.dst + c.src_size, 0, c.size - c.src_size);  // zfill, like src_size < cp_size on a GPU
+  }
+}
+}  // namespace cudacpu
+
+#define cudacpu_cp_async(dst, src, cp_size, src_size) \
+  ::cudacpu::cp_async(__FILE__, __LINE__, (dst), (src), (cp_size), (src_size))
+#define cudacpu_cp_async_commit() ::cudacpu::cp_async_commit()
+#define cudacpu_cp_async_wait(n) ::cudacpu::cp_async_wait(__FILE__, __LINE__, (n))
 
 // ---------------------------------------------------------------------------
 // Launch entry points used by the generated trampolines

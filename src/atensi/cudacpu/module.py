@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from . import args as _args
-from . import build, source
+from . import build, resources, source
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError
 
 MODES = ("fibers", "threads", "shuffle")
@@ -235,6 +235,10 @@ class RawKernel:
                 f"{self._max_dyn} byte. Di GPU, lebih dari 48 KiB harus diizinkan dulu lewat "
                 f"kernel.max_dynamic_shared_size_bytes (maksimal {MAX_DYN_SMEM})."
             )
+        threads, arch = b[0] * b[1] * b[2], self.module.arch
+        if resources.could_be_refused(threads, int(shared_mem), arch):
+            resources.check_launch(self.name, self.module.kernel_uses().get(self.name), threads,
+                                   int(shared_mem), arch)
         packed = _args.pack(self.params, args, self.name)
         cfg = (ctypes.c_uint * 6)(*g, *b)
         if self.module.mode == "shuffle":
@@ -366,6 +370,14 @@ class RawModule:
             )
         self._lib = _load(self.library_path)
         self._functions: dict[str, RawKernel] = {}
+        self.arch = resources.arch_of(self.options)  # the GPU whose limits launches obey
+        self._code, self._uses = code, None
+
+    def kernel_uses(self) -> dict:
+        """Registers and static shared memory per kernel (ptxas, via NVRTC; {} without it)."""
+        if self._uses is None:
+            self._uses = resources.kernel_uses(self._code, self.path, self.options)
+        return self._uses
 
     @property
     def kernel_names(self) -> tuple[str, ...]:

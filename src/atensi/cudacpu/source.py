@@ -158,10 +158,53 @@ def _declared_names(decl: str) -> list[str]:
     return names
 
 
+def _in_function(plain: str, pos: int) -> bool:
+    """Is ``pos`` inside a function body (some enclosing ``{`` follows a ``)``)?"""
+    depth, i = 0, pos - 1
+    while i >= 0:
+        ch = plain[i]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth:
+                depth -= 1
+            elif plain[:i].rstrip().endswith(")") or re.search(r"\)\s*(?:const\s*)?$", plain[:i]):
+                return True
+        i -= 1
+    return False
+
+
+def _rename_declarators(decl: str, names: list[str]) -> str:
+    """``decl`` with each declared name prefixed by ``cudacpu_shvar_``."""
+    out, depth, cur, k = [], 0, "", 0
+    for ch in decl + ",":
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            head = re.split(r"[\[=]", cur, maxsplit=1)[0]
+            if k < len(names):
+                at = head.rfind(names[k])
+                if at >= 0:
+                    cur = cur[:at] + "cudacpu_shvar_" + cur[at:]
+                    k += 1
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return ",".join(out)
+
+
 def _register_static_shared(code: str, plain: str) -> str:
     """Follow each static ``__shared__`` declaration (at any scope) with a
     ``static const ::cudacpu::SharedReg`` on the same line, so the runtime can
-    poison the variable at every block start (see cuda_cpu.h)."""
+    poison the variable at every block start (see cuda_cpu.h).
+
+    Inside a function the variable is renamed ``cudacpu_shvar_<name>`` and
+    ``<name>`` becomes a reference from ``::cudacpu::shared_ref``: the variable
+    itself in a normal build, fresh memory for every block under
+    ThreadSanitizer (so nothing of one block's accesses is seen by the next)."""
     out, last, count = [], 0, 0
     for m in _SHARED.finditer(plain):
         before = plain[max(0, m.start() - 200):m.start()]
@@ -180,12 +223,21 @@ def _register_static_shared(code: str, plain: str) -> str:
             end += 1
         if end >= len(plain):
             continue
+        names = _declared_names(plain[m.end():end])
+        local = bool(names) and _in_function(plain, m.start())
+        decl = code[m.end():end]
+        if local:
+            decl = _rename_declarators(decl, names)
         regs = []
-        for name in _declared_names(plain[m.end():end]):
+        for name in names:
+            var = f"cudacpu_shvar_{name}" if local else name
             regs.append(f" static const ::cudacpu::SharedReg cudacpu_shared_reg_{count}_{name}"
-                        f"{{&{name}, sizeof({name})}};")
+                        f"{{&{var}, sizeof({var})}};")
+            if local:
+                regs.append(f" auto& {name} = ::cudacpu::shared_ref({var}, {count}u);")
             count += 1
-        out.append(code[last:end + 1])
+        out.append(code[last:m.end()])
+        out.append(decl + ";")
         out.append("".join(regs))
         last = end + 1
     out.append(code[last:])
@@ -200,7 +252,9 @@ def _rewrite_extern_shared(code: str, plain: str) -> str:
         volatile = "volatile " if "volatile" in m.group(1) else ""
         ctype = volatile + " ".join(m.group(2).split())
         name = m.group(3)
-        repl = f"{ctype}* const {name} = reinterpret_cast<{ctype}*>(::cudacpu::g_dyn_smem);"
+        # In a function: per-block memory under ThreadSanitizer (see _register_static_shared).
+        base = "::cudacpu::dyn_smem()" if _in_function(plain, m.start()) else "::cudacpu::g_dyn_smem"
+        repl = f"{ctype}* const {name} = reinterpret_cast<{ctype}*>({base});"
         repl += "\n" * m.group(0).count("\n")  # keep the following line numbers
         out.append(code[last:m.start()])
         out.append(repl)

@@ -3,6 +3,7 @@
     python -m atensi.kernels kernels/scores.cu          laporan satu berkas (sm_90)
     python -m atensi.kernels --arch sm_80               semua berkas di kernels/
     python -m atensi.kernels --tabel                    tabel ptxas sm_80 dan sm_90
+    python -m atensi.kernels --sass [berkas.cu ...]     campuran instruksi SASS (model)
 
 Kesalahan (berkas tidak ada, NVRTC tidak ada, argumen salah) dilaporkan dalam
 satu baris bahasa Indonesia, tanpa *traceback*. :func:`_main` mengembalikan
@@ -49,13 +50,29 @@ def _main(argv=None) -> int:
     parser = Parser(
         prog="python -m atensi.kernels",
         description="Kompilasi kernel dengan NVRTC dan tampilkan laporan ptxas.",
-        usage_line="python -m atensi.kernels [--arch sm_XX | --tabel] [berkas.cu ...]",
+        usage_line="python -m atensi.kernels [--arch sm_XX | --tabel | --sass] [berkas.cu ...]",
     )
     parser.add_argument("files", nargs="*", help="berkas .cu (bawaan: semua di kernels/)")
     parser.add_argument("--arch", default="sm_90", help="arsitektur, misalnya sm_80 (bawaan sm_90)")
     parser.add_argument("--tabel", action="store_true",
                         help="satu tabel ptxas untuk sm_80 dan sm_90 (register, shared, spill, okupansi)")
+    parser.add_argument("--sass", action="store_true",
+                        help="campuran instruksi SASS per kernel, bagian FFMA dan batas puncak FP32 (model)")
     args = parser.parse_args(argv)
+    if args.sass:
+        from atensi.kernels.sass import mix_table
+
+        problems = [p for p in map(_cli_file_problem, args.files) if p]
+        if problems:
+            print(problems[0], file=sys.stderr)
+            return 1
+        try:
+            print(mix_table([str(Path(f).resolve()) for f in args.files] or None, arch=args.arch))
+        except Exception as err:  # NVRTC or nvdisasm missing, a compile error: one line
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            print(f"Laporan SASS gagal: {first}", file=sys.stderr)
+            return 1
+        return 0
     if args.tabel:
         try:
             print(ptxas_table(args.files or None))

@@ -1,0 +1,153 @@
+"""Per-launch resource limits of a GPU, from NVRTC's ptxas report.
+
+When NVRTC is importable (``cupy`` with the ``nvidia-cuda-nvrtc`` wheel), a
+``RawModule`` compiles its .cu once more for the GPU architecture it models
+(``-arch=sm_XX`` in its ``options``, default sm_90) and reads each kernel's
+registers and static shared memory from ``-Xptxas=-v``. That compile (up to
+tens of seconds for a file of unrolled kernels) happens only for the first
+launch that could be refused at all (``could_be_refused``: more than 256
+threads per block, or more dynamic shared memory than the limit less the
+48 KiB that static shared memory may use), so ordinary launches never wait
+for it. A launch the GPU would refuse is then refused here too, before any work:
+
+* registers of one block (per warp: registers × 32, rounded up to 256) above
+  the 64K an SM has: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+* static + dynamic shared memory above the architecture's per-block limit
+  (227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/89, 96 KiB on sm_70):
+  CUDA_ERROR_INVALID_VALUE.
+
+(More than 48 KiB of dynamic shared memory without raising
+``max_dynamic_shared_size_bytes`` is refused by ``module.RawKernel`` itself.)
+Without NVRTC, or when NVRTC cannot compile the text (emulator-only code),
+nothing is known and nothing extra is checked. Reports are cached as JSON in
+the cudacpu cache folder, keyed by a hash of the text and the options.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+
+from . import build
+from .errors import LaunchConfigError
+
+REGISTERS_PER_BLOCK = 64 * 1024
+# Most shared memory (static + dynamic) one block may use, by architecture.
+MAX_SHARED_PER_BLOCK = {"sm_70": 96 * 1024, "sm_75": 64 * 1024, "sm_80": 163 * 1024, "sm_86": 99 * 1024,
+                        "sm_87": 163 * 1024, "sm_89": 99 * 1024, "sm_90": 227 * 1024}
+DEFAULT_ARCH = "sm_90"
+_ARCH = re.compile(r"^(?:-arch|--gpu-architecture)[= ](sm_\d+)a?$")
+
+
+@dataclass(frozen=True)
+class KernelUse:
+    registers: int
+    static_shared: int
+
+
+def arch_of(options) -> str:
+    """The ``sm_XX`` named by ``-arch=`` in ``options`` (default sm_90)."""
+    for opt in options:
+        m = _ARCH.match(opt) if isinstance(opt, str) else None
+        if m:
+            return m.group(1)
+    return DEFAULT_ARCH
+
+
+def shared_limit(arch: str) -> int:
+    return MAX_SHARED_PER_BLOCK.get(arch, MAX_SHARED_PER_BLOCK[DEFAULT_ARCH])
+
+
+def _nvrtc():
+    """cupy.cuda.nvrtc, loaded from the pip wheel when needed; None when unavailable."""
+    try:
+        from atensi.kernels.loading import _preload_cuda_wheels
+
+        _preload_cuda_wheels()
+        from cupy.cuda import nvrtc
+
+        nvrtc.getVersion()
+        return nvrtc
+    except Exception:
+        return None
+
+
+def _compile(nvrtc, code: str, path: str, options: tuple) -> dict[str, KernelUse] | None:
+    from atensi.kernels.compiling import _parse_ptxas
+
+    program = nvrtc.createProgram(code, path, [], [])
+    try:
+        try:
+            nvrtc.compileProgram(program, list(options))
+        except nvrtc.NVRTCError:
+            return None
+        log = nvrtc.getProgramLog(program).rstrip("\x00")
+    finally:
+        nvrtc.destroyProgram(program)
+    return {name: KernelUse(k.registers, k.shared_bytes) for name, k in _parse_ptxas(log).items()}
+
+
+def kernel_uses(code: str, path: str, options=()) -> dict[str, KernelUse]:
+    """{kernel: registers and static shared bytes} for the modelled architecture; {} when unknown."""
+    nvrtc = _nvrtc()
+    if nvrtc is None:
+        return {}
+    arch = arch_of(options)
+    kept = tuple(o for o in options if isinstance(o, str) and o.startswith(("-D", "-U", "-I")))
+    nvrtc_options = ("-std=c++17", f"-arch={arch}", "-Xptxas=-v") + kept
+    key = hashlib.sha256("\0".join((code, path, *nvrtc_options, str(nvrtc.getVersion()))).encode()).hexdigest()
+    cache = build.cache_dir() / f"ptxas-{key[:24]}.json"
+    try:
+        data = json.loads(cache.read_text())
+        return {name: KernelUse(*v) for name, v in data.items()}
+    except (OSError, ValueError, TypeError):
+        pass
+    found = _compile(nvrtc, code, path, nvrtc_options)
+    if found is None:
+        return {}
+    fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=cache.name + ".", suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump({name: [u.registers, u.static_shared] for name, u in found.items()}, f)
+    os.replace(tmp, cache)
+    return found
+
+
+MAX_REGISTERS_PER_THREAD = 255
+MAX_STATIC_SHARED = 48 * 1024
+
+
+def could_be_refused(threads: int, dynamic_shared: int, arch: str) -> bool:
+    """Can any kernel be refused for this launch? (255 registers × 256 threads fit 64K.)"""
+    warps = -(-threads // 32)
+    worst_per_warp = -(-MAX_REGISTERS_PER_THREAD * 32 // 256) * 256
+    return (warps * worst_per_warp > REGISTERS_PER_BLOCK
+            or dynamic_shared + MAX_STATIC_SHARED > shared_limit(arch))
+
+
+def check_launch(kernel: str, use: KernelUse | None, threads: int, dynamic_shared: int, arch: str) -> None:
+    """Refuse (LaunchConfigError, in Indonesian) what the GPU would refuse."""
+    if use is None:
+        return
+    warps = -(-threads // 32)
+    per_warp = -(-use.registers * 32 // 256) * 256
+    if warps * per_warp > REGISTERS_PER_BLOCK:
+        raise LaunchConfigError(
+            f"Peluncuran kernel '{kernel}' ditolak: kernel ini memakai {use.registers} register per thread "
+            f"(laporan ptxas, {arch}), jadi satu block {threads} thread butuh {warps} warp × {per_warp} = "
+            f"{warps * per_warp} register, padahal satu SM hanya punya {REGISTERS_PER_BLOCK}. Di GPU, "
+            "peluncuran ini gagal dengan CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (\"too many resources requested "
+            "for launch\"). Kecilkan block, atau batasi register dengan __launch_bounds__(jumlah_thread)."
+        )
+    limit = shared_limit(arch)
+    total = use.static_shared + dynamic_shared
+    if total > limit:
+        raise LaunchConfigError(
+            f"Peluncuran kernel '{kernel}' ditolak: shared memory statis {use.static_shared} byte + dinamis "
+            f"{dynamic_shared} byte = {total} byte per block, padahal {arch} mengizinkan paling banyak "
+            f"{limit} byte ({limit // 1024} KiB) per block. Di GPU, peluncuran ini gagal dengan "
+            "CUDA_ERROR_INVALID_VALUE. Kecilkan shared_mem atau ubin shared memory kernel ini."
+        )

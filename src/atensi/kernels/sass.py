@@ -1,0 +1,186 @@
+"""Campuran instruksi SASS per kernel, tanpa GPU: model kecepatan yang kasar.
+
+    instruction_mix(path, arch="sm_90")   {kernel: Mix}, dari cubin NVRTC + nvdisasm
+    mix_table(files=None, arch="sm_90")   tabel teks untuk ``python -m atensi.kernels --sass``
+
+NVRTC (opsi yang sama dengan CuPy) mengompilasi berkas .cu menjadi cubin, dan
+``nvdisasm`` (wheel pip ``nvidia-cuda-nvdisasm``) mengubahnya menjadi SASS.
+Setiap instruksi dihitung per kelompok (FFMA, FP lain, LDS/STS, SHFL,
+LDG/LDGSTS/STG, BAR, lainnya), untuk seluruh kernel dan untuk perulangan
+dalam terpanas: rentang lompatan mundur (``BRA`` ke alamat lebih kecil) yang
+memuat FFMA terbanyak, yaitu ubin yang dijalankan berulang-ulang.
+
+Model: satu penjadwal warp mengeluarkan satu instruksi per siklus, dan puncak
+FP32 berarti satu FFMA per siklus per penjadwal; jadi bagian FFMA di
+perulangan dalam adalah batas atas bagian puncak FP32 yang bisa dicapai. Bila
+okupansi (ptxas) memberi kurang dari satu warp per penjadwal (4 per SM),
+batas itu dikalikan warp per penjadwal. Ini model, bukan ukuran: latensi
+memori, konflik bank dan cabang tidak dihitung.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+GROUPS = ("FFMA", "FP lain", "LDS/STS", "SHFL", "LDG/LDGSTS/STG", "BAR", "lainnya")
+_FP_OTHER = {"FADD", "FMUL", "FMNMX", "FSEL", "FSETP", "FSET", "MUFU", "FCHK", "FRND", "F2F", "FMAX", "FMIN",
+             "FSWZADD", "I2F", "F2I"}
+_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)([.\w]*)\s*(.*)$")
+_TARGET = re.compile(r"`?\(\.L_x_(\d+)\)")
+_LABEL = re.compile(r"^\.L_x_(\d+):")
+_FUNC = re.compile(r"^\.text\.(\w+):")
+SCHEDULERS_PER_SM = 4
+
+
+def group_of(op: str) -> str:
+    if op == "FFMA":
+        return "FFMA"
+    if op in _FP_OTHER:
+        return "FP lain"
+    if op in ("LDS", "STS", "LDSM"):
+        return "LDS/STS"
+    if op == "SHFL":
+        return "SHFL"
+    if op in ("LDG", "LDGSTS", "STG", "LDGDEPBAR"):
+        return "LDG/LDGSTS/STG"
+    if op in ("BAR", "DEPBAR"):
+        return "BAR"
+    return "lainnya"
+
+
+@dataclass
+class Mix:
+    """Counts per group (GROUPS) for a whole kernel and for its hottest inner loop."""
+
+    kernel: Counter = field(default_factory=Counter)
+    loop: Counter = field(default_factory=Counter)
+
+    @staticmethod
+    def share(c: Counter) -> float:
+        total = sum(c.values())
+        return c["FFMA"] / total if total else 0.0
+
+    def peak_bound(self, resident_warps: int | None = None) -> float:
+        """Upper bound on the share of FP32 peak (issue model; see the module docstring)."""
+        bound = self.share(self.loop or self.kernel)
+        if resident_warps is not None:
+            bound *= min(1.0, resident_warps / SCHEDULERS_PER_SM)
+        return bound
+
+
+def nvdisasm() -> str | None:
+    """The nvdisasm program: from the pip wheel (nvidia/cu*/bin), else on PATH."""
+    try:
+        import nvidia
+
+        for root in nvidia.__path__:
+            for cand in sorted(Path(root).glob("*/bin/nvdisasm"), reverse=True):
+                if cand.is_file():
+                    return str(cand)
+    except ImportError:
+        pass
+    return shutil.which("nvdisasm")
+
+
+def _cubin(path: Path, arch: str) -> bytes:
+    from cupy.cuda import nvrtc
+
+    from atensi.kernels.compiling import CompileError, _cupy_options
+    from atensi.kernels.loading import _display_name, _preload_cuda_wheels
+
+    _preload_cuda_wheels()
+    name = _display_name(path)
+    program = nvrtc.createProgram(path.read_text(), name, [], [])
+    try:
+        try:
+            nvrtc.compileProgram(program, list(_cupy_options(arch)))
+        except nvrtc.NVRTCError:
+            raise CompileError(name, nvrtc.getProgramLog(program).rstrip("\x00")) from None
+        data = nvrtc.getCUBIN(program)
+    finally:
+        nvrtc.destroyProgram(program)
+    # CuPy drops the last byte of the ELF (its size counts a terminating NUL).
+    return data + b"\0"
+
+
+def parse_sass(text: str) -> dict[str, Mix]:
+    """{kernel: Mix} from nvdisasm's output."""
+    funcs: dict[str, list[tuple[int, str, str]]] = {}
+    labels: dict[str, dict[str, int]] = {}
+    current, last_addr = None, 0
+    for raw in text.splitlines():
+        line = raw.strip()
+        if m := _FUNC.match(line):
+            current = m.group(1)
+            funcs[current], labels[current] = [], {}
+            continue
+        if current is None:
+            continue
+        if m := _LABEL.match(line):
+            labels[current][m.group(1)] = last_addr + 16  # the next instruction
+            continue
+        if m := _LINE.search(line):
+            addr = int(m.group(1), 16)
+            funcs[current].append((addr, m.group(2), m.group(4)))
+            last_addr = addr
+    mixes = {}
+    for name, instrs in funcs.items():
+        mix = Mix()
+        for _, op, _ in instrs:
+            mix.kernel[group_of(op)] += 1
+        best = None
+        for addr, op, rest in instrs:
+            t = _TARGET.search(rest) if op == "BRA" else None
+            start = labels[name].get(t.group(1)) if t else None
+            if start is None or start > addr:
+                continue
+            body = Counter(group_of(o) for a, o, _ in instrs if start <= a <= addr)
+            if best is None or body["FFMA"] > best["FFMA"]:
+                best = body
+        mix.loop = best or Counter()
+        mixes[name] = mix
+    return mixes
+
+
+def instruction_mix(path, arch: str = "sm_90") -> dict[str, Mix]:
+    tool = nvdisasm()
+    if tool is None:
+        raise RuntimeError("nvdisasm tidak ditemukan. Pasang dengan pip install -r requirements-dev.txt "
+                           "(paket nvidia-cuda-nvdisasm).")
+    data = _cubin(Path(path), arch)
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(data)
+        f.flush()
+        out = subprocess.run([tool, "-c", f.name], capture_output=True, text=True, timeout=120, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"nvdisasm gagal (kode {out.returncode}): {out.stderr.strip()[:300]}")
+    return parse_sass(out.stdout)
+
+
+def mix_table(files=None, arch: str = "sm_90") -> str:
+    """One row per kernel: the inner loop's mix, its FFMA share and the peak bound."""
+    from atensi.kernels.compiling import compile_report
+    from atensi.kernels.loading import kernels_dir
+
+    files = files or sorted(str(p) for p in kernels_dir().glob("*.cu"))
+    head = ("kernel", *GROUPS, "total", "FFMA %", "batas puncak FP32 %")
+    rows = []
+    for file in files:
+        report = compile_report(file, arch=arch)
+        for name, mix in sorted(instruction_mix(file, arch).items()):
+            res = report.kernels.get(name)
+            warps = round(res.occupancy * 64) if res else None  # sm_80/sm_90: 64 warps per SM
+            c = mix.loop or mix.kernel
+            rows.append((name, *(str(c[g]) for g in GROUPS), str(sum(c.values())),
+                         f"{100 * mix.share(c):.0f}", f"{100 * mix.peak_bound(warps):.0f}"))
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    lines = [f"Campuran instruksi SASS perulangan dalam ({arch}; model, bukan ukuran)",
+             "  ".join(h.ljust(w) for h, w in zip(head, widths))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows]
+    return "\n".join(lines)
