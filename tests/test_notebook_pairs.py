@@ -42,7 +42,7 @@ def test_toc_order_and_titles():
         "Softmax",
         "Jumlah Tertimbang Vektor *Value*",
         "Menyatukan Langkah: Satu *Forward Pass*",
-        "Gradien: *Attention* Mundur",
+        "Gradien: Atensi Mundur",
         "Melatih Model Kecil",
         "Menjalankan Buku Ini",
         "Glosarium",
