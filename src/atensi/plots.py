@@ -95,22 +95,53 @@ def to_png(fig, dpi=None, palette=None, fast=False):
 
     Tanpa ``bbox_inches="tight"``: posisi dalam pecahan Figure tetap berlaku
     pada gambar (dipakai penanda baris di versi statis).
-    """
-    buf = io.BytesIO()
-    # The description travels inside the PNG: the book uses it as alt text.
-    fig.savefig(buf, format="png", dpi=dpi or fig.dpi, facecolor=fig.get_facecolor(),
-                metadata={"Description": describe(fig)},
-                pil_kwargs={"compress_level": 1 if fast else 6})
-    if not palette:
-        return buf.getvalue()
-    from PIL import Image
 
-    buf.seek(0)
-    image = Image.open(buf).convert("RGB")
-    small = image.quantize(colors=int(palette), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    PNG membawa dua keterangan: ``Description`` (teks alternatif, dipakai
+    buku) dan ``MinFontPx``, tinggi huruf terkecil di gambar dalam piksel PNG
+    (dipakai uji ponsel untuk menghitung ukurannya di layar).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image, PngImagePlugin
+
+    dpi = dpi or fig.dpi
+    old_dpi = fig.dpi
+    fig.set_dpi(dpi)
+    try:
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        image = Image.fromarray(np.asarray(canvas.buffer_rgba())).convert("RGB")
+        min_font_px = _smallest_text_pt(fig) * dpi / 72
+    finally:
+        fig.set_dpi(old_dpi)
+    info = PngImagePlugin.PngInfo()
+    # The description travels inside the PNG: the book uses it as alt text.
+    info.add_text("Description", describe(fig))
+    info.add_text("MinFontPx", f"{min_font_px:.2f}")
+    if palette:
+        image = image.quantize(colors=int(palette), method=Image.Quantize.MEDIANCUT,
+                               dither=Image.Dither.NONE)
     out = io.BytesIO()
-    small.save(out, format="PNG", optimize=True)
+    if palette:
+        image.save(out, format="PNG", optimize=True, pnginfo=info)
+    else:
+        image.save(out, format="PNG", compress_level=1 if fast else 6, pnginfo=info)
     return out.getvalue()
+
+
+def _smallest_text_pt(fig):
+    """Ukuran (poin) teks terkecil yang tampak di Figure yang sudah digambar."""
+    from matplotlib.text import Text
+
+    box = fig.bbox
+    sizes = []
+    for text in fig.findobj(Text):
+        if not (text.get_visible() and text.get_text().strip()) or text.get_alpha() == 0:
+            continue
+        extent = text.get_window_extent()
+        if extent.x1 < box.x0 or extent.x0 > box.x1 or extent.y1 < box.y0 or extent.y0 > box.y1:
+            continue
+        sizes.append(text.get_fontsize())
+    return min(sizes) if sizes else FONT
 
 
 def _labels(ax, title=None, xlabel=None, ylabel=None):
