@@ -208,19 +208,20 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
     image = ax.imshow(np.ma.masked_array(M, hidden), cmap=colormap, vmin=vmin, vmax=vmax,
                       interpolation="nearest")
     rows, cols = M.shape
+    decimals = _cell_decimals(ax, M, hidden, masked_label) if max(rows, cols) <= 8 else None
     if annotate is None:
-        # Numbers only where a cell holds "0,25" at SMALL points.
-        annotate = max(rows, cols) <= 8 and _numbers_fit(ax, M, hidden, masked_label)
+        # Numbers only where they fit their cells at SMALL points.
+        annotate = decimals is not None
     if annotate:
+        decimals = 1 if decimals is None else decimals
         lo, hi = image.get_clim()
-        whole = bool(np.all(M[~hidden] == np.round(M[~hidden])))  # integers: no ",00"
         size = SMALL
         for i in range(rows):
             for j in range(cols):
                 if hidden[i, j]:
                     text, dark = masked_label, False
                 else:
-                    text = _cell_text(M[i, j], whole)
+                    text = _cell_text(M[i, j], decimals)
                     level = (M[i, j] - lo) / (hi - lo) if hi > lo else 0.5
                     dark = _is_dark(colormap, level)
                 ax.text(j, i, text, ha="center", va="center", fontsize=size,
@@ -236,20 +237,25 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
     return image
 
 
-def _cell_text(x, whole):
-    return format_number(x, 0 if whole else (2 if abs(x) < 10 else 1))
+def _cell_text(x, decimals):
+    return format_number(x, decimals if abs(x) < 10 else max(0, decimals - 1))
 
 
-def _numbers_fit(ax, M, hidden, masked_label):
-    """True bila angka terlebar muat di selnya pada SMALL poin (heatmap persegi)."""
+def _cell_decimals(ax, M, hidden, masked_label):
+    """Desimal terbanyak (2, 1 atau 0) yang membuat angka terlebar muat di selnya
+    pada SMALL poin; None bila tidak ada yang muat."""
     rows, cols = M.shape
     box = ax.get_position()
     fig_w, fig_h = ax.figure.get_size_inches()
     cell_pt = 72 * min(box.width * fig_w / cols, box.height * fig_h / rows)
     whole = bool(np.all(M[~hidden] == np.round(M[~hidden])))
-    texts = [_cell_text(x, whole) for x in M[~hidden]] + ([masked_label] if hidden.any() else [])
-    widest = max((len(t) for t in texts), default=1)
-    return widest * 0.6 * SMALL <= 0.95 * cell_pt
+    for decimals in ((0,) if whole else (2, 1, 0)):
+        texts = [_cell_text(x, decimals) for x in M[~hidden]]
+        texts += [masked_label] if hidden.any() else []
+        widest = max((len(t) for t in texts), default=1)
+        if widest * 0.6 * SMALL <= 0.95 * cell_pt:
+            return decimals
+    return None
 
 
 def _cmap(name):
@@ -421,10 +427,10 @@ def sharpness_figure(dots, row_scores, *, d_k, scale, limit):
     spread = format_number(np.std(dots), 2 if np.std(dots) < 10 else 1)
     kind = "dibagi √d_k" if scale else "tanpa pembagian"
     _draw_histogram(top, dots, limit=limit,
-                    title=f"Sebaran {format_number(len(dots), 0)} dot product acak, {kind}\n"
+                    title=f"{format_number(len(dots), 0)} dot product acak, {kind}\n"
                           f"d_k = {int(d_k)}: simpangan baku ≈ {spread}")
     p = softmax(np.asarray(row_scores, dtype=np.float64))
-    _draw_row_bars(bottom, p, title=f"Softmax satu baris ({p.size} key); garis putus = seragam",
+    _draw_row_bars(bottom, p, title=f"Satu baris softmax ({p.size} key); garis = seragam",
                    reference=1 / p.size)
     return fig
 
@@ -535,7 +541,7 @@ def row_figure(scores_row, weights_row, V, output, *, row, temperature, limits):
     ax_v.set_ylim(y0, y1)
     ax_v.xaxis.set_major_formatter(_TICKS)
     ax_v.yaxis.set_major_formatter(_TICKS)
-    _style(ax_v, title=f"V[j]: makin besar, makin berbobot. ★ = keluaran[{row}]")
+    _style(ax_v, title=f"V[j] (besar = berbobot); ★ = keluaran[{row}]")
     return fig
 
 
