@@ -1,5 +1,7 @@
 """Every page of the built book on a 360 px phone screen: nothing makes the
-page wider than the screen, and no figure text is drawn below 9 CSS px.
+page wider than the screen, every table or printed output wider than the
+screen scrolls in its own box under a "geser ke samping" hint, and no figure
+text is drawn below 9 CSS px.
 
 Figure text is measured from the PNG itself: ``atensi.plots.to_png`` writes
 the pixel height of the smallest text of the figure into the PNG
@@ -48,6 +50,18 @@ OVERFLOW = """
 }
 """
 
+# Boxes (tables, printed output) wider than their box on screen, and whether
+# _ext/static/wide-tables.js put its "geser ke samping" hint above them.
+WIDE_BOXES = """
+() => [...document.querySelectorAll(".pst-scrollable-table-container, div.tabel-lebar, div.cell_output pre")]
+  .filter(box => box.clientWidth > 0 && box.scrollWidth > box.clientWidth + 1)
+  .map(box => ({
+    text: box.textContent.trim().slice(0, 40),
+    hint: !!(box.previousElementSibling && box.previousElementSibling.classList.contains("geser-petunjuk")),
+    scrolls: ["auto", "scroll"].includes(getComputedStyle(box).overflowX),
+  }))
+"""
+
 # Rendered size of each raster image in the article.
 IMAGES = """
 () => [...document.querySelectorAll("main img")].map(img => ({
@@ -94,6 +108,11 @@ def test_page_fits_a_phone_and_its_figures_stay_legible(page, open_page, built_b
     assert state["scrollWidth"] <= PHONE_WIDTH, (
         f"{page}: halaman selebar {state['scrollWidth']} px di layar {PHONE_WIDTH} px; "
         f"yang menonjol: {state['culprits']}"
+    )
+    hidden_columns = [box["text"] for box in opened.page.evaluate(WIDE_BOXES)
+                      if not (box["hint"] and box["scrolls"])]
+    assert hidden_columns == [], (
+        f"{page}: tabel/keluaran lebih lebar dari layar tanpa gulir dan petunjuk: {hidden_columns}"
     )
     too_small = []
     for image in opened.page.evaluate(IMAGES):

@@ -24,6 +24,9 @@
 
   let pending = null;
   window.addEventListener("load", mark);
+  // A table inside a dropdown has no width until the reader opens it.
+  document.addEventListener("click", () => setTimeout(mark, 50));
+  document.addEventListener("toggle", () => setTimeout(mark, 50), true);
   window.addEventListener("resize", () => {
     clearTimeout(pending);
     pending = setTimeout(mark, 150);
