@@ -436,8 +436,8 @@ def test_f_rendered_pages_show_the_seed_numbers(built_book):
     mask = page_soup(built_book, "mask_kausal")
     text = main_text(mask)
     assert "np.float16(-1e9) : -inf" in text
-    assert "softmax naif, baris -inf : [nan nan nan nan]" in text
-    assert "reference.softmax, baris -inf : [0. 0. 0. 0.]" in text
+    assert "softmax naif, baris -inf : (nan; nan; nan; nan)" in text
+    assert "reference.softmax, baris -inf : (0,00; 0,00; 0,00; 0,00)" in text
     assert "0 (sama persis)" in text and "{glue" not in text
     assert mask.select_one('[data-explorer="mask"]') is not None
 
