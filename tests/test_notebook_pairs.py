@@ -38,7 +38,7 @@ READING_ORDER = [
     "Softmax",
     "Jumlah Tertimbang Vektor *Value*",
     "Menyatukan Langkah: Satu *Forward Pass*",
-    "Gradien: *Attention* Mundur",
+    "Gradien: Atensi Mundur",
     "Melatih Model Kecil",
     "Menjalankan Buku Ini",
     "Glosarium",

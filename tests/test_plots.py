@@ -45,7 +45,7 @@ def test_figures_show_themselves_as_png_without_pyplot():
     data = fig._repr_png_()
     assert data.startswith(b"\x89PNG")
     width, height = png_size(data)
-    assert abs(width - 4.6 * plots.DPI) <= 1 and abs(height - 3.8 * plots.DPI) <= 1
+    assert abs(width - plots.MAX_WIDTH * plots.DPI) <= 1 and abs(height - 3.8 * plots.DPI) <= 1
 
 
 def test_to_png_palette_is_smaller_and_keeps_size():
@@ -106,8 +106,12 @@ def test_chapter_figures_from_other_chapters():
     assert "MiB" in texts(fig)
     fig = plots.metrics_vs_d_k([1, 64, 4096], [("Peluang terbesar", "p", {"a": [0.2, 0.8, 1.0]})])
     assert len(fig.axes) == 1
-    fig = plots.heatmap_pair(np.eye(3), causal_mask(np.ones((3, 3))), titles=("kiri", "kanan"))
+    fig = plots.heatmap_pair(np.eye(3), causal_mask(np.ones((3, 3))), titles=("atas", "bawah"))
     assert len(fig.axes) == 3  # two heatmaps and one shared colour bar
+    top, bottom = (ax.get_position() for ax in fig.axes[:2])
+    assert top.y0 > bottom.y1  # stacked: each panel as wide as the figure allows
+    mask = plots.heatmap_pair(np.tril(np.ones((4, 4))), np.eye(4), titles=("a", "b"), colorbar=False)
+    assert len(mask.axes) == 2  # a 0/1 pattern needs no colour bar
     with pytest.raises(ValueError, match="temperatures"):
         plots.softmax_temperature([1.0, 2.0], [0])
 
@@ -186,3 +190,37 @@ def test_work_map_colours_each_category_and_has_no_colour_bar():
     assert len(big.axes[0].get_xticks()) <= 9 and len(big.axes[0].get_yticks()) <= 9
     with pytest.raises(ValueError, match="'M'.*0..1"):
         plots.work_map(M, ["a", "b"])
+
+
+def _min_font_px_on_phone(fig, rendered=328):
+    image = Image.open(io.BytesIO(plots.to_png(fig)))
+    return float(image.info["MinFontPx"]) * min(rendered, image.size[0]) / image.size[0]
+
+
+def test_png_carries_its_smallest_text_and_chapter_figures_stay_legible_on_a_phone():
+    fig = plots.new_figure(4.0, 2.0)
+    ax = fig.add_subplot()
+    ax.set_title("judul", fontsize=12)
+    ax.text(0.5, 0.5, "kecil", fontsize=6)
+    assert float(Image.open(io.BytesIO(plots.to_png(fig))).info["MinFontPx"]) == pytest.approx(
+        6 / 72 * plots.DPI, abs=0.01)
+    rng = np.random.default_rng(0)
+    figures = [plots.heatmap(rng.standard_normal((8, 8)), "skor"), plots.mask_pattern(8),
+               plots.heatmap_pair(rng.standard_normal((8, 8)), rng.standard_normal((8, 8)),
+                                  titles=("a", "b"), title="dua"),
+               plots.softmax_row_bars(np.array([0.5, 0.3, 0.2]), scores=np.array([1.0, 0.5, 0.0])),
+               plots.softmax_temperature([1.0, 2.0, 3.0], [0.5, 1, 2]),
+               plots.metrics_vs_d_k([4, 16], [("p", "y", {"a": [0.1, 0.2]})], title="t")]
+    for fig in figures:
+        assert fig.get_figwidth() <= plots.MAX_WIDTH
+        assert _min_font_px_on_phone(fig) >= 9
+
+
+def test_heatmap_writes_numbers_only_where_they_fit():
+    rng = np.random.default_rng(1)
+    small = plots.heatmap(rng.standard_normal((4, 4)))
+    assert "0," in texts(small) or "−0," in texts(small)
+    stacked = plots.heatmap_pair(rng.standard_normal((8, 8)), rng.standard_normal((8, 8)),
+                                 titles=("a", "b"))
+    # "−0,63" at 9 pt does not fit a cell of the stacked 8 × 8 panels: no numbers there.
+    assert not any("," in t.get_text() for ax in stacked.axes[:2] for t in ax.texts)

@@ -101,5 +101,7 @@ def setup(app):
 
     app.add_css_file("wide-math.css")
     app.add_js_file("wide-math.js", defer="defer")
+    app.add_css_file("wide-tables.css")
+    app.add_js_file("wide-tables.js", defer="defer")
     app.add_css_file("kontras.css")
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import html
 
+import math
+
 import numpy as np
 
 from . import plots, widgets
@@ -106,17 +108,21 @@ def attention_figure(A, text, *, title=None):
     ax = fig.add_axes([0.17, 0.03, 0.76, 0.7] if words else [0.08, 0.03, 0.78, 0.78])
     plots.draw_heatmap(ax, A, cmap="Blues", vmin=0, vmax=1, annotate=False,
                        xlabel=None, ylabel=None)
-    font = max(4.5, min(plots.SMALL, 260 / max(T, 1)))
-    ax.set_xticks(range(T))
-    ax.set_yticks(range(T))
-    ax.set_xticklabels(labels, fontsize=font, family="monospace", rotation=90 if words else 0)
-    ax.set_yticklabels(labels, fontsize=font, family="monospace")
+    # Every character while they fit at SMALL points, otherwise every step-th one:
+    # smaller letters would be unreadable on a phone.
+    step = max(1, math.ceil(T * plots.SMALL / 260))
+    ticks = range(0, T, step)
+    ax.set_xticks(ticks)
+    ax.set_yticks(ticks)
+    ax.set_xticklabels([labels[t] for t in ticks], fontsize=plots.SMALL, family="monospace",
+                       rotation=90 if words else 0)
+    ax.set_yticklabels([labels[t] for t in ticks], fontsize=plots.SMALL, family="monospace")
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=1)
     if title:
         fig.text(0.02, 0.985, title, fontsize=plots.FONT, va="top")
     fig.text(0.02, 0.93, "kolom: key yang dilihat →   baris: query ↓",
-             fontsize=plots.SMALL - 1, va="top", color="#555555")
+             fontsize=plots.SMALL, va="top", color="#555555")
     return fig
 
 
@@ -267,8 +273,8 @@ def _smooth(values, width):
 def training_curve_figure(curve, *, bigram=None, unigram=None, title=None, smooth=25):
     """Loss latih (rata-rata bergerak ``smooth`` langkah) dan validasi terhadap langkah,
     dengan garis pembanding bigram dan unigram bila diberikan."""
-    fig = plots.new_figure(5.0, 3.4)
-    ax = fig.add_axes([0.13, 0.15, 0.84, 0.72])
+    fig = plots.new_figure(plots.MAX_WIDTH, 3.4)
+    ax = fig.add_axes([0.16, 0.15, 0.81, 0.72])
     steps = np.asarray(curve["step"], dtype=np.float64)
     width = min(smooth, max(1, steps.size // 5))
     y = _smooth(curve["train"], width)
@@ -280,7 +286,7 @@ def training_curve_figure(curve, *, bigram=None, unigram=None, title=None, smoot
         if value is not None:
             ax.axhline(value, color="#555555", ls=style, lw=1)
             ax.text(steps[-1], value, f" {label} {plots.format_number(value, 2)}",
-                    va="bottom", ha="right", fontsize=plots.SMALL - 0.5, color="#555555")
+                    va="bottom", ha="right", fontsize=plots.SMALL, color="#555555")
     ax.legend(fontsize=plots.SMALL, frameon=False, loc="upper right")
     ax.yaxis.set_major_formatter(plots._TICKS)
     ax.grid(True, color="#e5e5e5", lw=0.6)
@@ -289,11 +295,11 @@ def training_curve_figure(curve, *, bigram=None, unigram=None, title=None, smoot
 
 
 def experiment_figure(result, *, smooth=10):
-    """Eksperimen √d_k: loss (kiri) dan entropi atensi per layer (kanan), dengan
+    """Eksperimen √d_k: loss (atas) dan entropi atensi per lapisan (bawah), dengan
     dan tanpa pembagian, seed yang sama."""
-    fig = plots.new_figure(5.0, 6.4)
-    ax_loss = fig.add_axes([0.14, 0.64, 0.83, 0.3])
-    ax_ent = fig.add_axes([0.14, 0.22, 0.83, 0.3])
+    fig = plots.new_figure(plots.MAX_WIDTH, 6.6)
+    ax_loss = fig.add_axes([0.16, 0.64, 0.81, 0.3])
+    ax_ent = fig.add_axes([0.16, 0.24, 0.81, 0.3])
     colors = {"dengan": plots.BAR, "tanpa": plots.HIGHLIGHT}
     names = {"dengan": "dibagi √d_k", "tanpa": "tanpa pembagian"}
     for key, run in result["runs"].items():
@@ -307,9 +313,9 @@ def experiment_figure(result, *, smooth=10):
         for layer in range(ent.shape[1]):
             ax_ent.plot(run["val_step"], ent[:, layer], color=colors[key],
                         ls="-" if layer == 0 else "--", marker="o" if layer == 0 else "s",
-                        ms=3, lw=1.3, label=f"{names[key]}, layer {layer + 1}")
-    ax_loss.legend(fontsize=plots.SMALL - 1, frameon=False, loc="upper right")
-    ax_ent.legend(fontsize=plots.SMALL - 1, frameon=False, loc="upper center",
+                        ms=3, lw=1.3, label=f"{names[key]}, lapisan {layer + 1}")
+    ax_loss.legend(fontsize=plots.SMALL, frameon=False, loc="upper right")
+    ax_ent.legend(fontsize=plots.SMALL, frameon=False, loc="upper center",
                   bbox_to_anchor=(0.45, -0.2), ncol=2)
     for ax in (ax_loss, ax_ent):
         ax.yaxis.set_major_formatter(plots._TICKS)

@@ -11,7 +11,7 @@ Gambar untuk bab:
     softmax_row_bars(p)            satu baris softmax sebagai batang
     dot_product_histograms(data)   sebaran dot product untuk beberapa d_k
     metrics_vs_d_k(d_k, panels)    ukuran (peluang terbesar, entropi, ‖J‖) terhadap d_k
-    heatmap_pair(kiri, kanan)      dua matriks berdampingan, skala warna sama
+    heatmap_pair(atas, bawah)      dua matriks bertumpuk, skala warna sama
     roofline(puncak, pita, titik)  atap roofline dan intensitas setiap kernel
     work_map(M, label)             pola kerja kernel per sel, tanpa batang warna
 
@@ -37,10 +37,13 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .formatting import id_bytes, id_float
 
-# Text sizes chosen so that a 5-inch figure shrunk to a 360 px phone screen
-# stays legible.
-FONT = 9.5
-SMALL = 8.0
+# Text sizes chosen so that a figure shrunk to the ~330 px a phone gives it
+# keeps every text at 9 CSS px or more: on screen a text of p points in a
+# figure w inches wide is p / 72 * 330 / w px, so SMALL = 9 allows figures up
+# to MAX_WIDTH = 4.5 inches (tests/test_phone.py measures the built book).
+FONT = 10.0
+SMALL = 9.0
+MAX_WIDTH = 4.5
 DPI = 100  # screen figures in notebooks; the static explorers use STATIC_DPI
 STATIC_DPI = 130
 EXPLORER_WIDTH = 4.2  # inches: 546 px at STATIC_DPI, shrunk to ~330 px on a phone
@@ -97,22 +100,53 @@ def to_png(fig, dpi=None, palette=None, fast=False):
 
     Tanpa ``bbox_inches="tight"``: posisi dalam pecahan Figure tetap berlaku
     pada gambar (dipakai penanda baris di versi statis).
-    """
-    buf = io.BytesIO()
-    # The description travels inside the PNG: the book uses it as alt text.
-    fig.savefig(buf, format="png", dpi=dpi or fig.dpi, facecolor=fig.get_facecolor(),
-                metadata={"Description": describe(fig)},
-                pil_kwargs={"compress_level": 1 if fast else 6})
-    if not palette:
-        return buf.getvalue()
-    from PIL import Image
 
-    buf.seek(0)
-    image = Image.open(buf).convert("RGB")
-    small = image.quantize(colors=int(palette), method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    PNG membawa dua keterangan: ``Description`` (teks alternatif, dipakai
+    buku) dan ``MinFontPx``, tinggi huruf terkecil di gambar dalam piksel PNG
+    (dipakai uji ponsel untuk menghitung ukurannya di layar).
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from PIL import Image, PngImagePlugin
+
+    dpi = dpi or fig.dpi
+    old_dpi = fig.dpi
+    fig.set_dpi(dpi)
+    try:
+        canvas = FigureCanvasAgg(fig)
+        canvas.draw()
+        image = Image.fromarray(np.asarray(canvas.buffer_rgba())).convert("RGB")
+        min_font_px = _smallest_text_pt(fig) * dpi / 72
+    finally:
+        fig.set_dpi(old_dpi)
+    info = PngImagePlugin.PngInfo()
+    # The description travels inside the PNG: the book uses it as alt text.
+    info.add_text("Description", describe(fig))
+    info.add_text("MinFontPx", f"{min_font_px:.2f}")
+    if palette:
+        image = image.quantize(colors=int(palette), method=Image.Quantize.MEDIANCUT,
+                               dither=Image.Dither.NONE)
     out = io.BytesIO()
-    small.save(out, format="PNG", optimize=True)
+    if palette:
+        image.save(out, format="PNG", optimize=True, pnginfo=info)
+    else:
+        image.save(out, format="PNG", compress_level=1 if fast else 6, pnginfo=info)
     return out.getvalue()
+
+
+def _smallest_text_pt(fig):
+    """Ukuran (poin) teks terkecil yang tampak di Figure yang sudah digambar."""
+    from matplotlib.text import Text
+
+    box = fig.bbox
+    sizes = []
+    for text in fig.findobj(Text):
+        if not (text.get_visible() and text.get_text().strip()) or text.get_alpha() == 0:
+            continue
+        extent = text.get_window_extent()
+        if extent.x1 < box.x0 or extent.x0 > box.x1 or extent.y1 < box.y0 or extent.y0 > box.y1:
+            continue
+        sizes.append(text.get_fontsize())
+    return min(sizes) if sizes else FONT
 
 
 def _labels(ax, title=None, xlabel=None, ylabel=None):
@@ -176,21 +210,20 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
     image = ax.imshow(np.ma.masked_array(M, hidden), cmap=colormap, vmin=vmin, vmax=vmax,
                       interpolation="nearest")
     rows, cols = M.shape
+    decimals = _cell_decimals(ax, M, hidden, masked_label) if max(rows, cols) <= 8 else None
     if annotate is None:
-        annotate = max(rows, cols) <= 8
+        # Numbers only where they fit their cells at SMALL points.
+        annotate = decimals is not None
     if annotate:
+        decimals = 1 if decimals is None else decimals
         lo, hi = image.get_clim()
-        whole = bool(np.all(M[~hidden] == np.round(M[~hidden])))  # integers: no ",00"
-        # Digits as large as the cells allow, within [SMALL - 1.5, SMALL - 0.5] points.
-        cell_pt = 72 * ax.get_position().width * ax.figure.get_figwidth() / max(rows, cols)
-        size = max(SMALL - 1.5, min(SMALL - 0.5, cell_pt / 4.5))
+        size = SMALL
         for i in range(rows):
             for j in range(cols):
                 if hidden[i, j]:
                     text, dark = masked_label, False
                 else:
-                    digits = 0 if whole else (2 if abs(M[i, j]) < 10 else 1)
-                    text = format_number(M[i, j], digits)
+                    text = _cell_text(M[i, j], decimals)
                     level = (M[i, j] - lo) / (hi - lo) if hi > lo else 0.5
                     dark = _is_dark(colormap, level)
                 ax.text(j, i, text, ha="center", va="center", fontsize=size,
@@ -201,9 +234,30 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
     _labels(ax, title, xlabel, ylabel)
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
-        bar.ax.tick_params(labelsize=SMALL - 1)
+        bar.ax.tick_params(labelsize=SMALL)
         bar.ax.yaxis.set_major_formatter(_TICKS)
     return image
+
+
+def _cell_text(x, decimals):
+    return format_number(x, decimals if abs(x) < 10 else max(0, decimals - 1))
+
+
+def _cell_decimals(ax, M, hidden, masked_label):
+    """Desimal terbanyak (2, 1 atau 0) yang membuat angka terlebar muat di selnya
+    pada SMALL poin; None bila tidak ada yang muat."""
+    rows, cols = M.shape
+    box = ax.get_position()
+    fig_w, fig_h = ax.figure.get_size_inches()
+    cell_pt = 72 * min(box.width * fig_w / cols, box.height * fig_h / rows)
+    whole = bool(np.all(M[~hidden] == np.round(M[~hidden])))
+    for decimals in ((0,) if whole else (2, 1, 0)):
+        texts = [_cell_text(x, decimals) for x in M[~hidden]]
+        texts += [masked_label] if hidden.any() else []
+        widest = max((len(t) for t in texts), default=1)
+        if widest * 0.6 * SMALL <= 0.95 * cell_pt:
+            return decimals
+    return None
 
 
 def _cmap(name):
@@ -220,8 +274,8 @@ def _is_dark(colormap, level):
 def heatmap(M, title=None, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
             xlabel="posisi key j", ylabel="posisi query i", highlight_row=None):
     """Heatmap satu matriks (misalnya skor atau bobot atensi) sebagai Figure."""
-    fig = new_figure(4.6, 3.8)
-    ax = fig.add_axes([0.13, 0.13, 0.72, 0.77])
+    fig = new_figure(MAX_WIDTH, 3.8)
+    ax = fig.add_axes([0.16, 0.13, 0.68, 0.77])
     draw_heatmap(ax, M, cmap=cmap, vmin=vmin, vmax=vmax, annotate=annotate,
                  title=title, xlabel=xlabel, ylabel=ylabel)
     if highlight_row is not None:
@@ -250,7 +304,7 @@ def mask_pattern(T):
         for i in range(T):
             for j in range(T):
                 ax.text(j, i, "✓" if j <= i else "−∞", ha="center", va="center",
-                        fontsize=SMALL - (1 if T > 8 else 0),
+                        fontsize=SMALL,
                         color="white" if j <= i else "#555555")
     # The border between seen and hidden is a staircase: the diagonal cells are seen.
     steps = [(x, y) for i in range(T - 1) for x, y in ((i + 0.5, i - 0.5), (i + 0.5, i + 0.5))]
@@ -262,7 +316,7 @@ def mask_pattern(T):
     ax.set_xlabel("posisi key j (yang dilihat)", fontsize=SMALL)
     ax.set_ylabel("posisi query i (yang melihat)", fontsize=SMALL)
     ax.set_title(f"Mask kausal, T = {T}\nhijau: boleh dilihat; abu-abu: masa depan",
-                 fontsize=FONT - 1, loc="left")
+                 fontsize=FONT, loc="left")
     return fig
 
 
@@ -298,13 +352,13 @@ def softmax_row_bars(p, *, scores=None, title="Satu baris softmax", masked=None)
             "Ambil satu baris dulu, misalnya A[i]."
         )
     if scores is None:
-        fig = new_figure(4.8, 2.8)
-        ax = fig.add_axes([0.13, 0.2, 0.82, 0.68])
+        fig = new_figure(MAX_WIDTH, 2.8)
+        ax = fig.add_axes([0.17, 0.2, 0.78, 0.68])
         _draw_row_bars(ax, p, title=title, masked=masked, reference=1 / p.size)
         return fig
-    fig = new_figure(4.8, 4.6)
-    top = fig.add_axes([0.13, 0.6, 0.82, 0.32])
-    bottom = fig.add_axes([0.13, 0.1, 0.82, 0.32])
+    fig = new_figure(MAX_WIDTH, 4.6)
+    top = fig.add_axes([0.17, 0.6, 0.78, 0.32])
+    bottom = fig.add_axes([0.17, 0.1, 0.78, 0.32])
     s = _floats(scores, "scores", "Berikan skor baris yang sama, misalnya S[i].")
     if s.shape != p.shape:
         raise ValueError(f"Argumen 'scores' harus berbentuk sama dengan 'p' {p.shape}, tetapi "
@@ -342,12 +396,12 @@ def dot_product_histograms(samples, *, scale=False):
         raise ValueError("Argumen 'samples' kosong. Berikan dict {d_k: array dot product}.")
     keys = sorted(samples)
     limit = max(4.0 * float(np.std(samples[d])) for d in keys)
-    fig = new_figure(4.8, 1.1 + 1.5 * len(keys))
+    fig = new_figure(MAX_WIDTH, 1.1 + 1.5 * len(keys))
     height = 0.82 / len(keys)
     for n, d in enumerate(keys):
         values = np.asarray(samples[d], dtype=np.float64)
         bottom = 0.92 - (n + 1) * height
-        ax = fig.add_axes([0.15, bottom + 0.3 * height, 0.8, 0.55 * height])
+        ax = fig.add_axes([0.17, bottom + 0.3 * height, 0.78, 0.55 * height])
         label = "dibagi √d_k" if scale else "tanpa pembagian"
         _draw_histogram(ax, values, limit=limit,
                         title=f"d_k = {int(d)} ({label}): simpangan baku "
@@ -375,10 +429,10 @@ def sharpness_figure(dots, row_scores, *, d_k, scale, limit):
     spread = format_number(np.std(dots), 2 if np.std(dots) < 10 else 1)
     kind = "dibagi √d_k" if scale else "tanpa pembagian"
     _draw_histogram(top, dots, limit=limit,
-                    title=f"Sebaran {format_number(len(dots), 0)} dot product acak, {kind}\n"
+                    title=f"{format_number(len(dots), 0)} dot product acak, {kind}\n"
                           f"d_k = {int(d_k)}: simpangan baku ≈ {spread}")
     p = softmax(np.asarray(row_scores, dtype=np.float64))
-    _draw_row_bars(bottom, p, title=f"Softmax satu baris ({p.size} key); garis putus = seragam",
+    _draw_row_bars(bottom, p, title=f"Satu baris softmax ({p.size} key); garis = seragam",
                    reference=1 / p.size)
     return fig
 
@@ -474,7 +528,7 @@ def row_figure(scores_row, weights_row, V, output, *, row, temperature, limits):
                   alpha=0.5)
     for j in range(T):
         ax_v.annotate(f"V[{j}]", tuple(V[j]), xytext=(6, 5), textcoords="offset points",
-                      fontsize=SMALL - 0.5, color="#999999" if future[j] else "black")
+                      fontsize=SMALL, color="#999999" if future[j] else "black")
     ax_v.scatter([output[0]], [output[1]], marker="*", s=260, color=HIGHLIGHT,
                  edgecolors="black", lw=0.6, zorder=5)
     ax_v.annotate(f"keluaran[{row}]", (output[0], output[1]), xytext=(0, -22), ha="center",
@@ -489,7 +543,7 @@ def row_figure(scores_row, weights_row, V, output, *, row, temperature, limits):
     ax_v.set_ylim(y0, y1)
     ax_v.xaxis.set_major_formatter(_TICKS)
     ax_v.yaxis.set_major_formatter(_TICKS)
-    _style(ax_v, title=f"V[j]: makin besar, makin berbobot. ★ = keluaran[{row}]")
+    _style(ax_v, title=f"V[j] (besar = berbobot); ★ = keluaran[{row}]")
     return fig
 
 
@@ -517,12 +571,12 @@ def softmax_temperature(scores, temperatures):
         raise ValueError(
             f"Argumen 'temperatures' harus berisi suhu > 0, tetapi yang diterima {temperatures!r}."
         )
-    fig = new_figure(5.0, 0.7 + 1.45 * len(temps))
+    fig = new_figure(MAX_WIDTH, 0.7 + 1.45 * len(temps))
     height = 0.86 / len(temps)
     for n, t in enumerate(temps):
         p = softmax(s / t)
         bottom = 0.93 - (n + 1) * height
-        ax = fig.add_axes([0.13, bottom + 0.3 * height, 0.84, 0.55 * height])
+        ax = fig.add_axes([0.16, bottom + 0.3 * height, 0.81, 0.55 * height])
         _draw_row_bars(ax, p, ylabel="bobot", reference=1 / p.size,
                        title=f"τ = {format_number(t, 0 if t.is_integer() else 2)}: bobot terbesar "
                              f"{format_number(p.max())}, entropi {format_number(entropy(p))} nat")
@@ -563,7 +617,7 @@ def memory_growth(T_values, series, *, title="Memori tambahan satu head (float32
     T = _positive_axis(T_values, "T_values", "nilai T")
     if not series:
         raise ValueError("Argumen 'series' kosong. Berikan dict {label: bita per T}.")
-    fig = new_figure(5.0, 3.6)
+    fig = new_figure(MAX_WIDTH, 3.6)
     ax = fig.add_axes([0.16, 0.14, 0.8, 0.74])
     _plot_series(ax, T, series, "T")
     ax.set_xscale("log", base=2)
@@ -675,10 +729,10 @@ def metrics_vs_d_k(d_k_values, panels, *, title=None):
     # Layout in inches: per panel 0.35 (its title) + 1.45 (axes) + 0.5 (x label).
     head = 0.35 if title else 0.05
     fig_h = head + 2.3 * len(panels)
-    fig = new_figure(5.0, fig_h)
+    fig = new_figure(MAX_WIDTH, fig_h)
     for n, (panel_title, ylabel, series) in enumerate(panels):
         bottom_in = fig_h - head - 2.3 * (n + 1) + 0.5
-        ax = fig.add_axes([0.15, bottom_in / fig_h, 0.8, 1.45 / fig_h])
+        ax = fig.add_axes([0.17, bottom_in / fig_h, 0.78, 1.45 / fig_h])
         _plot_series(ax, d, series, "d_k")
         ax.set_xscale("log", base=2)
         ax.set_xticks(d)
@@ -687,7 +741,7 @@ def metrics_vs_d_k(d_k_values, panels, *, title=None):
         ax.yaxis.set_major_formatter(_TICKS)
         ax.yaxis.set_major_locator(MaxNLocator(4))
         ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
-        ax.legend(fontsize=SMALL - 0.5, frameon=False)
+        ax.legend(fontsize=SMALL, frameon=False)
         _style(ax, title=panel_title, xlabel="d_k", ylabel=ylabel)
     if title:
         fig.suptitle(title, fontsize=FONT, x=0.02, y=1 - 0.08 / fig_h, ha="left", va="top")
@@ -695,11 +749,14 @@ def metrics_vs_d_k(d_k_values, panels, *, title=None):
 
 
 def heatmap_pair(left, right, *, titles, title=None, cmap="viridis", vmin=None, vmax=None,
-                 xlabel="posisi key j", ylabel="posisi query i"):
-    """Dua matriks berdampingan dengan skala warna yang sama (misalnya tanpa/dengan mask).
+                 xlabel="posisi key j", ylabel="posisi query i", colorbar=True):
+    """Dua matriks, satu di atas yang lain, dengan skala warna yang sama
+    (misalnya tanpa/dengan mask). Bertumpuk, bukan berdampingan: di layar
+    ponsel setiap panel tetap selebar gambar.
 
-    ``titles``: ``(judul kiri, judul kanan)``. Skala warna dibagi bersama,
+    ``titles``: ``(judul atas, judul bawah)``. Skala warna dibagi bersama,
     supaya warna yang sama berarti angka yang sama di kedua panel.
+    ``colorbar=False`` untuk pola 0/1 seperti mask, yang tidak butuh skala.
     """
     left = np.asarray(left, dtype=np.float64)
     right = np.asarray(right, dtype=np.float64)
@@ -708,19 +765,24 @@ def heatmap_pair(left, right, *, titles, title=None, cmap="viridis", vmin=None, 
         vmin = float(finite.min()) if finite.size else 0.0
     if vmax is None:
         vmax = float(finite.max()) if finite.size else 1.0
-    top = 0.84 if title else 0.9
-    fig = new_figure(5.6, 3.2)
-    ax_l = fig.add_axes([0.09, 0.14, 0.36, top - 0.14])
-    ax_r = fig.add_axes([0.52, 0.14, 0.36, top - 0.14])
-    draw_heatmap(ax_l, left, cmap=cmap, vmin=vmin, vmax=vmax, colorbar=False,
-                 title=titles[0], xlabel=xlabel, ylabel=ylabel)
-    image = draw_heatmap(ax_r, right, cmap=cmap, vmin=vmin, vmax=vmax, colorbar=False,
-                         title=titles[1], xlabel=xlabel, ylabel=None)
-    bar = fig.colorbar(image, cax=fig.add_axes([0.9, 0.14, 0.02, top - 0.14]))
-    bar.ax.tick_params(labelsize=SMALL - 1)
-    bar.ax.yaxis.set_major_formatter(_TICKS)
+    head = 0.45 if title else 0.1      # inci di atas panel pertama untuk judul
+    panel = 3.3                        # tinggi satu panel dengan judul dan label, inci
+    height = head + 2 * panel
+    fig = new_figure(MAX_WIDTH, height)
+    width = 0.62 if colorbar else 0.7
+    images = []
+    for n, (M, name) in enumerate(((left, titles[0]), (right, titles[1]))):
+        bottom = height - head - (n + 1) * panel + 0.55
+        ax = fig.add_axes([0.16, bottom / height, width, (panel - 0.9) / height])
+        images.append(draw_heatmap(ax, M, cmap=cmap, vmin=vmin, vmax=vmax, colorbar=False,
+                                   title=name, xlabel=xlabel, ylabel=ylabel))
+    if colorbar:
+        bar = fig.colorbar(images[-1], cax=fig.add_axes([0.84, 0.55 / height, 0.03,
+                                                         (2 * panel - 0.9) / height]))
+        bar.ax.tick_params(labelsize=SMALL)
+        bar.ax.yaxis.set_major_formatter(_TICKS)
     if title:
-        fig.suptitle(title, fontsize=FONT, x=0.02, ha="left")
+        fig.suptitle(title, fontsize=FONT, x=0.02, y=1 - 0.08 / height, ha="left", va="top")
     return fig
 
 

@@ -1,0 +1,128 @@
+"""Every page of the built book on a 360 px phone screen: nothing makes the
+page wider than the screen, every table or printed output wider than the
+screen scrolls in its own box under a "geser ke samping" hint, and no figure
+text is drawn below 9 CSS px.
+
+Figure text is measured from the PNG itself: ``atensi.plots.to_png`` writes
+the pixel height of the smallest text of the figure into the PNG
+(``MinFontPx``). On screen that text is ``MinFontPx`` times the image's
+rendered width over its own width in pixels.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from PIL import Image
+
+from conftest import toc_pages
+
+pytestmark = [pytest.mark.book, pytest.mark.browser]
+
+PHONE_WIDTH = 360
+SMALLEST_TEXT_CSS_PX = 9.0
+
+# Elements whose right edge sticks out of the screen, outside any box that
+# scrolls sideways itself (those are allowed: the reader can scroll them).
+OVERFLOW = """
+(width) => {
+  const root = document.documentElement;
+  const scrolls = (el) => {
+    for (let p = el.parentElement; p; p = p.parentElement) {
+      const x = getComputedStyle(p).overflowX;
+      if ((x === "auto" || x === "scroll" || x === "hidden") && p !== document.body && p !== root) return true;
+    }
+    return false;
+  };
+  const culprits = [];
+  for (const el of document.querySelectorAll("body *")) {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 || box.right <= width + 1 || scrolls(el)) continue;
+    if (getComputedStyle(el).position === "fixed") continue;
+    const name = el.tagName.toLowerCase() + (el.id ? "#" + el.id : "")
+      + (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\\s+/).join(".") : "");
+    culprits.push(`${name} (kanan ${Math.round(box.right)} px)`);
+    if (culprits.length >= 5) break;
+  }
+  return {scrollWidth: Math.max(root.scrollWidth, document.body.scrollWidth), culprits};
+}
+"""
+
+# Boxes (tables, printed output) wider than their box on screen, and whether
+# _ext/static/wide-tables.js put its "geser ke samping" hint above them.
+WIDE_BOXES = """
+() => [...document.querySelectorAll(".pst-scrollable-table-container, div.tabel-lebar, div.cell_output pre")]
+  .filter(box => box.clientWidth > 0 && box.scrollWidth > box.clientWidth + 1)
+  .map(box => ({
+    text: box.textContent.trim().slice(0, 40),
+    hint: !!(box.previousElementSibling && box.previousElementSibling.classList.contains("geser-petunjuk")),
+    scrolls: ["auto", "scroll"].includes(getComputedStyle(box).overflowX),
+  }))
+"""
+
+# Rendered size of each raster image in the article.
+IMAGES = """
+() => [...document.querySelectorAll("main img")].map(img => ({
+  src: img.currentSrc || img.src,
+  width: img.getBoundingClientRect().width,
+  hidden: img.getBoundingClientRect().width === 0,
+}))
+"""
+
+
+def png_path(built_book: Path, url: str) -> Path:
+    return built_book / unquote(urlparse(url).path).lstrip("/")
+
+
+def smallest_text_on_screen(path: Path, rendered_width: float) -> float | None:
+    """CSS px of the figure's smallest text; None for a PNG without ``MinFontPx``."""
+    with Image.open(path) as image:
+        min_font_px = image.info.get("MinFontPx")
+        natural_width = image.size[0]
+    if min_font_px is None:
+        return None
+    return float(min_font_px) * rendered_width / natural_width
+
+
+def test_smallest_text_reads_the_png_and_its_rendered_width(tmp_path):
+    from atensi import plots
+
+    fig = plots.new_figure(5.0, 2.0)
+    ax = fig.add_subplot()
+    ax.set_title("judul", fontsize=12)
+    ax.text(0.5, 0.5, "kecil", fontsize=6)
+    path = tmp_path / "gambar.png"
+    path.write_bytes(plots.to_png(fig))  # 500 px wide at 100 dpi
+    # 6 pt at 100 dpi = 8,33 px in the PNG; shown at 250 px wide it is half that.
+    assert smallest_text_on_screen(path, 250) == pytest.approx(6 / 72 * 100 / 2, abs=0.01)
+    Image.new("RGB", (10, 10)).save(tmp_path / "polos.png")
+    assert smallest_text_on_screen(tmp_path / "polos.png", 10) is None
+
+
+@pytest.mark.parametrize("page", toc_pages())
+def test_page_fits_a_phone_and_its_figures_stay_legible(page, open_page, built_book):
+    opened = open_page(f"{page}.html", width=PHONE_WIDTH, height=800)
+    state = opened.page.evaluate(OVERFLOW, PHONE_WIDTH)
+    assert state["scrollWidth"] <= PHONE_WIDTH, (
+        f"{page}: halaman selebar {state['scrollWidth']} px di layar {PHONE_WIDTH} px; "
+        f"yang menonjol: {state['culprits']}"
+    )
+    hidden_columns = [box["text"] for box in opened.page.evaluate(WIDE_BOXES)
+                      if not (box["hint"] and box["scrolls"])]
+    assert hidden_columns == [], (
+        f"{page}: tabel/keluaran lebih lebar dari layar tanpa gulir dan petunjuk: {hidden_columns}"
+    )
+    too_small = []
+    for image in opened.page.evaluate(IMAGES):
+        path = png_path(built_book, image["src"])
+        if image["hidden"] or path.suffix.lower() != ".png" or not path.is_file():
+            continue
+        css_px = smallest_text_on_screen(path, image["width"])
+        if css_px is None:
+            too_small.append(f"{path.name}: PNG tanpa MinFontPx (buat dengan atensi.plots.to_png)")
+        elif css_px < SMALLEST_TEXT_CSS_PX:
+            too_small.append(f"{path.name}: teks terkecil {css_px:.1f} px "
+                             f"(gambar {image['width']:.0f} px)")
+    assert too_small == [], f"{page}: teks gambar di bawah {SMALLEST_TEXT_CSS_PX} px: {too_small}"
