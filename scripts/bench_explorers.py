@@ -1,4 +1,4 @@
-"""Berapa lama penjelajah live menggambar ulang? (target issue 5: ≤ 200 ms).
+"""Berapa lama penjelajah live menggambar ulang? (target: ≤ 200 ms).
 
     .venv/bin/python scripts/bench_explorers.py
 

@@ -1,4 +1,4 @@
-"""The backward pass of one head (issue 10): NumPy, blocked NumPy, and the kernels.
+"""The backward pass of one head: NumPy, blocked NumPy, and the kernels.
 
 - ``reference.attention_backward`` and ``reference.attention_backward_blocked``
   against central finite differences in float64 (relative error <= 1e-6), on

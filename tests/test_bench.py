@@ -212,7 +212,7 @@ def test_gpu_rows():
 
 
 def test_engine_targets_report_compile_and_emulated_chain():
-    """Issue 3's targets are printed by the bench; here only that they are measured."""
+    """The engine targets are printed by the bench; here only that they are measured."""
     e = bench.engine_targets(archs=("sm_90",), T=16)
     assert e["compile_files"] == len(list(kernels.kernels_dir().glob("*.cu")))
     assert e["compile_seconds"] > 0 and e["spill_bytes"] == 0

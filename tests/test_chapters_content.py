@@ -111,7 +111,7 @@ def test_f_chapters_use_library_kernels_and_figures(name):
 
 
 def test_cuda_on_ramp_covers_what_the_first_kernel_needs():
-    """Bab "CUDA dalam 10 Menit" (issue 9 §2) datang sebelum kernel pertama."""
+    """Bab "CUDA dalam 10 Menit" datang sebelum kernel pertama."""
     text = chapter_text("cuda_10_menit")
     code = "\n".join(code_sources("cuda_10_menit"))
     assert "(cuda-10-menit)=\n# CUDA dalam 10 Menit\n" in text
@@ -231,7 +231,7 @@ def test_f_softmax_sharpens_and_gradient_vanishes_without_scaling():
 
 
 def test_f_skala_running_example_gradient_to_q_and_references():
-    """Issue 9: ÷√2 by hand, ∂L/∂Q measured, the √d_k admonition, fixed answers."""
+    """÷√2 by hand, ∂L/∂Q measured, the √d_k admonition, fixed answers."""
     code = "\n".join(code_sources("skala_akar_dk"))
     text = chapter_text("skala_akar_dk")
     assert "example.qkv()" in code and "plots.score_grid(" in code
@@ -241,7 +241,7 @@ def test_f_skala_running_example_gradient_to_q_and_references():
     assert "Tebak dulu, lalu jalankan" in text and "sqrt(d_model)" in text
     answer = text.split("{solution} ex-skala-lipat", 1)[1].split("\n````\n", 1)[0]
     assert "```python" in answer and "\nassert " in answer
-    # The "divide by d_k" answer builds its own d_k = 64 data (issue 9 §3).
+    # The "divide by d_k" answer builds its own d_k = 64 data.
     answer = text.split("{solution} ex-skala-dk", 1)[1].split("\n````\n", 1)[0]
     assert "standard_normal((200, 64)" in answer
 
@@ -389,7 +389,7 @@ def test_f_one_masked_pass_equals_generation_prefix_by_prefix():
 
 
 def test_f_mask_chapter_kinds_example_and_exercises():
-    """Issue 9: Budi peeks at bilang, every kind of mask drawn and applied, bug hunts."""
+    """Budi peeks at bilang, every kind of mask drawn and applied, bug hunts."""
     code = "\n".join(code_sources("mask_kausal"))
     text = chapter_text("mask_kausal")
     assert "example.qkv()" in code and "masked=True" in code
@@ -582,7 +582,7 @@ def test_g_softmax_shows_properties_overflow_kernels_and_temperature():
         assert concept in text
     # √d_k as a temperature.
     assert "(eq-softmax-suhu)" in text and "plots.softmax_temperature" in code
-    # Issue 9: the running example by hand, float16's sum overflow counted as
+    # The running example by hand, float16's sum overflow counted as
     # NaN rows and zero rows, bf16 and mixed precision, the cost counted, the
     # warp model since Volta, and the exercise kinds.
     assert "example.qkv()" in code and "plots.softmax_bars(" in code
@@ -604,7 +604,7 @@ def test_g_jumlah_v_shows_shapes_heads_and_w_o():
     for topic in ("Atensi multi-*head*", "koneksi\n  residual", "layer norm", "MLP"):
         assert topic in text, f"jumlah_v: penunjuk ke topik berikutnya '{topic}' tidak ada"
     assert "widgets.row()" in code
-    # Issue 9: the running example by hand and drawn; coding tasks with asserts.
+    # The running example by hand and drawn; coding tasks with asserts.
     assert "example.qkv()" in code and "plots.weighted_sum_rows(" in code
     assert "Tebak dulu, lalu jalankan" in text
     for task in ("def jumlah_kausal(", "def pisah_head(", "def gabung_head("):

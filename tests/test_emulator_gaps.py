@@ -1,4 +1,4 @@
-"""atensi.cudacpu fails where a GPU would (issue 12 §2).
+"""atensi.cudacpu fails where a GPU would.
 
 Each gap has a planted-bug fixture in tests/fixtures/cudacpu/gap_*.cu that the
 emulator used to run without complaint (the fixture's header says what it

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 
 MAX_BYTES = 1_500_000
 PHONE = {"width": 360, "height": 800}
-# Where each explorer teaches (issue 5): 1 in √d_k, 2 in the mask chapter,
+# Where each explorer teaches: 1 in √d_k, 2 in the mask chapter,
 # 3 in the softmax or weighted-V chapter.
 HOMES = {
     "ketajaman": ["chapters/skala_akar_dk"],

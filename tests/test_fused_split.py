@@ -1,4 +1,4 @@
-"""attention_fused v2 (issue 12 §3): the split over keys (flash-decoding style)
+"""attention_fused v2: the split over keys (flash-decoding style)
 and d_k = 128.
 
 Split-K: with too few (head, query tile) blocks to fill the GPU, the keys of

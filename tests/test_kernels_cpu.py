@@ -179,13 +179,9 @@ def test_backend_none_runs_on_cpu_here():
 
 
 def test_fused_is_reachable():
-    """attention(fused=True) calls the fused kernel of issue 6 (or says it is not there yet)."""
+    """attention(fused=True) runs the fused kernel (kernels/attention_fused.cu)."""
     Q, K, V = kc.qkv((2,), 33, 64, "fused")
-    try:
-        out = kernels.attention(Q, K, V, fused=True, backend=BACKEND)
-    except NotImplementedError as err:
-        assert "issue 6" in str(err)
-        return
+    out = kernels.attention(Q, K, V, fused=True, backend=BACKEND)
     kc.assert_matches(out, reference.attention(*(kc.f64(x) for x in (Q, K, V))))
 
 

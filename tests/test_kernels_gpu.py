@@ -117,7 +117,7 @@ def test_grid_loops_with_small_grid(monkeypatch):
             assert grid[2] == 2, (name, grid)
 
 
-# --- Large paths (issue 12 §1): the shapes a real run uses ------------------
+# --- Large paths: the shapes a real run uses -----------------------------------
 # Checked on sampled rows against float64 on the host: the whole float64
 # answer at these sizes would take minutes of CPU time and tens of GiB.
 

@@ -1,4 +1,4 @@
-"""The v2 kernels (issue 12 §3): weighted_sum v2 (tiled like a GEMM, causal
+"""The v2 kernels: weighted_sum v2 (tiled like a GEMM, causal
 tiles skipped), the causal softmax that never reads the future, and
 attention_fused v2 (FlashAttention-2 structure in FP32).
 

@@ -1,4 +1,4 @@
-"""Issue 11 §1: the cudacpu build cache cannot be squatted, its key is unambiguous,
+"""The cudacpu build cache cannot be squatted, its key is unambiguous,
 and a killed compile leaves nothing behind.
 
 The tests cannot change uid: a foreign owner is simulated by replacing

@@ -1,4 +1,4 @@
-"""Issue 11 §5: command-line tools answer bad input with one Indonesian line."""
+"""Command-line tools answer bad input with one Indonesian line."""
 
 import importlib.util
 import subprocess
@@ -117,7 +117,7 @@ def test_repository_url_is_validated(url):
 def test_repository_url_is_quoted_as_python():
     sync = _sync()
     source = sync.setup_source("https://github.com/atensi-id/atensi")
-    assert 'repo_url="https://github.com/atensi-id/atensi"' in source
+    assert '"git+" + "https://github.com/atensi-id/atensi"' in source
     compile(source, "<setup>", "exec")
     assert sync.setup_source() == sync.setup_source(sync.repo_url())
 

@@ -1,4 +1,4 @@
-"""Issue 11 §2: no crash, no hang, no lost error text.
+"""No crash, no hang, no lost error text.
 
 Tests whose bug would kill the interpreter (heap overflow, fiber stack
 overflow) run the call in a child process, so that before the fix they fail

@@ -1,4 +1,4 @@
-"""Issue 11 §3 and §4: never NaN, and reference validates like kernels.
+"""Never NaN, and reference validates like kernels.
 
 - Scores of finite inputs that would overflow float32 (Q = K = 1e19) are
   refused on every path, with one Indonesian message naming 'Q' and 'K'.
@@ -99,7 +99,7 @@ def test_all_masked_softmax_rows_give_zeros_everywhere(version):
         np.testing.assert_array_equal(A[1], [0, 0, 1, 0, 0])
 
 
-# ---- §4: reference refuses what kernels refuse ---------------------------------------------
+# ---- reference refuses what kernels refuse -------------------------------------------------
 
 Q, K = rand(5, 4), rand(5, 4)
 S = rand(5, 5)

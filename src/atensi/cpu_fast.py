@@ -352,7 +352,7 @@ def _run_workers(work, workers, stop) -> None:
 # For python -m atensi.bench: the PyTorch row (optional) and the comparison.
 # ---------------------------------------------------------------------------
 
-# The shapes of issue 12's CPU target: (B, T), H = 12, d_k = 64, causal.
+# The shapes of the CPU target: (B, T), H = 12, d_k = 64, causal.
 TARGET_SHAPES = ((1, 1024), (1, 4096), (8, 1024))
 
 

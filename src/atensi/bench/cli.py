@@ -84,7 +84,7 @@ def _main(argv=None):
     for line in _summary_lines(summary(results)):
         print(line)
     if args.device != "gpu":
-        # Issue 12 §4: attention_cpu_fast against PyTorch, interleaved runs.
+        # attention_cpu_fast against PyTorch, interleaved runs.
         p = PRESETS[preset]
         shapes = {(1, T) for T in p.sweep} | {(B, p.batch_T) for B in p.batches}
         results["cpu_vs_torch"] = cpu_fast.compare_with_torch(

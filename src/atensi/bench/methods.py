@@ -98,7 +98,7 @@ def _chain(Qd, Kd, Vd, version, backend):
     the GPU rows time the kernels and nothing else."""
     B_, H_, T, d_k = Qd.shape
     heads = B_ * H_
-    # v3: v2 plus the causal softmax and the tiled weighted sum (issue 12 §3).
+    # v3: v2 plus the causal softmax and the tiled weighted sum.
     version, causal_softmax, ws_version = kernels.ATTENTION_VERSIONS[version]
     S = kernels._empty(Qd.shape[:-1] + (T,), backend)
     kernels._launch_scores(Qd, Kd, S, heads, T, d_k, scale=True, causal=True,

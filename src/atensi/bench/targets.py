@@ -32,7 +32,7 @@ def _find(rows, method, B, T):
 
 
 def summary(results):
-    """Angka target (issue 6); kunci yang datanya tidak diukur bernilai ``None``.
+    """Angka target; kunci yang datanya tidak diukur bernilai ``None``.
 
     cpu_blocked_speedup      waktu NumPy naif / NumPy berubin  (B=1, T=1024)
     cpu_blocked_memory_ratio memori berubin / memori naif       (B=1, T=1024)
@@ -90,7 +90,7 @@ def _summary_lines(s):
 
 
 def engine_targets(archs=("sm_80", "sm_90"), T=256, d_k=D_K):
-    """Angka target issue 3: kompilasi NVRTC semua kernel, dan rantai kernel satu
+    """Angka target: kompilasi NVRTC semua kernel, dan rantai kernel satu
     *head* (T = 256, d_k = 64) lewat emulasi CPU. ``None`` bila alatnya tidak ada."""
     out = {"compile_seconds": None, "compile_files": 0, "spill_bytes": None, "chain_ms": {}}
     try:
@@ -133,7 +133,7 @@ def _engine_lines(e, T=256):
 
 
 def backward_targets(B=1, T=ANDREA_T, *, block=128, repeats=3, max_seconds=3.0):
-    """Baris *backward* (issue 10): NumPy biasa (``reference.attention_backward``)
+    """Baris *backward*: NumPy biasa (``reference.attention_backward``)
     terhadap berubin (``attention_backward_blocked``), attention kausal
     B × 12 × T × 64, diukur seperti baris CPU lain: memori puncak tambahan
     dengan tracemalloc (termasuk dQ, dK, dV), lalu median waktu. Keduanya mulai
@@ -167,7 +167,7 @@ def _backward_lines(b):
         took = f"{id_float(ms / 1e3, 2)} s" if ms >= 1e3 else f"{_fmt_ms(ms)} ms"
         lines.append(f"  {r['label']:44s} {took:>9s}  "
                      f"memori puncak tambahan {id_float(r['peak_mib'], 1):>6s} MiB")
-    # The target (issue 10) is stated for 12 × 1024 × 64; other sizes just report.
+    # The target is stated for 12 × 1024 × 64; other sizes just report.
     at_target = (b["plain"]["B"], b["plain"]["T"]) == (1, ANDREA_T)
     lines.append(f"Memori backward berubin / biasa: {id_float(b['memory_ratio'], 3)}"
                  + (" (target ≤ 0,125)." if at_target else "."))

@@ -118,7 +118,7 @@ def _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, *, backend, version="v1",
     return Od
 
 
-# --- issue 6: fused kernel (kernels/attention_fused.cu) ----------------------
+# --- fused kernel (kernels/attention_fused.cu) ---------------------------------
 FUSED_MAX_D_K = 128  # must match FUSED_MAX_DK in kernels/attention_fused.cu
 FUSED_THREADS = 128  # FUSED_THREADS in the .cu
 # (largest d_k, kernel, query rows per block): the first that holds d_k is used.
@@ -128,7 +128,7 @@ FUSED_VARIANTS = (
     (64, "attention_fused_d64", 64),
     (128, "attention_fused_d128", 32),
 )
-# v2 (FlashAttention-2 structure, issue 12 §3): 4 warps, 64 query rows per block.
+# v2 (FlashAttention-2 structure): 4 warps, 64 query rows per block.
 FUSED_V2_MAX_D_K = 128
 FUSED_V2_ROWS = 64  # FV2_BQ in the .cu
 FUSED_V2_KEYS = 32  # FV2_BK in the .cu: keys per tile
