@@ -231,6 +231,19 @@ def test_kernel_under_address_sanitizer():
     assert "AddressSanitizer" not in output and "runtime error" not in output, output
 
 
+@pytest.mark.slow
+def test_kernel_under_thread_sanitizer():
+    """scripts/kernel_driver.py rope, with the kernel built under ThreadSanitizer."""
+    env = sanitizer_env("thread", "threads")
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), "rope",
+                           "--backend", "cpu"], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output
+    assert "BEDA" not in output and "OK" in output, output
+    assert "ThreadSanitizer" not in output and "runtime error" not in output, output
+
+
 @kc.gpu_test
 @pytest.mark.parametrize("case", ROPE_SHAPES[::5], ids=[kc.case_id(c) for c in ROPE_SHAPES[::5]])
 def test_kernel_on_gpu(case):
