@@ -569,17 +569,17 @@ class TinyGPT:
             raise ValueError(f"Argumen 'prompt' harus teks yang tidak kosong, bukan {prompt!r}.")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
             raise ValueError(f"Argumen 'n' harus bilangan bulat >= 0, bukan {n!r}.")
-        n_prompt = len(self.encode(prompt))
-        if n_prompt + n > self.config.T:
-            raise ValueError(
-                f"Argumen 'prompt' ({n_prompt} token) + 'n' ({n}) melebihi konteks model "
-                f"T = {self.config.T}. Perpendek prompt atau kurangi n."
-            )
         if not isinstance(kv_cache, bool):
             raise ValueError(f"Argumen 'kv_cache' harus True atau False, bukan {kv_cache!r}.")
         temperature = _v.check_number(temperature, "temperature", low=0.0)
         return_logits = _v.check_flag(return_logits, "return_logits")
         seed = _v.check_int(seed, "seed", low=0)
+        n_prompt = len(self.encode(prompt, "prompt"))
+        if n_prompt + n > self.config.T:
+            raise ValueError(
+                f"Argumen 'prompt' ({n_prompt} token) + 'n' ({n}) melebihi konteks model "
+                f"T = {self.config.T}. Perpendek prompt atau kurangi n."
+            )
         rng = np.random.default_rng(seed)
         xp = self.xp
         ids = list(self.encode(prompt, "prompt"))
