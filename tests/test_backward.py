@@ -58,6 +58,7 @@ FD_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", [None, 2, 3], ids=["biasa", "berubin2", "berubin3"])
 @pytest.mark.parametrize("causal, scale", FLAGS, ids=FLAG_IDS)
 @pytest.mark.parametrize("case", FD_CASES, ids=kc.case_id)
@@ -221,6 +222,7 @@ def check_backward(case, backend, *, causal=True, scale=True, with_lse=False, to
     return max(_assert_grad(g, w, tol) for g, w in zip(grads, want))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
 def test_kernel_backward(case):
     check_backward(case, BACKEND)
@@ -270,6 +272,7 @@ def test_kernel_backward_more_heads_and_rows_than_the_grid(monkeypatch):
             assert grid[2] == 2, (name, grid)
 
 
+@pytest.mark.slow
 def test_kernel_backward_one_head_longer_than_the_engine():
     check_backward(((), 1025, 64), BACKEND)
 
@@ -411,6 +414,7 @@ print("SELESAI" if ok else "GAGAL")
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sanitizer, mode", kc.SANITIZER_MODES, ids=kc.SANITIZER_IDS)
 def test_kernel_file_under_sanitizer(sanitizer, mode):
     import subprocess

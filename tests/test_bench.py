@@ -31,6 +31,7 @@ def tiny():
     return bench.run("tiny", device="cpu")
 
 
+@pytest.mark.slow
 def test_rows_cover_every_cpu_method_and_shape(tiny):
     shapes = {}
     for r in tiny["rows"]:
@@ -184,6 +185,7 @@ def test_flop_count():
     assert bench.flops(8, 1024, causal=False) == 4 * 8 * 12 * 1024**2 * 64
 
 
+@pytest.mark.slow
 def test_command_line(tmp_path):
     out = tmp_path / "bench.json"
     proc = subprocess.run(
@@ -211,6 +213,7 @@ def test_gpu_rows():
     assert bench.FP32_COLUMN in bench.format_table(results, "gpu")
 
 
+@pytest.mark.slow
 def test_engine_targets_report_compile_and_emulated_chain():
     """The engine targets are printed by the bench; here only that they are measured."""
     e = bench.engine_targets(archs=("sm_90",), T=16)

@@ -10,6 +10,7 @@ from _oracles import peak_bytes, qkv, reference64, rel_err
 from atensi import reference as R
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("T", [1, 7, 33, 129, 1025])
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("scale", [True, False])
@@ -39,6 +40,7 @@ def test_andrea_shape_matches_attention():
     scale=st.booleans(),
     seed=st.integers(0, 2**16),
 )
+@pytest.mark.slow
 def test_any_shape_and_block(T, d_k, block, causal, scale, seed):
     Q, K, V = qkv((T, d_k), seed=seed)
     got = R.attention_blocked(Q, K, V, causal=causal, scale=scale, block=block)

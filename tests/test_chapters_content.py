@@ -187,6 +187,7 @@ def test_f_scores_per_head_and_memory_of_12_heads():
 # --- √d_k: spread, sharpness, vanishing gradient ----------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d_k, root", [(64, 8), (256, 16), (4096, 64)])
 def test_f_dot_product_spread_is_sqrt_d_k(d_k, root):
     import numpy as np

@@ -10,6 +10,7 @@ from atensi import cpu_fast as F
 from atensi import reference as R
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("T", [1, 7, 33, 129, 1025])
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("scale", [True, False])
@@ -242,6 +243,7 @@ except KeyboardInterrupt as err:
 """
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_every_thread():
     import subprocess
     import sys

@@ -64,6 +64,7 @@ def rng():
 
 # ---- demo kernels against NumPy, in both modes --------------------------------
 
+@pytest.mark.slow
 def test_vec_add_size_not_multiple_of_block(demo, rng):
     n = 1000
     a, b = rng.standard_normal(n).astype(f32), rng.standard_normal(n).astype(f32)
@@ -147,6 +148,7 @@ def test_kernel_signature_is_read_from_the_compiler(demo_fibers):
 
 # ---- compile errors -------------------------------------------------------------
 
+@pytest.mark.slow
 def test_compile_error_names_the_cu_line():
     with pytest.raises(CudaCpuError, match=r"fixtures/cudacpu/compile_error\.cu:5:\d+: error") as info:
         load("compile_error.cu")
@@ -164,6 +166,7 @@ def test_missing_syncthreads_gives_wrong_sums_in_fibers(rng):
     assert np.isnan(out).all(), out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fibers", "threads"])
 def test_missing_syncthreads_is_a_tsan_data_race(rng, mode):
     x = rng.uniform(1, 2, (2, 300)).astype(f32)
@@ -247,6 +250,7 @@ print("ok", mod.sanitize, mod.mode)
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sanitize, mode", [("address", "fibers"), ("thread", "fibers"), ("thread", "threads")])
 def test_correct_kernels_are_clean_under_sanitizers(sanitize, mode):
     script = CLEAN_SCRIPT.format(file=str(FIX / "demo.cu"), shown=f"{SHOWN}/demo.cu")
@@ -353,6 +357,7 @@ def test_dynamic_shared_memory_limit(demo_fibers):
     k.max_dynamic_shared_size_bytes = 48 * 1024
 
 
+@pytest.mark.slow
 def test_unknown_and_non_extern_c_kernels_are_refused(demo_fibers):
     with pytest.raises(CudaCpuError, match=r"'nope' tidak ada.*vec_add"):
         demo_fibers.get_function("nope")
@@ -363,6 +368,7 @@ def test_unknown_and_non_extern_c_kernels_are_refused(demo_fibers):
 
 # ---- cache and timings -----------------------------------------------------------------
 
+@pytest.mark.slow
 def test_cache_cold_then_warm(tmp_path, monkeypatch):
     monkeypatch.setenv("ATENSI_CACHE", str(tmp_path))
     code = 'extern "C" __global__ void one(float* x) { x[threadIdx.x] = 1.0f; }'
@@ -442,6 +448,7 @@ __global__ void __launch_bounds__(128) transpose_sum(const float* in, float* out
 '''
 
 
+@pytest.mark.slow
 def test_source_forms():
     mod = RawModule(FORMS, path="forms.cu")
     assert mod.kernel_names == ("transpose_sum",)  # comments and templates are not kernels

@@ -87,6 +87,7 @@ def test_to_tf32_is_round_to_nearest_ties_away(rng=np.random.default_rng(22)):
     assert np.isnan(nf.to_tf32(np.array([np.nan], f32)))[0]
 
 
+@pytest.mark.slow
 def test_emulator_rounds_exactly_like_the_model(wmma_fibers, rng=np.random.default_rng(23)):
     x = np.concatenate([special_values(rng), np.array([np.nan], f32)])
     y = np.zeros_like(x)
@@ -117,6 +118,7 @@ def tiles(rng, kind: str):
     return draw(16, 8), draw(8, 16), draw(16, 16)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["normal", "special", "tiny"])
 @pytest.mark.parametrize("layout", ["row", "col"])
 def test_one_tile_is_bit_identical_to_the_model(wmma, kind, layout, rng=np.random.default_rng(25)):

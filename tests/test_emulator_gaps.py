@@ -39,6 +39,7 @@ def load(name: str, **kw) -> RawModule:
 
 # ---- static __shared__: poisoned at every block start ----------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fibers", "threads"])
 def test_unwritten_shared_memory_reads_as_nan(mode):
     mod = load("gap_shared_poison.cu", mode=mode)
@@ -58,6 +59,7 @@ def test_unwritten_shared_memory_reads_as_nan(mode):
 
 # ---- __launch_bounds__ ----------------------------------------------------------
 
+@pytest.mark.slow
 def test_launch_bounds_refuse_a_bigger_block():
     k = load("gap_launch_bounds.cu").get_function("scale_bounded")
     assert k.max_threads_per_block == 128
@@ -72,6 +74,7 @@ def test_launch_bounds_refuse_a_bigger_block():
     np.testing.assert_array_equal(x, 2.0)  # refused before any work
 
 
+@pytest.mark.slow
 def test_launch_bounds_of_the_real_kernels_are_read():
     mod = RawModule(path=kernels.kernel_path("attention_fused.cu"))
     assert mod.get_function("attention_fused_d64").max_threads_per_block == kernels.FUSED_THREADS
@@ -79,6 +82,7 @@ def test_launch_bounds_of_the_real_kernels_are_read():
 
 # ---- warp functions in a partial warp ----------------------------------------------
 
+@pytest.mark.slow
 def test_full_mask_in_a_partial_warp_is_an_error():
     k = load("gap_partial_warp.cu").get_function("warp_sum_full_mask")
     with pytest.raises(CudaCpuError, match=r"gap_partial_warp\.cu:10.*thread 32.*0xffffffff.*16 lane"):
@@ -96,6 +100,7 @@ def test_reading_a_lane_that_does_not_exist_is_an_error():
 
 # ---- misaligned vector access --------------------------------------------------
 
+@pytest.mark.slow
 def test_misaligned_float4_load_and_store_are_errors():
     mod = load("gap_misaligned.cu")
     x = np.arange(4 * 64 + 8, dtype=f32)
@@ -111,6 +116,7 @@ def test_misaligned_float4_load_and_store_are_errors():
 
 # ---- memory ordering under ThreadSanitizer ---------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fibers", "threads"])
 def test_a_shuffle_does_not_order_shared_memory(mode):
     code = (FIX / "gap_warp_order.cu").read_text()
@@ -126,6 +132,7 @@ def test_a_shuffle_does_not_order_shared_memory(mode):
 
 # ---- schedule shuffling ---------------------------------------------------------
 
+@pytest.mark.slow
 def test_shuffle_mode_exposes_code_that_assumes_lockstep():
     x = np.arange(1, 33, dtype=f32)
     right = x + np.r_[0, x[:-1]]
@@ -145,6 +152,7 @@ def test_shuffle_mode_exposes_code_that_assumes_lockstep():
     assert not np.array_equal(np.isnan(shuffled(2)), np.isnan(first))
 
 
+@pytest.mark.slow
 def test_correct_kernels_pass_in_shuffle_mode():
     demo = load("demo.cu", mode="shuffle", seed=7)
     rng = np.random.default_rng(12)
@@ -161,6 +169,7 @@ def test_correct_kernels_pass_in_shuffle_mode():
 
 # ---- floating point: FMA contraction ---------------------------------------------
 
+@pytest.mark.slow
 def test_fp_contract_fast_rounds_like_a_gpu_fma():
     a = np.full(4, 1 + 2.0**-12, f32)
     c = np.full(4, -1.0, f32)
@@ -180,6 +189,7 @@ def test_fp_contract_fast_rounds_like_a_gpu_fma():
 
 # ---- AddressSanitizer at a ragged shape -------------------------------------------
 
+@pytest.mark.slow
 def test_fused_d128_under_address_sanitizer_at_a_ragged_shape():
     """T = 70 (not a multiple of the 32 query rows or the key tile), d_k = 65
     (the d128 variant, 63 unused columns), two heads: every argument array is
@@ -225,11 +235,13 @@ def _pipelined(*defines):
     return out.reshape(5, 32), want.reshape(5, 32)
 
 
+@pytest.mark.slow
 def test_cp_async_pipeline_that_waits_right_is_exact():
     out, want = _pipelined()
     np.testing.assert_array_equal(out, want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", ["BUG_WAIT", "BUG_NO_COMMIT"])
 def test_cp_async_read_of_a_stage_in_flight_is_nan(bug):
     out, want = _pipelined(bug, "AS_BEFORE")
@@ -241,6 +253,7 @@ def test_cp_async_read_of_a_stage_in_flight_is_nan(bug):
         assert np.isnan(out[4]).all(), out[4]
 
 
+@pytest.mark.slow
 def test_cp_async_misuse_names_the_line():
     code = ('extern "C" __global__ void k(const float* x, float* out) {\n'
             '    __shared__ float s[32];\n'
@@ -251,6 +264,7 @@ def test_cp_async_misuse_names_the_line():
         k((1,), (32,), (np.zeros(32, f32), np.zeros(32, f32)))
 
 
+@pytest.mark.slow
 def test_fused_v2_pipeline_runs_on_the_cpu():
     """The real v2 kernel with its last wait_group 0 turned into wait_group 1 reads NaN."""
     text = kernels.kernel_path("attention_fused.cu").read_text()
@@ -273,6 +287,7 @@ def test_fused_v2_pipeline_runs_on_the_cpu():
 
 @pytest.mark.parametrize("name, line, what", [("pair_sum_cast", 10, "long long unsigned int"),
                                               ("first_of_four_by_reference", 18, "float4")])
+@pytest.mark.slow
 def test_misaligned_scalar_or_reference_access_is_an_error(name, line, what):
     x = np.arange(64, dtype=f32)
     out = np.zeros(8, f32)
@@ -291,6 +306,7 @@ def test_misaligned_scalar_or_reference_access_is_an_error(name, line, what):
     np.testing.assert_array_equal(out, x[0::4][:8] + x[3::4][:8])
 
 
+@pytest.mark.slow
 def test_every_sanitizer_run_checks_alignment():
     code = (FIX / "gap_misaligned_access.cu").read_text()
     x = np.arange(64, dtype=f32)
@@ -311,6 +327,7 @@ def _last_block_sum(kernel, **kw):
     return float(out[0]), float(x.sum())
 
 
+@pytest.mark.slow
 def test_a_last_block_combine_fails_in_permuted_block_order():
     got, want = _last_block_sum("sum_by_last_block")
     assert got == want  # index order (fibers, as before): looks right
@@ -321,6 +338,7 @@ def test_a_last_block_combine_fails_in_permuted_block_order():
         assert _last_block_sum("sum_by_ticket", mode="shuffle", seed=s) == (want, want)
 
 
+@pytest.mark.slow
 def test_thread_sanitizer_has_no_edge_between_blocks():
     code = (FIX / "gap_block_order.cu").read_text()
     x = (np.arange(8 * 64) % 5).astype(f32)
@@ -347,6 +365,7 @@ print("split-K ok")
 """
 
 
+@pytest.mark.slow
 def test_split_k_and_combine_in_permuted_block_order():
     import os
     import subprocess
@@ -358,6 +377,7 @@ def test_split_k_and_combine_in_permuted_block_order():
         assert proc.returncode == 0 and "split-K ok" in proc.stdout, proc.stderr[-3000:]
 
 
+@pytest.mark.slow
 def test_split_k_and_combine_under_thread_sanitizer_without_block_edges():
     from atensi.cudacpu import run_python_in_subprocess
     res = run_python_in_subprocess(_SPLIT_RUN, sanitize="thread", mode="fibers", timeout=600)
@@ -409,6 +429,7 @@ print("fused ok")
 """
 
 
+@pytest.mark.slow
 def test_fused_kernels_under_thread_sanitizer():
     from atensi.cudacpu import run_python_in_subprocess
     res = run_python_in_subprocess(_FUSED_ALL, sanitize="thread", mode="fibers", timeout=900)
@@ -425,6 +446,7 @@ def _nvrtc_or_skip():
     return resources
 
 
+@pytest.mark.slow
 def test_too_many_registers_for_the_block_is_refused(monkeypatch):
     resources = _nvrtc_or_skip()
     x = np.arange(4096, dtype=f32)
@@ -480,6 +502,7 @@ _HUGE_GRID = "#undef gridDim\n#define gridDim (::dim3(2147483647u))\n"
     ("attention_backward.cu", "softmax_backward_v1", "S, S, out, rows, n"),
     ("attention_backward.cu", "attention_weights_from_lse_v1", "S, L, out, rows, n"),
 ])
+@pytest.mark.slow
 def test_row_loops_do_not_overflow_near_2_to_31_blocks(file, kernel, args):
     text = kernels.kernel_path(file).read_text()
     n, rows = 8, 4

@@ -46,6 +46,7 @@ def test_plots_re_exports_the_example_figures():
         assert getattr(plots, name) is getattr(example_plots, name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("first", ["atensi.plots", "atensi.example_plots"])
 def test_either_module_can_be_imported_first(first):
     code = f"import {first}; from atensi.plots import vectors; print(vectors.__module__)"

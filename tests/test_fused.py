@@ -39,6 +39,7 @@ def _reference(Q, K, V, **kw):
 # --- NVRTC ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_nvrtc_compiles_every_variant_without_spills(arch):
     report = kernels.compile_report(SOURCE, arch=arch)
@@ -147,6 +148,7 @@ def test_more_heads_than_the_grid(monkeypatch):
     kc.assert_matches(out, _reference(Q, K, V))
 
 
+@pytest.mark.slow
 def test_key_tiles_above_the_diagonal_are_never_read():
     """Causal, T = 128, only query tile 0 (rows 0..63) launched, and K, V given
     with only their first 64 rows: under AddressSanitizer, any read of a key
@@ -166,6 +168,7 @@ def test_key_tiles_above_the_diagonal_are_never_read():
     assert not out[64:].any()  # rows of the tile that was not launched
 
 
+@pytest.mark.slow
 def test_no_T_by_T_array_is_allocated():
     T = 1024
     Q, K, V = kc.qkv((), T, 64, "memory")
@@ -217,6 +220,7 @@ def test_bad_input_is_refused_like_the_other_kernels(no_launch, mutate, error, p
 # --- Sanitizers -------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sanitizer, mode", kc.SANITIZER_MODES, ids=kc.SANITIZER_IDS)
 def test_under_sanitizer(sanitizer, mode):
     """scripts/kernel_driver.py in a fresh process, the kernel built with the sanitizer
@@ -234,6 +238,7 @@ def test_under_sanitizer(sanitizer, mode):
         assert marker not in output, output
 
 
+@pytest.mark.slow
 def test_thread_sanitizer_sees_a_missing_barrier():
     """The sanitizer run has teeth: without the barrier that protects the tile
     from being overwritten while other rows still read it, ThreadSanitizer

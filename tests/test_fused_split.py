@@ -268,6 +268,7 @@ for d_k, T, splits in [(65, 70, 3), (32, 100, 9)]:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sanitize", ["address", "thread"])
 def test_split_under_sanitizer(sanitize):
     # Ragged d_k = 65 (the d128 kernel, scalar loads) and empty ranges.
@@ -306,6 +307,7 @@ def test_d_k_above_128_refused():
 # ---- NVRTC: sm_80 and sm_90, zero spills ----------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_new_kernels_compile_without_spills(arch):
     try:

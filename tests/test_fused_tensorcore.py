@@ -56,6 +56,7 @@ def _ptx(arch: str) -> str:
     return nvrtc.getPTX(prog).decode()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_nvrtc_compiles_every_variant_without_spills(arch):
     report = kernels.compile_report(SOURCE, arch=arch)
@@ -67,6 +68,7 @@ def test_nvrtc_compiles_every_variant_without_spills(arch):
         assert res.shared_bytes == 0  # all of it dynamic: TC_SMEM(D) at launch
 
 
+@pytest.mark.slow
 def test_gpu_code_really_uses_tensor_cores():
     """Without <mma.h> the GPU path is PTX: TF32 MMAs, cvt.rna rounding, WMMA loads."""
     ptx = _ptx("sm_80")
@@ -99,6 +101,7 @@ def test_python_constants_match_the_source():
 # --- On the CPU emulator, against float64 ---------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("precision", PRECISIONS)
 @pytest.mark.parametrize("causal", [True, False])
 @pytest.mark.parametrize("case", CASES, ids=kc.case_id)
@@ -247,6 +250,7 @@ def test_matches_reference_on_gpu(case, causal, precision):
 # --- Sanitizers --------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_key_tiles_above_the_diagonal_are_never_read():
     """Causal, T = 128, only query tile 0 launched, K and V with only their first
     64 rows: under AddressSanitizer any read of a key tile above the diagonal
@@ -268,6 +272,7 @@ def test_key_tiles_above_the_diagonal_are_never_read():
     assert not out[64:].any()
 
 
+@pytest.mark.slow
 def test_thread_sanitizer_sees_a_missing_syncwarp():
     """The WMMA calls order nothing: without the __syncwarp between storing S and
     reading it back row by row, ThreadSanitizer (fibers: only barriers order the

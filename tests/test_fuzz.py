@@ -464,6 +464,7 @@ def _shape_refused(fn, name):
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fn", sorted(CASES))
 @FUZZ
 @given(data=st.data())
@@ -631,6 +632,7 @@ def test_fuzz_widgets_sharpness_state(d_k, scale):
 @given(M=st.sampled_from(["ok", "list", "neginf", "nan", "rank1", "empty", "string", "none",
                           "rank3", "complex"]),
        row=st.sampled_from([None, 0, 2, -1, 9, "1", 1.5]))
+@pytest.mark.slow
 def test_fuzz_plots_heatmap(M, row):
     import matplotlib.pyplot as plt
 
@@ -771,6 +773,7 @@ MODEL = _tiny_model()
        seed=st.one_of(st.integers(0, 9), st.sampled_from([-1, 1.5, "0", True, None])),
        kv_cache=st.sampled_from([True, False, 1, "ya"]),
        return_logits=st.sampled_from([False, True, 0, None]))
+@pytest.mark.slow
 def test_fuzz_model_generate(prompt, n, temperature, seed, kv_cache, return_logits):
     good_prompt = isinstance(prompt, str) and prompt and set(prompt) <= set("abcde")
     good_n = _good_int(n, low=0)
@@ -866,6 +869,7 @@ def test_fuzz_model_construction(field, value):
 @given(arg=st.sampled_from(["steps", "batch_size", "eval_every", "warmup", "lr", "clip", "seed",
                             "log", "corpus", None]),
        value=st.sampled_from([0, -5, 1.5, "x", None, True, float("nan")]))
+@pytest.mark.slow
 def test_fuzz_train(arg, value):
     from atensi import corpus, train
 

@@ -85,6 +85,7 @@ def _planned_seconds(text):
     return int(m.group(1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sanitizer", [False, True])
 def test_dry_run_uses_machine_python_and_installs_nothing(tmp_path, sanitizer):
     proc, out, calls = _dry_run(tmp_path, sanitizer=sanitizer)
@@ -187,6 +188,7 @@ def test_dry_run_offline_on_the_gpu_machine_configuration(tmp_path):
     assert len(files) <= 8 and sorted(p.name for p in files) == FILES, files
 
 
+@pytest.mark.slow
 def test_a_step_past_its_limit_is_stopped_and_named(tmp_path):
     proc, out, _ = _dry_run(tmp_path, hang_on="gpu_available",
                             extra_env={"ATENSI_GPU_CHECK_DRY_RUN": "0", "ATENSI_GPU_CHECK_MAX_STEP": "2"})
@@ -220,6 +222,7 @@ def test_script_syntax_and_sanity():
 # --- CUDA 12 / CUDA 13 libraries ------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_preload_picks_names_by_cuda_major():
     assert kernels._CUDA_WHEELS[12][0][1] == ("libnvrtc.so.12",)
     assert kernels._CUDA_WHEELS[13][0] == ("cu13", ("libnvrtc.so.13",))
@@ -291,6 +294,7 @@ print(json.dumps(out))
 '''
 
 
+@pytest.mark.slow
 def test_nvrtc_cuda13_compiles_every_kernel_without_spills():
     """The same kernels with NVRTC 13 (CuPy 14 / CUDA 13, the H200 machine)."""
     lib = _nvrtc13()
@@ -326,6 +330,7 @@ def test_nvrtc_cuda13_compiles_every_kernel_without_spills():
 # --- compile_report: CuPy's options, occupancy -------------------------------------------
 
 
+@pytest.mark.slow
 def test_compile_report_uses_cupys_options_and_reports_occupancy():
     try:
         report = kernels.compile_report(ROOT / "kernels" / "attention_fused.cu", arch="sm_90")

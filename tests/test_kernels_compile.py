@@ -43,6 +43,7 @@ def test_kernel_files_exist():
     assert set(EXPECTED) <= names
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("file", [f.name for f in KERNEL_FILES])
 def test_compiles_without_spills(reports, file, arch):

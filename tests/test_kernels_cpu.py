@@ -115,6 +115,7 @@ def test_versions_agree():
     np.testing.assert_allclose(a1, a2, rtol=1e-6, atol=1e-7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["v1", "v2"])
 def test_one_head_longer_than_the_engine(version):
     """T = 1025 (one more than ANDREA's context), d_k = 64: every kernel, one head."""
@@ -128,6 +129,7 @@ def test_one_head_longer_than_the_engine(version):
         kc.check_weighted_sum(case, BACKEND)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d_k", [1, 3, 128])
 def test_T_1025_at_the_other_widths(d_k):
     """T = 1025 with the d_k values above besides 64: the kernels whose work
@@ -190,6 +192,7 @@ def test_fused_is_reachable():
 SANITIZED_FILES = ["scores", "causal_mask", "softmax", "weighted_sum"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sanitizer, mode", kc.SANITIZER_MODES, ids=kc.SANITIZER_IDS)
 @pytest.mark.parametrize("file", SANITIZED_FILES)
 def test_kernel_file_under_sanitizer(file, sanitizer, mode):

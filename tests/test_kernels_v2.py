@@ -276,6 +276,7 @@ def test_bad_arguments():
 # ---- NVRTC: sm_80 and sm_90, zero spills ----------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_v2_kernels_compile_without_spills(arch):
     found = {}

@@ -55,6 +55,7 @@ def test_sharper_rows_have_smaller_gradients():
     assert norms[-1] < 1e-6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("d_k", [1, 64, 256, 4096])
 def test_dot_product_spread_is_sqrt_d_k_and_one_when_scaled(d_k):
     assert measures.dot_product_spread(d_k, n=2000) == pytest.approx(math.sqrt(d_k), rel=0.08)

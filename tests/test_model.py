@@ -26,6 +26,7 @@ def _data(model, B=3, seed=0):
     return rng.integers(0, model.config.vocab, shape), rng.integers(0, model.config.vocab, shape)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [True, False])
 def test_whole_model_gradient_matches_finite_differences(scale):
     model = tiny(scale=scale)
@@ -217,6 +218,7 @@ def test_head_summary_names_a_previous_character_head():
         head_summary(np.eye(3), text)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["static", "live"])
 def test_attention_map_explorer_has_one_frame_per_sentence_layer_and_head(mode):
     from atensi import model_explorer
@@ -354,6 +356,7 @@ def test_load_refuses_weights_that_are_not_finite_real_or_well_formed(tmp_path, 
         TinyGPT.load(bad)
 
 
+@pytest.mark.slow
 def test_load_reads_headers_before_data_so_a_zip_bomb_is_refused(tmp_path, monkeypatch):
     path = tiny().save(tmp_path / "asli.npz")
     bomb = tmp_path / "bom.npz"

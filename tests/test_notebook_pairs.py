@@ -45,6 +45,7 @@ READING_ORDER = [
 ]
 
 
+@pytest.mark.slow
 def test_toc_order_and_titles():
     titles = []
     for page in PAGES:
@@ -73,6 +74,7 @@ def test_ipynb_pair_is_in_sync(page):
     assert notebook["metadata"]["kernelspec"]["name"] == "python3"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_chapter_starts_with_the_setup_cell(page):
     md = ROOT / f"{page}.md"

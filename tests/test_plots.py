@@ -100,6 +100,7 @@ def test_dot_product_histograms_one_panel_per_d_k():
         plots.dot_product_histograms({})
 
 
+@pytest.mark.slow
 def test_chapter_figures_from_other_chapters():
     assert len(plots.softmax_temperature([1.0, 2.0, 0.5], [0.5, 1, 2]).axes) == 3
     fig = plots.memory_growth([256, 1024, 4096], {"skor": [2**18, 2**22, 2**26]})
@@ -137,6 +138,7 @@ def test_mask_figure_and_row_outline_land_on_the_row():
     assert "Bobot A" in texts(fig)
 
 
+@pytest.mark.slow
 def test_sharpness_and_row_figures_have_indonesian_titles():
     dots = measures.random_dot_products(64, n=200)
     fig = plots.sharpness_figure(dots, dots[:16], d_k=64, scale=False, limit=256)
@@ -151,6 +153,7 @@ def test_sharpness_and_row_figures_have_indonesian_titles():
     assert "Skor baris i = 1" in drawn and "keluaran[1]" in drawn and "0,50" in drawn
 
 
+@pytest.mark.slow
 def test_roofline_draws_one_roof_per_peak_and_refuses_bad_numbers():
     fig = plots.roofline({"FP32": 67e12, "BF16": 989e12}, 4.8e12,
                          {"fused": (130.0, "FP32"), "fused bf16": (260.0, "BF16"),
@@ -197,6 +200,7 @@ def _min_font_px_on_phone(fig, rendered=328):
     return float(image.info["MinFontPx"]) * min(rendered, image.size[0]) / image.size[0]
 
 
+@pytest.mark.slow
 def test_png_carries_its_smallest_text_and_chapter_figures_stay_legible_on_a_phone():
     fig = plots.new_figure(4.0, 2.0)
     ax = fig.add_subplot()
@@ -216,6 +220,7 @@ def test_png_carries_its_smallest_text_and_chapter_figures_stay_legible_on_a_pho
         assert _min_font_px_on_phone(fig) >= 9
 
 
+@pytest.mark.slow
 def test_heatmap_writes_numbers_only_where_they_fit():
     rng = np.random.default_rng(1)
     small = plots.heatmap(rng.standard_normal((4, 4)))

@@ -132,6 +132,7 @@ def test_word_model_generates_whole_words():
         model.generate("Budi punya apel", 4)  # 3 + 4 > T = 6
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("positions", [None, [-1], [1, 3]])
 def test_gradient_with_graded_positions_matches_finite_differences(positions):
     model = tiny_words()
@@ -211,6 +212,7 @@ def test_uniform_attention_is_the_running_mean_and_its_gradient_is_right():
 # --- training ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_two_short_runs_give_identical_weights(split):
     def run():
         model = TinyGPT(Config(vocab=len(recall.VOCAB), **recall_train.RECALL_MODEL), recall.VOCAB)
@@ -246,6 +248,7 @@ def test_committed_weights_meet_the_targets(committed, split):
     assert info["cpu_seconds"] <= 120
 
 
+@pytest.mark.slow
 def test_the_named_head_looks_at_the_asked_object_and_ablating_it_breaks_recall(committed, split):
     share = recall.attention_share(committed, split.test, split.test_query)
     layer, head = committed.info["head"]
@@ -272,6 +275,7 @@ def test_word_head_summary_counts_the_earlier_same_word():
         model_explorer.word_head_summary(A[:4, :4], words)
 
 
+@pytest.mark.slow
 def test_the_static_explorer_shows_word_labels_for_the_word_model(committed, split):
     story = recall.story(split.test[0][:-1])
     box = model_explorer.attention_maps(committed, (story,), mode="static")

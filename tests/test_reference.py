@@ -39,6 +39,7 @@ def random_qkv(rng, lead, T, d_k):
     return tuple(rng.standard_normal(shape).astype(np.float32) for _ in range(3))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("T", T_VALUES)
 @pytest.mark.parametrize("d_k", DK_VALUES)
 @pytest.mark.parametrize("lead", [(), (3,), (2, 2)])
@@ -121,6 +122,7 @@ finite_rows = hnp.arrays(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(finite_rows)
 def test_softmax_rows_are_distributions(S):
@@ -130,6 +132,7 @@ def test_softmax_rows_are_distributions(S):
     np.testing.assert_allclose(A.sum(axis=-1), 1.0, rtol=1e-5)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(finite_rows)
 def test_softmax_preserves_order_within_row(S):
@@ -140,6 +143,7 @@ def test_softmax_preserves_order_within_row(S):
         assert (np.diff(a_row[order]) >= 0).all()
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(finite_rows)
 def test_masked_softmax_is_zero_above_diagonal(S):
@@ -152,6 +156,7 @@ def test_masked_softmax_is_zero_above_diagonal(S):
     np.testing.assert_allclose(A[visible_rows].sum(axis=-1), 1.0, rtol=1e-5)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(finite_rows, st.data())
 def test_rows_of_only_minus_inf_give_zeros(S, data):

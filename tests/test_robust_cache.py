@@ -81,6 +81,7 @@ def test_unwritable_cache_never_uses_a_fixed_shared_name(tmp_path, monkeypatch):
     _assert_private_fallback(used, blocked)
 
 
+@pytest.mark.slow
 def test_planted_world_writable_library_is_not_loaded(cache):
     """A file under the predictable name is never dlopen'ed unless it is ours and private."""
     first = RawModule(CODE, path="one.cu", options=("-DVALUE=1.0f",))
@@ -102,6 +103,7 @@ def test_planted_world_writable_library_is_not_loaded(cache):
         module._load(lib)
 
 
+@pytest.mark.slow
 def test_library_owned_by_someone_else_is_refused(cache, monkeypatch):
     lib = RawModule(CODE, path="one.cu", options=("-DVALUE=2.0f",)).library_path
     module._libs.pop(lib, None)
@@ -119,6 +121,7 @@ def test_cache_key_separates_flags_unambiguously():
     assert build.cache_key(tu, ("-DA", "B"), cxx) != build.cache_key(tu, ("-DA B",), cxx)
 
 
+@pytest.mark.slow
 def test_edited_include_header_is_recompiled(cache, tmp_path):
     inc = tmp_path / "inc"
     inc.mkdir()
@@ -136,6 +139,7 @@ def test_edited_include_header_is_recompiled(cache, tmp_path):
     assert (x == 4).all()
 
 
+@pytest.mark.slow
 def test_leftovers_of_a_killed_compile_are_removed(cache):
     cache.mkdir(parents=True, mode=0o700)
     old = cache / "one-abc.so.x1.tmp"

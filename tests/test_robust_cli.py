@@ -41,6 +41,7 @@ def test_directory(tmp_path):
     assert "folder" in line
 
 
+@pytest.mark.slow
 def test_non_utf8_file(tmp_path):
     bad = tmp_path / "latin1.cu"
     bad.write_bytes("// komentar dengan é\n".encode("latin-1"))
@@ -151,6 +152,7 @@ BAD_ARGUMENTS = [
 
 @pytest.mark.parametrize("argv, words", BAD_ARGUMENTS,
                          ids=[" ".join(a).replace("{tmp}", "TMP") for a, _ in BAD_ARGUMENTS])
+@pytest.mark.slow
 def test_every_tool_answers_bad_arguments_with_one_indonesian_line(argv, words, tmp_path):
     argv = [a.format(tmp=tmp_path) for a in argv]
     proc = subprocess.run([sys.executable, *argv], cwd=ROOT, capture_output=True, text=True,
@@ -164,6 +166,7 @@ def test_every_tool_answers_bad_arguments_with_one_indonesian_line(argv, words, 
 
 @pytest.mark.parametrize("tool", ["atensi.train", "atensi.corpus", "atensi.bench",
                                   "atensi.kernels"])
+@pytest.mark.slow
 def test_help_is_indonesian(tool):
     proc = subprocess.run([sys.executable, "-m", tool, "--help"], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)

@@ -87,6 +87,7 @@ extern "C" __global__ void slow(float* out, int n) {
 """
 
 
+@pytest.mark.slow
 def test_emulated_launch_stops_on_ctrl_c():
     kernel = RawModule(SLOW, path="slow.cu").get_function("slow")
     out = np.zeros(4000, np.float32)
@@ -164,6 +165,7 @@ INTERRUPTED = """
 
 @pytest.mark.parametrize("kind, T", [("plain", 0), ("chain", 3072), ("fused", 8192),
                                      ("split", 8192), ("backward", 2048)])
+@pytest.mark.slow
 def test_interrupted_launch_really_stops(kind, T):
     """Ctrl-C at 0.5 s: the launch stops (no helper thread left, nothing written after),
     and the next launch runs at once instead of racing the interrupted one."""
@@ -222,6 +224,7 @@ extern "C" __global__ void big(float* out, int n) {
 """
 
 
+@pytest.mark.slow
 def test_kernel_with_too_big_local_arrays_is_refused_not_crashing():
     proc = _child(f"""
         import numpy as np
@@ -240,6 +243,7 @@ def test_kernel_with_too_big_local_arrays_is_refused_not_crashing():
     assert "DITOLAK" in proc.stdout and "stack" in proc.stdout and "KiB" in proc.stdout, proc.stdout
 
 
+@pytest.mark.slow
 def test_small_local_arrays_still_compile():
     code = BIG_STACK.replace("100000", "1000")
     k = RawModule(code, path="small.cu").get_function("big")
@@ -255,6 +259,7 @@ extern "C" __global__ void stuck(float* x) {
 """
 
 
+@pytest.mark.slow
 def test_concurrent_failing_launches_keep_their_error_text():
     kernel = RawModule(DEADLOCK, path="stuck.cu").get_function("stuck")
 

@@ -219,6 +219,7 @@ def test_kernel_refuses_bad_input_before_any_launch(monkeypatch, call, error, ma
         call()
 
 
+@pytest.mark.slow
 def test_kernel_under_address_sanitizer():
     """scripts/kernel_driver.py rope, with the kernel built under AddressSanitizer."""
     env = sanitizer_env("address", None)

@@ -54,6 +54,7 @@ def test_bad_arguments_are_refused_in_indonesian(call, match):
         call()
 
 
+@pytest.mark.slow
 def test_live_explorer_redraws_when_a_slider_moves():
     pytest.importorskip("ipywidgets")
     ex = RE.rope(mode="live")
@@ -74,6 +75,7 @@ def static():
     return RE.rope(mode="static")
 
 
+@pytest.mark.slow
 def test_static_twin_has_every_frame_and_its_readout(static):
     assert len(static.frames) == len(RE.STATIC_DELTAS) * len(RE.STATIC_SHIFTS)
     page = static.to_html()

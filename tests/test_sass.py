@@ -53,6 +53,7 @@ def _tools_or_skip():
     pytest.importorskip("cupy")
 
 
+@pytest.mark.slow
 def test_fused_v2_inner_loop_has_a_larger_ffma_share_than_v1():
     _tools_or_skip()
     mixes = sass.instruction_mix(ROOT / "kernels" / "attention_fused.cu")
@@ -62,6 +63,7 @@ def test_fused_v2_inner_loop_has_a_larger_ffma_share_than_v1():
     assert mix.share(v2.loop) > mix.share(v1.loop)
 
 
+@pytest.mark.slow
 def test_sass_command_prints_the_table():
     _tools_or_skip()
     proc = subprocess.run([sys.executable, "-m", "atensi.kernels", "--sass", "kernels/causal_mask.cu"], cwd=ROOT,

@@ -116,6 +116,7 @@ def test_committed_weights_meet_the_targets_they_record(committed):
     assert abs(train.evaluate(committed, x, y) - info["val_ce"]) < 1e-4
 
 
+@pytest.mark.slow
 def test_first_training_steps_reproduce_the_committed_curve(committed):
     c = corpus.load()
     s = train.TRAINING
@@ -130,6 +131,7 @@ def test_first_training_steps_reproduce_the_committed_curve(committed):
     assert np.isclose(curve["val"][0], committed.curve["val"][0], rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_quick_run_prints_indonesian_progress(capsys):
     c = corpus.load()
     train.run_training(quick=True, steps=2, corpus=c)
@@ -154,6 +156,7 @@ def test_experiment_file_has_both_runs_with_the_same_settings():
     assert runs["dengan"]["val_step"] == runs["tanpa"]["val_step"]
 
 
+@pytest.mark.slow
 def test_experiment_first_steps_reproduce(tmp_path):
     result = train.load_experiment()
     small = train.run_experiment(steps=2, log=lambda *_: None)
@@ -209,6 +212,7 @@ def _dated(path):
     return sorted(path.parent.glob(f"{path.stem}-*{path.suffix}"))
 
 
+@pytest.mark.slow
 def test_steps_never_overwrite_the_shipped_weights(shipped, capsys):
     weights, _ = shipped
     assert train.main(["--steps", "2"]) == 0
@@ -218,6 +222,7 @@ def test_steps_never_overwrite_the_shipped_weights(shipped, capsys):
     assert TinyGPT.load(dated[0]).info["training"]["steps"] == 2
 
 
+@pytest.mark.slow
 def test_experiment_with_steps_never_overwrites_the_shipped_results(shipped, capsys):
     _, experiment = shipped
     assert train.main(["--experiment", "skala", "--steps", "1"]) == 0
@@ -227,6 +232,7 @@ def test_experiment_with_steps_never_overwrites_the_shipped_results(shipped, cap
     assert train.load_experiment(dated[0])["training"]["steps"] == 1
 
 
+@pytest.mark.slow
 def test_full_run_that_misses_its_targets_keeps_the_shipped_weights(shipped, monkeypatch, capsys):
     weights, _ = shipped
     monkeypatch.setitem(train.TRAINING, "steps", 2)  # far too short to beat the bigram
@@ -237,6 +243,7 @@ def test_full_run_that_misses_its_targets_keeps_the_shipped_weights(shipped, mon
     assert len(_dated(weights)) == 1 and str(_dated(weights)[0]) in out
 
 
+@pytest.mark.slow
 def test_full_run_that_meets_its_targets_writes_the_shipped_weights(shipped, monkeypatch):
     weights, _ = shipped
     monkeypatch.setitem(train.TRAINING, "steps", 2)

@@ -28,6 +28,7 @@ def drive(explorer, key, value):
 # ------------------------------------------------------------------ live 1
 
 
+@pytest.mark.slow
 def test_sharpness_max_probability_grows_without_scaling_and_stays_flat_with_it():
     ex = widgets.sharpness_explorer(d_k=1, scale=False)
     assert set(ex.controls) == {"d_k", "scale"}
@@ -81,6 +82,7 @@ def test_sharpness_readouts_are_the_drawn_row():
 # ------------------------------------------------------------------ live 2
 
 
+@pytest.mark.slow
 def test_mask_explorer_shows_what_row_i_sees():
     ex = widgets.mask_explorer(T=8, masked=True, scaled=True, row=3)
     assert set(ex.controls) == {"kind", "T", "masked", "scaled", "row"}
@@ -124,6 +126,7 @@ def test_mask_state_weights_are_zero_in_the_future():
         widgets.mask_state(8, True, True, 8)
 
 
+@pytest.mark.slow
 def test_mask_kinds_padding_window_prefix():
     from atensi import masks
 
@@ -151,6 +154,7 @@ def test_mask_kinds_padding_window_prefix():
 # ------------------------------------------------------------------ live 3
 
 
+@pytest.mark.slow
 def test_row_explorer_mixes_v_with_the_softmax_weights():
     ex = widgets.row_explorer(row=4, temperature=1.0)
     assert set(ex.controls) == {"row", "temperature"}
@@ -178,6 +182,7 @@ def test_row_explorer_mixes_v_with_the_softmax_weights():
         widgets.row_state(1, 0.0)
 
 
+@pytest.mark.slow
 def test_live_explorers_record_redraw_time():
     ex = widgets.mask_explorer()
     ex.cache.cache_clear()
@@ -186,6 +191,7 @@ def test_live_explorers_record_redraw_time():
     assert "atensi-live" in ex._dom_classes
 
 
+@pytest.mark.slow
 def test_redraw_benchmark_prints_its_table():
     """The 200 ms redraw target is measured by scripts/bench_explorers.py
     (a benchmark, not a timed test); here only that it runs and reports."""
@@ -204,6 +210,7 @@ def test_redraw_benchmark_prints_its_table():
 # ------------------------------------------------------------------ choice
 
 
+@pytest.mark.slow
 def test_environment_variable_picks_live_or_static(monkeypatch):
     import ipywidgets
 
@@ -221,6 +228,7 @@ def test_environment_variable_picks_live_or_static(monkeypatch):
         widgets.explorer("mask", mode="frozen")
 
 
+@pytest.mark.slow
 def test_book_mode_never_creates_an_ipywidget():
     """Frozen widget state in the book comes from widgets created in the kernel."""
     code = ("import sys; from atensi import widgets; e = widgets.sharpness(); "
@@ -264,6 +272,7 @@ def payload(html):
      4 * len(widgets.MASK_STATIC_T) + 3 * 2 * len(widgets.MASK_STATIC_T_KINDS)),
     ("baris", 8 * len(widgets.TEMPERATURES), 8 * len(widgets.TEMPERATURES)),
 ])
+@pytest.mark.slow
 def test_static_twin_is_self_contained_and_small(statics, name, frames, images):
     ex = statics[name]
     html = ex._repr_html_()
@@ -285,6 +294,7 @@ def test_static_twin_is_self_contained_and_small(statics, name, frames, images):
     assert base64.b64decode(shown.group(1)).startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_static_twin_text_matches_the_live_readout(statics):
     """Both faces of an explorer say the same numbers for the same state."""
     ex = widgets.sharpness_explorer()
