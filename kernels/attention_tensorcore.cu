@@ -53,6 +53,18 @@
 //   attention_tensorcore_3xtf32_d64   d_k <= 64,  3xTF32
 //   attention_tensorcore_3xtf32_d128  d_k <= 128, 3xTF32
 //
+// Split-K (key dibagi antar-block, seperti fused v2): argumen v3 ditambah float* ML dan
+// int splits, O menunjuk ke buffer parsial Op[splits][H][T][d_k]; grid.z = splits.
+// Block blockIdx.z mengerjakan ubin key [z*tiles/splits, (z+1)*tiles/splits) ubin
+// query-nya dan menulis o TANPA dibagi l ke Op[z] serta (m, l) ke ML[z][H][T][2]
+// (m dalam satuan log2). Rentang kosong menulis parsial netral m = -inf, l = 0, o = 0.
+// Format parsialnya sama dengan attention_fused_v2_split_dD, jadi penggabungnya
+// attention_fused_v2_combine di kernels/attention_fused.cu.
+//   attention_tensorcore_split_tf32_d32, attention_tensorcore_split_tf32_d64,
+//   attention_tensorcore_split_tf32_d128                      TF32
+//   attention_tensorcore_split_3xtf32_d32, attention_tensorcore_split_3xtf32_d64,
+//   attention_tensorcore_split_3xtf32_d128                    3xTF32
+//
 // API tensor core: nvcuda::wmma, bentuk m16n16k8, precision::tf32 (sm_80 ke atas).
 //   Di emulator CPU atensi.cudacpu, nvcuda::wmma datang dari cuda_cpu.h. Di GPU,
 //   NVRTC tanpa CUDA Toolkit tidak punya <mma.h>, jadi bagian "wmma di GPU" di bawah
@@ -244,10 +256,12 @@ __device__ __forceinline__ void tc_load(F& hi, F& lo, const float* p, unsigned l
     else tc_round(hi);
 }
 
-template <int D, bool SPLIT3>
+// SPLIT = true: hanya rentang key ke-blockIdx.z dari `splits`, parsial ke O dan ML.
+template <int D, bool SPLIT3, bool SPLIT = false>
 __device__ __forceinline__ void attention_tensorcore_body(
     const float* Q, const float* K, const float* V, float* O,
-    int T, int d_k, int H, float scale, int causal, float* smem)
+    int T, int d_k, int H, float scale, int causal, float* smem,
+    float* ML = nullptr, int splits = 1)
 {
     constexpr int LD = D + 8;
     constexpr int NT = D / 16;   // ubin kolom 16 lebar untuk O
@@ -262,7 +276,16 @@ __device__ __forceinline__ void attention_tensorcore_body(
     const int q0 = blockIdx.x * TC_BQ;
     const int i = q0 + warp * 16 + r;          // baris query lane ini
     const int warp_last = q0 + warp * 16 + 15;
-    const int k_end = causal ? min(T, q0 + TC_BQ) : T;
+    int k_end = causal ? min(T, q0 + TC_BQ) : T;
+    int k_begin = 0;
+    if (SPLIT) {
+        // Ubin key [0, tiles) dibagi rata; rentang ke-z bisa kosong.
+        const int tiles = (k_end + TC_BK - 1) / TC_BK;
+        const int t0 = (int)((long long)blockIdx.z * tiles / splits);
+        const int t1 = (int)((long long)(blockIdx.z + 1) * tiles / splits);
+        k_begin = t0 * TC_BK;
+        k_end = min(k_end, t1 * TC_BK);
+    }
     const float qscale = scale * TC_LOG2E;
 
     for (int h = blockIdx.y; h < H; h += gridDim.y) {
@@ -278,7 +301,7 @@ __device__ __forceinline__ void attention_tensorcore_body(
         float m = -INFINITY, l = 0.0f;  // per baris; l parsial per separuh
         // ---- akhir v3 q ----
 
-        for (int k0 = 0; k0 < k_end; k0 += TC_BK) {
+        for (int k0 = k_begin; k0 < k_end; k0 += TC_BK) {
             __syncthreads();  // ubin sebelumnya selesai dibaca
             for (int e = threadIdx.x; e < TC_BK * D; e += TC_THREADS) {
                 const int j = k0 + e / D, c = e % D;
@@ -358,6 +381,21 @@ __device__ __forceinline__ void attention_tensorcore_body(
             // ---- akhir v3 pv ----
         }
 
+        if (SPLIT) {
+            // Parsial: o apa adanya dan (m, l) sekali per baris (kedua lane baris memegang m).
+            const float tot = l + __shfl_xor_sync(TC_FULL, l, 1);
+            const size_t row = ((size_t)blockIdx.z * H + h) * T + i;
+            if (i < T) {
+                if (half == 0) {
+                    ML[row * 2] = m;
+                    ML[row * 2 + 1] = tot;
+                }
+                for (int c = half * HALF; c < (half + 1) * HALF && c < d_k; ++c)
+                    O[row * d_k + c] = Os[r * LD + c];
+            }
+            continue;
+        }
+
         // ---- v3 tulis: O = o / l ----
         const float tot = l + __shfl_xor_sync(TC_FULL, l, 1);
         const float inv = tot > 0.0f ? 1.0f / tot : 0.0f;
@@ -421,3 +459,65 @@ attention_tensorcore_3xtf32_d128(const float* Q, const float* K, const float* V,
     extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(128) byte
     attention_tensorcore_body<128, true>(Q, K, V, O, T, d_k, H, scale, causal, tc_smem);
 }
+
+// ---- split-K: parsial per rentang key (digabung oleh attention_fused_v2_combine) ----
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
+attention_tensorcore_split_tf32_d32(const float* Q, const float* K, const float* V,
+                                    float* Op, float* ML, int T, int d_k, int H,
+                                    float scale, int causal, int splits)
+{
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(32) byte
+    attention_tensorcore_body<32, false, true>(Q, K, V, Op, T, d_k, H, scale, causal, tc_smem,
+                                               ML, splits);
+}
+
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
+attention_tensorcore_split_tf32_d64(const float* Q, const float* K, const float* V,
+                                    float* Op, float* ML, int T, int d_k, int H,
+                                    float scale, int causal, int splits)
+{
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(64) byte
+    attention_tensorcore_body<64, false, true>(Q, K, V, Op, T, d_k, H, scale, causal, tc_smem,
+                                               ML, splits);
+}
+
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
+attention_tensorcore_split_tf32_d128(const float* Q, const float* K, const float* V,
+                                     float* Op, float* ML, int T, int d_k, int H,
+                                     float scale, int causal, int splits)
+{
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(128) byte
+    attention_tensorcore_body<128, false, true>(Q, K, V, Op, T, d_k, H, scale, causal, tc_smem,
+                                               ML, splits);
+}
+
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
+attention_tensorcore_split_3xtf32_d32(const float* Q, const float* K, const float* V,
+                                      float* Op, float* ML, int T, int d_k, int H,
+                                      float scale, int causal, int splits)
+{
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(32) byte
+    attention_tensorcore_body<32, true, true>(Q, K, V, Op, T, d_k, H, scale, causal, tc_smem,
+                                               ML, splits);
+}
+
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
+attention_tensorcore_split_3xtf32_d64(const float* Q, const float* K, const float* V,
+                                      float* Op, float* ML, int T, int d_k, int H,
+                                      float scale, int causal, int splits)
+{
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(64) byte
+    attention_tensorcore_body<64, true, true>(Q, K, V, Op, T, d_k, H, scale, causal, tc_smem,
+                                               ML, splits);
+}
+
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
+attention_tensorcore_split_3xtf32_d128(const float* Q, const float* K, const float* V,
+                                       float* Op, float* ML, int T, int d_k, int H,
+                                       float scale, int causal, int splits)
+{
+    extern __shared__ __align__(128) float tc_smem[];  // TC_SMEM(128) byte
+    attention_tensorcore_body<128, true, true>(Q, K, V, Op, T, d_k, H, scale, causal, tc_smem,
+                                               ML, splits);
+}
+// ---- akhir split-K ----

@@ -15,8 +15,9 @@
 #   check_info        versi Python/CuPy/CUDA, GPU, pustaka CUDA yang dimuat
 #   check_cupy        kernel elementwise CuPy (NVRTC) dan cuBLAS
 #   check_tests       pytest -m gpu (ATENSI_REQUIRE_GPU=1: tanpa GPU = gagal),
-#                     termasuk split-K (test_fused_split.py) dan pipeline
-#                     cp.async fused v2 di d_k 64 dan 128
+#                     termasuk split-K (test_fused_split.py), pipeline
+#                     cp.async fused v2 di d_k 64 dan 128, dan fused v3 tensor core
+#                     TF32/3xTF32 melawan float64 (test_fused_tensorcore.py)
 #   check_sanitizers  compute-sanitizer memcheck, racecheck, synccheck (bila alatnya
 #                     ada) pada fused v2 d64, v2 split + combine, satu kernel backward
 #   check_bench       python -m atensi.bench --quick --device gpu (baris GPU saja)
@@ -222,9 +223,12 @@ s = float((cp.exp(x - 1) @ x).sum()); print(s); assert s == 64.0"
 }
 
 check_tests() {
-    step pytest-gpu 240 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
+    # 260 s: 240 for the FP32 kernels' files on an empty kernel cache, 20 more for
+    # fused v3's twelve NVRTC compiles (plain and split-K) and its 72 small cases.
+    step pytest-gpu 260 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
         tests/test_kernels_gpu.py tests/test_fused.py tests/test_fused_split.py tests/test_blocked.py \
-        tests/test_bench.py tests/test_backward.py tests/test_kernels_v2.py tests/test_gpu_script.py
+        tests/test_bench.py tests/test_backward.py tests/test_kernels_v2.py tests/test_fused_tensorcore.py \
+        tests/test_gpu_script.py
 }
 
 find_sanitizer() {

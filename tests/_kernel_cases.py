@@ -148,14 +148,25 @@ def spy_launches(monkeypatch):
     launches = []
     real = kernels.loading.get_function
 
+    class Spy:
+        """Records each launch; attributes (max_dynamic_shared_size_bytes) reach the kernel."""
+
+        def __init__(self, name, kernel):
+            object.__setattr__(self, "_name", name)
+            object.__setattr__(self, "_kernel", kernel)
+
+        def __call__(self, grid, block, args, shared_mem=0):
+            launches.append((self._name, grid, block))
+            return self._kernel(grid, block, args, shared_mem=shared_mem)
+
+        def __getattr__(self, attr):
+            return getattr(self._kernel, attr)
+
+        def __setattr__(self, attr, value):
+            setattr(self._kernel, attr, value)
+
     def spy(file, name, backend):
-        kernel = real(file, name, backend)
-
-        def launch(grid, block, args, shared_mem=0):
-            launches.append((name, grid, block))
-            return kernel(grid, block, args, shared_mem=shared_mem)
-
-        return launch
+        return Spy(name, real(file, name, backend))
 
     monkeypatch.setattr(kernels.loading, "get_function", spy)
     return launches

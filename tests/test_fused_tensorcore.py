@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "kernels" / "attention_tensorcore.cu"
 TOL = {"3xtf32": kc.TOLERANCE, "tf32": 1e-3}
 PRECISIONS = ["tf32", "3xtf32"]
-NAMES = {f"attention_tensorcore_{p}_d{w}" for p in PRECISIONS for w in (32, 64, 128)}
+NAMES = {f"attention_tensorcore{s}_{p}_d{w}" for s in ("", "_split") for p in PRECISIONS
+         for w in (32, 64, 128)}
 CASES = [
     ((), 1, 1), ((), 1, 64), ((), 7, 3), ((2,), 31, 32), ((), 33, 33), ((), 64, 64),
     ((), 65, 65), ((3,), 129, 128), ((2, 3), 33, 3), ((), 200, 100),
@@ -204,7 +205,7 @@ def test_d_k_above_the_limit_is_refused(no_launch):
         (dict(fused=True, fused_version="v3", precision=1), r"'precision' harus salah satu"),
         (dict(fused=True, fused_version="v2", precision="tf32"), r"'precision'.*hanya ada untuk.*'v3'"),
         (dict(fused=False, precision="3xtf32"), r"'precision'.*hanya ada untuk fused=True"),
-        (dict(fused=True, fused_version="v3", splits=2), r"'splits'.*hanya ada untuk"),
+        (dict(fused=True, fused_version="v3", splits=0), r"'splits'.*1 sampai 65535"),
     ],
     ids=["fp16", "bukan-str", "v2", "tidak-fused", "splits"],
 )
@@ -230,6 +231,53 @@ def test_bad_input_is_refused_like_the_other_kernels(no_launch, mutate, error, p
         v3(mutate(Q), K, V, "tf32")
 
 
+# --- Split-K: v2's partials and combine kernel -------------------------------------------
+
+SPLIT_CASES = [((), 1, 64, 2), ((2,), 65, 3, 2), ((), 100, 64, 3), ((), 33, 32, 5), ((3,), 129, 128, 4)]
+
+
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("case", SPLIT_CASES, ids=lambda c: f"{kc.case_id(c[:3])}-s{c[3]}")
+def test_split_matches_reference_on_cpu(case, causal, precision):
+    """Ragged T and d_k, T = 1, more splits than key tiles (empty ranges), several heads."""
+    lead, T, d_k, splits = case
+    Q, K, V = kc.qkv(lead, T, d_k, "tensorcore-split", causal)
+    out = v3(Q, K, V, precision, causal=causal, splits=splits)
+    assert isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == Q.shape
+    kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
+
+
+def test_split_launches_partials_then_v2_combine(monkeypatch):
+    launches = kc.spy_launches(monkeypatch)
+    Q, K, V = kc.qkv((2,), 70, 64, "tensorcore-split-launch")
+    v3(Q, K, V, "tf32", splits=3)
+    assert [(name, grid) for name, grid, _ in launches] == [
+        ("attention_tensorcore_split_tf32_d64", (2, 2, 3)), ("attention_fused_v2_combine", (70, 1, 1))]
+    launches.clear()
+    v3(Q, K, V, "tf32", splits=1)  # splits=1: the unsplit kernel
+    assert [name for name, _, _ in launches] == ["attention_tensorcore_tf32_d64"]
+
+
+@pytest.mark.parametrize("causal", [True, False])
+def test_split_partials_are_v2s(causal):
+    """The same (Op, ML) as fused v2's split pass: m in log2 units, o not divided by l,
+    neutral partials (m = -inf, l = 0, o = 0) in the same places."""
+    Q, K, V = kc.qkv((2,), 100, 40, "tensorcore-partials", causal)
+    kw = dict(causal=causal, scale=True, backend="cpu")
+    Op3, ML3 = kernels.launch._fused_v3_partials(Q, K, V, 5, precision="3xtf32", **kw)
+    Op2, ML2 = kernels.launch._fused_v2_partials(Q, K, V, 5, **kw)
+    assert Op3.shape == Op2.shape == (5, 2, 100, 40) and ML3.shape == ML2.shape == (5, 2, 100, 2)
+    empty = ML2[..., 0] == -np.inf
+    assert empty.any()  # 5 ranges for 2 (causal tile 0) or 4 key tiles: some are empty
+    np.testing.assert_array_equal(ML3[..., 0] == -np.inf, empty)
+    assert (ML3[..., 1][empty] == 0).all() and (Op3[empty] == 0).all()
+    full = ~empty
+    np.testing.assert_allclose(ML3[..., 0][full], ML2[..., 0][full], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(ML3[..., 1][full], ML2[..., 1][full], rtol=1e-5)
+    np.testing.assert_allclose(Op3[full], Op2[full], rtol=1e-4, atol=1e-4 * np.abs(Op2).max())
+
+
 # --- On a real GPU (skipped without one) -------------------------------------------------
 
 
@@ -244,6 +292,20 @@ def test_matches_reference_on_gpu(case, causal, precision):
     Q, K, V = kc.qkv(lead, T, d_k, "tensorcore-gpu", causal)
     out = kernels.attention(cp.asarray(Q), cp.asarray(K), cp.asarray(V), causal=causal, fused=True,
                             fused_version="v3", precision=precision, backend="cupy")
+    kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
+
+
+@kc.gpu_test
+@pytest.mark.parametrize("precision", PRECISIONS)
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("case", SPLIT_CASES + [((), 1025, 64, 9)], ids=lambda c: f"{kc.case_id(c[:3])}-s{c[3]}")
+def test_split_matches_reference_on_gpu(case, causal, precision):
+    import cupy as cp
+
+    lead, T, d_k, splits = case
+    Q, K, V = kc.qkv(lead, T, d_k, "tensorcore-split-gpu", causal)
+    out = kernels.attention(cp.asarray(Q), cp.asarray(K), cp.asarray(V), causal=causal, fused=True,
+                            fused_version="v3", precision=precision, splits=splits, backend="cupy")
     kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
 
 

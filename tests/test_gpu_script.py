@@ -104,9 +104,10 @@ def test_dry_run_uses_machine_python_and_installs_nothing(tmp_path, sanitizer):
     assert re.search(r"KERING pytest-gpu .*-m pytest -q -m gpu", results)
     assert re.search(r"KERING bench .*-m atensi\.bench --quick --device gpu --json "
                      + re.escape(str(out / "bench_gpu.json")), results)
-    assert "KERING pytest-gpu (≤ 240 s)" in results
+    assert "KERING pytest-gpu (≤ 260 s)" in results
     tests_step = SCRIPT.read_text().split("check_tests() {", 1)[1].split("\n}", 1)[0]
-    for test_file in ("test_fused_split.py", "test_kernels_v2.py", "test_gpu_script.py"):
+    for test_file in ("test_fused_split.py", "test_kernels_v2.py", "test_fused_tensorcore.py",
+                      "test_gpu_script.py"):
         assert f"tests/{test_file}" in tests_step, test_file
     assert re.search(r"KERING headline .*gpu_headline_bench\.py "
                      + re.escape(str(out / "bench_headline.json")), results)

@@ -1,12 +1,14 @@
 """atensi.kernels.sass: the SASS instruction mix per kernel (a model, no GPU).
 
-The parser on a small hand-written listing (groups, the loop found from a
-backward branch, FFMA share, the occupancy factor of the peak bound); one real
-NVRTC + nvdisasm run on kernels/attention_fused.cu when both are installed,
-where fused v2's register tiles give its inner loop a larger FFMA share than
-v1's; and ``python -m atensi.kernels --sass``.
+The parser on small hand-written listings (groups, the loop found from a
+backward branch, FFMA share, the occupancy factor of the peak bound; HMMA
+FLOP, the densest MMA loop and the TF32 bound); real NVRTC + nvdisasm runs when
+both are installed: fused v2's register tiles give its inner loop a larger FFMA
+share than v1's, fused v3 issues HMMA where v2 has none; and
+``python -m atensi.kernels --sass``.
 """
 
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -47,20 +49,95 @@ def test_parse_sass_groups_and_inner_loop():
     assert mix.peak_bound(resident_warps=48) == pytest.approx(2 / 5)
 
 
+TENSOR_LISTING = """
+//--------------------- .text.t --------------------------
+.text.t:
+        /*0000*/                   MOV R4, RZ ;
+.L_x_0:
+        /*0010*/                   LD.E R8, [R2.64] ;
+        /*0020*/                   HMMA.1684.F32.TF32 R4, R8, R10, R4 ;
+        /*0030*/                   HMMA.1684.F32.TF32 R6, R8, R11, R6 ;
+        /*0040*/                   FFMA R12, R13, R14, R12 ;
+        /*0050*/               @P0 BRA `(.L_x_0) ;
+.L_x_1:
+        /*0060*/                   FFMA R12, R13, R14, R12 ;
+        /*0070*/                   FFMA R12, R13, R14, R12 ;
+        /*0080*/                   HMMA.1684.F32.TF32 R4, R8, R10, R4 ;
+        /*0090*/                   FMUL R12, R13, R14 ;
+        /*00a0*/                   LDS R8, [R3] ;
+        /*00b0*/                   LDS R9, [R3+0x4] ;
+        /*00c0*/                   LDS R10, [R3+0x8] ;
+        /*00d0*/               @P1 BRA `(.L_x_1) ;
+        /*00e0*/                   EXIT ;
+"""
+
+
+def test_parse_sass_counts_hmma_and_takes_the_densest_mma_loop():
+    mix = sass.parse_sass(TENSOR_LISTING)["t"]
+    assert mix.kernel["HMMA"] == 3 and mix.kernel_mma_flops == 3 * 2 * 16 * 8 * 4
+    # Loop 0x10 .. 0x50: 2 HMMA in 5 instructions beats 1 HMMA in 8, though the other has more FFMA.
+    assert mix.loop == {"lainnya": 2, "HMMA": 2, "FFMA": 1}
+    assert mix.loop_mma_flops == 2 * 1024
+    per_cycle = 2 * 1024 / 5
+    assert mix.tensor_peak_bound() == pytest.approx(per_cycle / sass.TF32_FLOP_PER_CYCLE)
+    assert mix.tensor_peak_bound(resident_warps=1) == pytest.approx(per_cycle / sass.TF32_FLOP_PER_CYCLE / 4)
+    assert mix.peak_bound() == pytest.approx(1 / 5)
+    assert mix.bound_tflops() == pytest.approx(
+        (mix.peak_bound() * sass.H200.fp32_flops + mix.tensor_peak_bound() * sass.H200_TF32_DENSE_FLOPS) / 1e12)
+    # TF32 dense peak over FP32 peak, per scheduler and cycle: about 7 warp FFMA.
+    assert 6 < sass.TF32_FLOP_PER_CYCLE / sass.FFMA_FLOP_PER_CYCLE < 8
+
+
+def test_tensor_bound_is_capped_at_the_peak_and_zero_without_hmma():
+    dense = sass.Mix(loop=sass.Counter({"HMMA": 1}), loop_mma_flops=4096)  # one m16n8k16 per cycle
+    assert dense.tensor_peak_bound() == 1.0
+    assert sass.parse_sass(LISTING)["k"].tensor_peak_bound() == 0.0
+
+
+def test_mma_flops_reads_the_shape_and_refuses_an_unknown_one():
+    assert sass.mma_flops(".1684.F32.TF32") == 1024
+    assert sass.mma_flops(".1688.F32.TF32") == 2048
+    assert sass.mma_flops(".16816.F32.BF16") == 4096
+    assert sass.mma_flops(".884.F32.F16") == 512
+    with pytest.raises(ValueError, match="HMMA.999"):
+        sass.mma_flops(".999.F32")
+
+
 def _tools_or_skip():
     if sass.nvdisasm() is None:
         pytest.skip("nvdisasm tidak terpasang (nvidia-cuda-nvdisasm)")
     pytest.importorskip("cupy")
 
 
+@functools.cache
+def _mixes(kernel_file: str):
+    return sass.instruction_mix(ROOT / "kernels" / kernel_file)
+
+
 @pytest.mark.slow
 def test_fused_v2_inner_loop_has_a_larger_ffma_share_than_v1():
     _tools_or_skip()
-    mixes = sass.instruction_mix(ROOT / "kernels" / "attention_fused.cu")
+    mixes = _mixes("attention_fused.cu")
     v1, v2 = mixes["attention_fused_d64"], mixes["attention_fused_v2_d64"]
     for mix in (v1, v2):
         assert mix.loop["FFMA"] > 0 and sum(mix.loop.values()) <= sum(mix.kernel.values())
     assert mix.share(v2.loop) > mix.share(v1.loop)
+
+
+@pytest.mark.slow
+def test_fused_v3_issues_hmma_and_v2_none():
+    _tools_or_skip()
+    v2 = _mixes("attention_fused.cu")["attention_fused_v2_d64"]
+    v3 = _mixes("attention_tensorcore.cu")
+    assert v2.kernel["HMMA"] == 0 and v2.tensor_peak_bound() == 0.0
+    for mode in ("tf32", "3xtf32"):
+        mix = v3[f"attention_tensorcore_{mode}_d64"]
+        assert mix.kernel["HMMA"] > 0 and mix.loop["HMMA"] > 0
+        assert 0 < mix.tensor_peak_bound() <= 1
+    tf32, x3 = v3["attention_tensorcore_tf32_d64"], v3["attention_tensorcore_3xtf32_d64"]
+    assert x3.loop["HMMA"] == 3 * tf32.loop["HMMA"]  # three MMAs per product
+    # Even the useful third of 3xTF32's tensor-core bound lies above v2's FP32 bound.
+    assert x3.tensor_peak_bound() * sass.H200_TF32_DENSE_FLOPS / 3 > v2.peak_bound() * sass.H200.fp32_flops
 
 
 @pytest.mark.slow
@@ -71,6 +148,7 @@ def test_sass_command_prints_the_table():
                           env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
     assert "Campuran instruksi SASS" in proc.stdout and "FFMA %" in proc.stdout and "causal_mask" in proc.stdout
+    assert "batas puncak TF32 %" in proc.stdout and "HMMA" in proc.stdout
     bad = subprocess.run([sys.executable, "-m", "atensi.kernels", "--sass", "tidak_ada.cu"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(ROOT / "src")})
     assert bad.returncode == 1 and "tidak ada" in bad.stderr

@@ -168,7 +168,7 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
 
 
 def _check_splits(splits, fused: bool, fused_version: str):
-    """``splits``: None, or an int 1..65535 with fused=True, fused_version="v2"."""
+    """``splits``: None, or an int 1..65535 with fused=True, fused_version "v2" or "v3"."""
     if splits is None:
         return None
     if isinstance(splits, (bool, np.bool_)) or not isinstance(splits, (int, np.integer)):
@@ -177,11 +177,11 @@ def _check_splits(splits, fused: bool, fused_version: str):
             f"{splits!r} ({type(splits).__name__}). Tulis misalnya splits=4, atau "
             "splits=None agar jumlahnya dipilih otomatis."
         )
-    if not fused or fused_version != "v2":
+    if not fused or fused_version not in ("v2", "v3"):
         raise ValueError(
             f"Argumen 'splits' (pembagian key antar-block) hanya ada untuk fused=True, "
-            f"fused_version='v2', tetapi yang diterima fused={fused!r}, "
-            f"fused_version={fused_version!r}. Pakai fused=True, fused_version='v2', "
+            f"fused_version='v2' atau 'v3', tetapi yang diterima fused={fused!r}, "
+            f"fused_version={fused_version!r}. Pakai fused=True, fused_version='v2' atau 'v3', "
             "atau hapus argumen splits."
         )
     if not 1 <= splits <= FUSED_V2_MAX_SPLITS:
@@ -224,7 +224,7 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     dengan *online softmax*, tanpa matriks (T, T); ``fused_version="v2"``
     memakai struktur FlashAttention-2 (``attention_fused_v2_dD``, d_k <= 128).
 
-    ``splits`` (hanya ``fused_version="v2"``): *key* setiap ubin *query* dibagi
+    ``splits`` (``fused_version="v2"`` atau ``"v3"``): *key* setiap ubin *query* dibagi
     menjadi ``splits`` rentang, satu *block* per rentang, lalu *kernel* kecil
     ``attention_fused_v2_combine`` menggabungkan hasil parsialnya (gaya
     flash-decoding), agar B·H·T kecil tetap mengisi GPU. ``None``: dipilih
@@ -232,6 +232,8 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     B·H·ceil(T/64) sudah memberi 2 *block* per SM; emulator CPU memakai 132 SM
     milik H200 sebagai model). ``splits > 1`` memakai memori sementara float32
     sebesar 4 · splits · B·H · T · (d_k + 2) byte (o parsial, serta m dan ℓ).
+    Di v3 ``None`` berarti tanpa pembagian; ``splits > 1`` memakai parsial dan
+    penggabung yang sama dengan v2.
 
     ``fused_version="v3"``: Q·Kᵀ dan P·V di *tensor core* (WMMA, TF32,
     akumulasi FP32; ``kernels/attention_tensorcore.cu``, d_k <= 128).

@@ -173,18 +173,47 @@ def fused_v3_smem(d_k: int) -> int:
     return 4 * (2 * FUSED_V3_ROWS * ld + 2 * FUSED_V3_KEYS * ld + 4 * 16 * (FUSED_V3_KEYS + 8))
 
 
-def _attention_fused_v3(Qd, Kd, Vd, *, causal, scale, backend, precision):
-    """Launch ``attention_tensorcore_<precision>_dD``: one block per 64 query rows and head."""
-    T, d_k = Qd.shape[-2], Qd.shape[-1]
-    H = _leading(Qd.shape)
-    _check_d_k_limit(d_k, FUSED_V3_MAX_D_K, "attention_tensorcore")
-    kernel = loading.get_function("attention_tensorcore.cu", fused_v3_kernel_name(precision, d_k),
-                                  backend)
+def _fused_v3_kernel(name: str, d_k: int, backend: str):
+    """The v3 kernel with its TC_SMEM(D) bytes of dynamic shared memory allowed."""
+    kernel = loading.get_function("attention_tensorcore.cu", name, backend)
     smem = fused_v3_smem(d_k)
     # Every width uses dynamic shared memory; above 48 KiB it must be allowed first.
     if getattr(kernel, "max_dynamic_shared_size_bytes", smem) < smem:
         kernel.max_dynamic_shared_size_bytes = smem
+    return kernel, smem
+
+
+def _fused_v3_partials(Qd, Kd, Vd, splits, *, causal, scale, backend, precision):
+    """Split-K pass of v3: ``(Op, ML)`` in the format of :func:`_fused_v2_partials`."""
+    T, d_k = Qd.shape[-2], Qd.shape[-1]
+    H = _leading(Qd.shape)
+    name = fused_v3_kernel_name(precision, d_k).replace("attention_tensorcore_",
+                                                        "attention_tensorcore_split_")
+    kernel, smem = _fused_v3_kernel(name, d_k, backend)
+    Op = _empty((splits, H, T, d_k), backend)
+    ML = _empty((splits, H, T, 2), backend)
+    grid = (_ceil_div(T, FUSED_V3_ROWS), min(H, MAX_GRID_YZ), splits)
+    args = (Qd, Kd, Vd, Op, ML, np.int32(T), np.int32(d_k), np.int32(H),
+            _scale_factor(d_k, scale), np.int32(bool(causal)), np.int32(splits))
+    kernel(grid, (FUSED_THREADS, 1, 1), args, shared_mem=smem)
+    return Op, ML
+
+
+def _attention_fused_v3(Qd, Kd, Vd, *, causal, scale, backend, precision, splits=None):
+    """Launch ``attention_tensorcore_<precision>_dD``: one block per 64 query rows and head.
+
+    ``splits`` > 1: :func:`_fused_v3_partials`, then fused v2's
+    ``attention_fused_v2_combine``. None or 1: no split.
+    """
+    T, d_k = Qd.shape[-2], Qd.shape[-1]
+    H = _leading(Qd.shape)
+    _check_d_k_limit(d_k, FUSED_V3_MAX_D_K, "attention_tensorcore")
     Od = _empty(Qd.shape, backend)
+    if splits is not None and splits > 1:
+        Op, ML = _fused_v3_partials(Qd, Kd, Vd, splits, causal=causal, scale=scale,
+                                    backend=backend, precision=precision)
+        return _fused_v2_combine(Op, ML, Od, backend=backend)
+    kernel, smem = _fused_v3_kernel(fused_v3_kernel_name(precision, d_k), d_k, backend)
     grid = (_ceil_div(T, FUSED_V3_ROWS), min(H, MAX_GRID_YZ), 1)
     args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
             _scale_factor(d_k, scale), np.int32(bool(causal)))
@@ -281,15 +310,16 @@ def _attention_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
 
     Q, K, V arrive validated by ``_check_qkv`` and on the backend, shape
     ``(..., T, d_k)``; the output has the same shape, on the same backend.
-    v2 only: ``splits`` key ranges per query tile (None: :func:`fused_splits`
+    v2: ``splits`` key ranges per query tile (None: :func:`fused_splits`
     with the device's SM count); splits > 1 runs ``attention_fused_v2_split_dD``
     then ``attention_fused_v2_combine``, with 4·splits·H·T·(d_k + 2) bytes of
     float32 scratch. v3: ``precision`` ("tf32" or "3xtf32") picks the
-    tensor-core kernel (:func:`_attention_fused_v3`).
+    tensor-core kernel, ``splits`` > 1 its split-K pass (None: no split;
+    :func:`_attention_fused_v3`).
     """
     if version == "v3":
         return _attention_fused_v3(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
-                                   precision=precision)
+                                   precision=precision, splits=splits)
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _leading(Qd.shape)
     if version == "v2":

@@ -5,16 +5,28 @@
 
 NVRTC (opsi yang sama dengan CuPy) mengompilasi berkas .cu menjadi cubin, dan
 ``nvdisasm`` (wheel pip ``nvidia-cuda-nvdisasm``) mengubahnya menjadi SASS.
-Setiap instruksi dihitung per kelompok (FFMA, FP lain, LDS/STS, SHFL,
+Setiap instruksi dihitung per kelompok (FFMA, HMMA, FP lain, LDS/STS, SHFL,
 LDG/LDGSTS/STG, BAR, lainnya), untuk seluruh kernel dan untuk perulangan
 dalam terpanas: rentang lompatan mundur (``BRA`` ke alamat lebih kecil) yang
-memuat FFMA terbanyak, yaitu ubin yang dijalankan berulang-ulang.
+dijalankan berulang-ulang. Untuk kernel CUDA core itu rentang yang memuat FFMA
+terbanyak (ubin yang dibuka penuh); untuk kernel tensor core rentang dengan
+FLOP HMMA per instruksi terbesar (perulangan potongan MMA yang paling padat).
 
-Model: satu penjadwal warp mengeluarkan satu instruksi per siklus, dan puncak
-FP32 berarti satu FFMA per siklus per penjadwal; jadi bagian FFMA di
-perulangan dalam adalah batas atas bagian puncak FP32 yang bisa dicapai. Bila
-okupansi (ptxas) memberi kurang dari satu warp per penjadwal (4 per SM),
-batas itu dikalikan warp per penjadwal. Ini model, bukan ukuran: latensi
+Model: satu penjadwal warp mengeluarkan satu instruksi per siklus.
+
+- FP32: puncak FP32 berarti satu FFMA warp (32 lane × 2 FLOP) per siklus per
+  penjadwal; jadi bagian FFMA di perulangan dalam adalah batas atas bagian
+  puncak FP32 yang bisa dicapai.
+- Tensor core: satu HMMA warp mengerjakan 2·m·n·k FLOP (``HMMA.1684.F32.TF32``:
+  m16 n8 k4, 1024 FLOP). Puncak TF32 padat per penjadwal per siklus adalah
+  64 FLOP × (puncak TF32 / puncak FP32); FLOP HMMA per instruksi perulangan
+  dibagi angka itu (paling besar 1) adalah batas atas bagian puncak TF32.
+  3xTF32 menjalankan tiga MMA per hasil kali, jadi FLOP bergunanya sepertiga.
+  Hopper hanya mencapai puncak lembar datanya lewat wgmma; untuk HMMA (mma.sync)
+  batas ini terlalu longgar, tidak pernah terlalu ketat.
+
+Bila okupansi (ptxas) memberi kurang dari satu warp per penjadwal (4 per SM),
+kedua batas dikalikan warp per penjadwal. Ini model, bukan ukuran: latensi
 memori, konflik bank dan cabang tidak dihitung.
 """
 
@@ -28,19 +40,38 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GROUPS = ("FFMA", "FP lain", "LDS/STS", "SHFL", "LDG/LDGSTS/STG", "BAR", "lainnya")
+from atensi.roofline import H200
+
+GROUPS = ("FFMA", "HMMA", "FP lain", "LDS/STS", "SHFL", "LDG/LDGSTS/STG", "BAR", "lainnya")
 _FP_OTHER = {"FADD", "FMUL", "FMNMX", "FSEL", "FSETP", "FSET", "MUFU", "FCHK", "FRND", "F2F", "FMAX", "FMIN",
              "FSWZADD", "I2F", "F2I"}
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)([.\w]*)\s*(.*)$")
 _TARGET = re.compile(r"`?\(\.L_x_(\d+)\)")
 _LABEL = re.compile(r"^\.L_x_(\d+):")
 _FUNC = re.compile(r"^\.text\.(\w+):")
+_MMA_SHAPE = re.compile(r"^\.(?:(16)(8)(4|8|16|32)|(8)(8)(4))(?:\.|$)")  # HMMA.1684 = m16 n8 k4
 SCHEDULERS_PER_SM = 4
+# NVIDIA H200 Tensor Core GPU datasheet (2024), SXM: TF32 tensor core 989 TFLOPS with
+# sparsity, so half of it for dense matrices. FP32 (CUDA core) comes from atensi.roofline.
+H200_TF32_DENSE_FLOPS = 989e12 / 2
+FFMA_FLOP_PER_CYCLE = 64  # one warp FFMA per scheduler per cycle: 32 lanes x 2 FLOP
+TF32_FLOP_PER_CYCLE = FFMA_FLOP_PER_CYCLE * H200_TF32_DENSE_FLOPS / H200.fp32_flops
+
+
+def mma_flops(suffix: str) -> int:
+    """FLOP of one warp's HMMA with this suffix (".1684.F32.TF32" -> 2*16*8*4)."""
+    m = _MMA_SHAPE.match(suffix)
+    if m is None:
+        raise ValueError(f"bentuk HMMA tidak dikenal: HMMA{suffix}")
+    m_, n, k = (int(g) for g in m.groups() if g is not None)
+    return 2 * m_ * n * k
 
 
 def group_of(op: str) -> str:
     if op == "FFMA":
         return "FFMA"
+    if op == "HMMA":
+        return "HMMA"
     if op in _FP_OTHER:
         return "FP lain"
     if op in ("LDS", "STS", "LDSM"):
@@ -56,22 +87,38 @@ def group_of(op: str) -> str:
 
 @dataclass
 class Mix:
-    """Counts per group (GROUPS) for a whole kernel and for its hottest inner loop."""
+    """Counts per group (GROUPS) for a whole kernel and for its hottest inner loop,
+    and the FLOP of the HMMA instructions in each (one warp, one pass)."""
 
     kernel: Counter = field(default_factory=Counter)
     loop: Counter = field(default_factory=Counter)
+    kernel_mma_flops: int = 0
+    loop_mma_flops: int = 0
 
     @staticmethod
     def share(c: Counter) -> float:
         total = sum(c.values())
         return c["FFMA"] / total if total else 0.0
 
+    @staticmethod
+    def _occupancy(resident_warps: int | None) -> float:
+        return 1.0 if resident_warps is None else min(1.0, resident_warps / SCHEDULERS_PER_SM)
+
     def peak_bound(self, resident_warps: int | None = None) -> float:
         """Upper bound on the share of FP32 peak (issue model; see the module docstring)."""
-        bound = self.share(self.loop or self.kernel)
-        if resident_warps is not None:
-            bound *= min(1.0, resident_warps / SCHEDULERS_PER_SM)
-        return bound
+        return self.share(self.loop or self.kernel) * self._occupancy(resident_warps)
+
+    def tensor_peak_bound(self, resident_warps: int | None = None) -> float:
+        """Upper bound on the share of the dense TF32 tensor-core peak (same model)."""
+        c, flops = (self.loop, self.loop_mma_flops) if self.loop else (self.kernel, self.kernel_mma_flops)
+        total = sum(c.values())
+        per_cycle = flops / total if total else 0.0
+        return min(1.0, per_cycle / TF32_FLOP_PER_CYCLE) * self._occupancy(resident_warps)
+
+    def bound_tflops(self, resident_warps: int | None = None) -> float:
+        """The two bounds in TFLOP/s on an H200, added: FFMA and HMMA share the issue slots."""
+        return (self.peak_bound(resident_warps) * H200.fp32_flops
+                + self.tensor_peak_bound(resident_warps) * H200_TF32_DENSE_FLOPS) / 1e12
 
 
 def nvdisasm() -> str | None:
@@ -127,23 +174,29 @@ def parse_sass(text: str) -> dict[str, Mix]:
             continue
         if m := _LINE.search(line):
             addr = int(m.group(1), 16)
-            funcs[current].append((addr, m.group(2), m.group(4)))
+            funcs[current].append((addr, m.group(2), m.group(3), m.group(4)))
             last_addr = addr
     mixes = {}
     for name, instrs in funcs.items():
         mix = Mix()
-        for _, op, _ in instrs:
+        for _, op, suffix, _ in instrs:
             mix.kernel[group_of(op)] += 1
-        best = None
-        for addr, op, rest in instrs:
+            if op == "HMMA":
+                mix.kernel_mma_flops += mma_flops(suffix)
+        best, best_key = None, None
+        for addr, op, _, rest in instrs:
             t = _TARGET.search(rest) if op == "BRA" else None
             start = labels[name].get(t.group(1)) if t else None
             if start is None or start > addr:
                 continue
-            body = Counter(group_of(o) for a, o, _ in instrs if start <= a <= addr)
-            if best is None or body["FFMA"] > best["FFMA"]:
-                best = body
-        mix.loop = best or Counter()
+            body = [(o, s) for a, o, s, _ in instrs if start <= a <= addr]
+            counts = Counter(group_of(o) for o, _ in body)
+            flops = sum(mma_flops(s) for o, s in body if o == "HMMA")
+            # Tensor-core kernels: the densest MMA loop; CUDA-core kernels: the most FFMA.
+            key = flops / len(body) if mix.kernel_mma_flops else counts["FFMA"]
+            if best_key is None or key > best_key:
+                best, best_key = (counts, flops), key
+        mix.loop, mix.loop_mma_flops = best or (Counter(), 0)
         mixes[name] = mix
     return mixes
 
@@ -164,12 +217,13 @@ def instruction_mix(path, arch: str = "sm_90") -> dict[str, Mix]:
 
 
 def mix_table(files=None, arch: str = "sm_90") -> str:
-    """One row per kernel: the inner loop's mix, its FFMA share and the peak bound."""
+    """One row per kernel: the inner loop's mix, its FFMA share and the peak bounds."""
     from atensi.kernels.compiling import compile_report
     from atensi.kernels.loading import kernels_dir
 
     files = files or sorted(str(p) for p in kernels_dir().glob("*.cu"))
-    head = ("kernel", *GROUPS, "total", "FFMA %", "batas puncak FP32 %")
+    head = ("kernel", *GROUPS, "total", "FFMA %", "batas puncak FP32 %", "batas puncak TF32 %",
+            "batas TFLOP/s")
     rows = []
     for file in files:
         report = compile_report(file, arch=arch)
@@ -178,9 +232,14 @@ def mix_table(files=None, arch: str = "sm_90") -> str:
             warps = round(res.occupancy * 64) if res else None  # sm_80/sm_90: 64 warps per SM
             c = mix.loop or mix.kernel
             rows.append((name, *(str(c[g]) for g in GROUPS), str(sum(c.values())),
-                         f"{100 * mix.share(c):.0f}", f"{100 * mix.peak_bound(warps):.0f}"))
+                         f"{100 * mix.share(c):.0f}", f"{100 * mix.peak_bound(warps):.0f}",
+                         f"{100 * mix.tensor_peak_bound(warps):.0f}" if mix.kernel_mma_flops else "-",
+                         f"{mix.bound_tflops(warps):.0f}"))
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     lines = [f"Campuran instruksi SASS perulangan dalam ({arch}; model, bukan ukuran)",
              "  ".join(h.ljust(w) for h, w in zip(head, widths))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows]
+    lines.append(f"Puncak H200 SXM: FP32 {H200.fp32_flops / 1e12:.0f} TFLOP/s (CUDA core), "
+                 f"TF32 padat {H200_TF32_DENSE_FLOPS / 1e12:.0f} TFLOP/s (tensor core). "
+                 "3xTF32: FLOP berguna sepertiga FLOP HMMA.")
     return "\n".join(lines)
