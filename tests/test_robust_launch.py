@@ -277,3 +277,52 @@ def test_cancelled_flag_does_not_leak_into_other_modules():
     kernel = RawModule(DEADLOCK, path="stuck.cu").get_function("stuck")
     with pytest.raises(CudaCpuError, match="__syncthreads"):
         kernel((1,), (64,), (np.zeros(64, np.float32),))
+
+
+def _record_allocations_and_launches(monkeypatch):
+    """Events in order: ("alloc", shape) for every output buffer, ("launch", name)."""
+    from atensi.kernels import api, backward, launch
+
+    events = []
+    real_empty = kernels.inputs._empty
+    real_get = kernels.loading.get_function
+
+    def empty(shape, backend):
+        events.append(("alloc", tuple(shape)))
+        return real_empty(shape, backend)
+
+    def get_function(file, name, backend):
+        kernel = real_get(file, name, backend)
+
+        def run(grid, block, args, shared_mem=0):
+            events.append(("launch", name))
+            return kernel(grid, block, args, shared_mem=shared_mem)
+
+        return run
+
+    for module in (api, backward, launch):
+        monkeypatch.setattr(module, "_empty", empty)
+    monkeypatch.setattr(kernels.loading, "get_function", get_function)
+    return events
+
+
+@pytest.mark.parametrize("call", [
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, version="v1", backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, version="v3", backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, fused=True, backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, fused=True, fused_version="v2", splits=3,
+                                          backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention_backward(Q, K, V, dO, backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention_backward(
+        Q, K, V, dO, lse=np.log(np.arange(1, 19, dtype=np.float32)).reshape(Q.shape[:-1]),
+        backend="cpu"),
+], ids=["chain-v1", "chain-v3", "fused-v1", "fused-v2-split", "backward", "backward-lse"])
+def test_every_output_is_allocated_before_the_first_launch(call, monkeypatch):
+    """A MemoryError must come before minutes of emulated work, never between launches."""
+    Q, K, V, dO = (rand(2, 9, 5) for _ in range(4))
+    events = _record_allocations_and_launches(monkeypatch)
+    call(Q, K, V, dO)
+    kinds = [kind for kind, _ in events]
+    assert "launch" in kinds and "alloc" in kinds, events
+    first_launch = kinds.index("launch")
+    assert "alloc" not in kinds[first_launch:], events

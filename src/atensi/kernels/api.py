@@ -268,13 +268,15 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
                           "matriks (T, T), atau kecilkan T.", _kind(Q))
     _v.check_cpu_work(work, "attention", backend)
     Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
+    # Every array before the first launch: a MemoryError then comes before any
+    # emulated work, not after minutes of it.
     Sd = _empty(Q.shape[:-1] + (T,), backend)
+    Ad = _empty(Sd.shape, backend)
+    Od = _empty(V.shape, backend)
     _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
                    backend=backend)
-    Ad = _empty(Sd.shape, backend)
     _launch_softmax(Sd, Ad, H * T, T, version=version, backend=backend,
                     causal=causal and causal_softmax)
-    Od = _empty(V.shape, backend)
     _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend, version=ws_version,
                          causal=causal and ws_version == "v2")
     return _like_input(Od, Q)

@@ -107,18 +107,21 @@ def _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, *, causal, scale, backend)
     """The whole chain on backend arrays; returns (dQ, dK, dV) on the backend."""
     d_v = Vd.shape[-1]
     rows = H * T
+    # Every array before the first launch: a MemoryError then comes before any
+    # emulated work, not after minutes of it.
     Sd = _empty(Qd.shape[:-1] + (T,), backend)
-    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version="v2",
-                      backend=backend)
     Ad = _empty(Sd.shape, backend)
+    dAd = _empty(Sd.shape, backend)
+    dVd = _empty(Vd.shape, backend)
+    dQd, dKd = _empty(Qd.shape, backend), _empty(Kd.shape, backend)
+    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version="v2",
+                   backend=backend)
     if lsed is None:
         _launch_softmax(Sd, Ad, rows, T, version="v2", backend=backend)
     else:
         _launch_per_row(FROM_LSE, (Sd, lsed, Ad, np.int32(rows), np.int32(T)), rows, T, backend)
-    dVd = _empty(Vd.shape, backend)
     _launch_rows(DV, (Ad, dOd, dVd, np.int32(H), np.int32(T), np.int32(d_v)), H, T, d_v,
                  backend)
-    dAd = _empty(Sd.shape, backend)
     grid = (_ceil_div(T, PAIR_BLOCK[0]), _ceil_div(T, PAIR_BLOCK[1]),
             min(H, launch.MAX_GRID_YZ))
     loading.get_function(FILE, DA, backend)(
@@ -127,7 +130,6 @@ def _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, *, causal, scale, backend)
     _launch_per_row(SOFTMAX_BACKWARD, (Ad, dAd, dSd, np.int32(rows), np.int32(T)), rows, T,
                     backend)
     s = _scale_factor(d_k, scale)
-    dQd, dKd = _empty(Qd.shape, backend), _empty(Kd.shape, backend)
     _launch_rows(DQ, (dSd, Kd, dQd, np.int32(H), np.int32(T), np.int32(d_k), s), H, T, d_k,
                  backend)
     _launch_rows(DK, (dSd, Qd, dKd, np.int32(H), np.int32(T), np.int32(d_k), s), H, T, d_k,
