@@ -225,3 +225,35 @@ def test_softmax_row_length_is_checked_before_the_values(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"Panjang baris softmax n = 2147483648 melebihi"):
         kernels.softmax(S, backend="cpu")
     del S
+
+
+ONLINE_SOFTMAX_PATHS = {
+    "reference.attention_blocked": lambda Q, K, V: reference.attention_blocked(Q, K, V, block=8),
+    "fused-v1": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, backend="cpu"),
+    "fused-v2": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v2",
+                                                  splits=1, backend="cpu"),
+    "fused-v2-split": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v2",
+                                                        splits=3, backend="cpu"),
+    "fused-v3": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v3",
+                                                  backend="cpu"),
+}
+
+
+@pytest.mark.parametrize("v_max", [2e37, 3.4e38])
+@pytest.mark.parametrize("path", ONLINE_SOFTMAX_PATHS)
+def test_online_softmax_with_v_near_the_float32_limit_stays_exact(path, v_max):
+    """The exact output is a mean of V rows: finite, although T·max|V| overflows."""
+    Q, K, V = rand(2, 33, 5), rand(2, 33, 5), rand(2, 33, 5)
+    V = (V / np.abs(V).max() * np.float32(v_max)).astype(np.float32)
+    assert np.isfinite(V).all() and float(np.abs(V).max()) * 33 > float(np.finfo(np.float32).max)
+    out = ONLINE_SOFTMAX_PATHS[path](Q, K, V)
+    want = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)))
+    assert np.isfinite(out).all()
+    kc.assert_matches(out, want)
+
+
+def test_v_scale_is_a_power_of_two_within_the_dtype():
+    V = np.array([[3.4e38, -1.0]], np.float32)
+    scale = validation.online_softmax_v_scale(V, 2)
+    assert scale == 2.0 ** 127 and scale <= float(np.abs(V).max())
+    assert validation.online_softmax_v_scale(np.ones((2, 2), np.float32), 2) is None

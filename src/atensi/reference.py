@@ -162,9 +162,8 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
     K_t = xp.swapaxes(K, -1, -2)
     # o sums up to T_k rows p·v with p <= 1: with |V| near the float limit that sum
     # overflows although the output (a mean of V rows) does not. Such a V is divided
-    # by its largest |v| first and the output multiplied back at the end.
-    v_max = float(xp.max(xp.abs(V)))
-    v_scale = v_max if v_max * T_k > float(np.finfo(dtype).max) / 4 else None
+    # by a power of two near its largest |v| and the output multiplied back.
+    v_scale = _val.online_softmax_v_scale(V, T_k, dtype)
     if v_scale is not None:
         V = V / dtype.type(v_scale)
     out = xp.empty(lead + (T, V.shape[-1]), dtype=dtype)

@@ -294,6 +294,22 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
     )
 
 
+def online_softmax_v_scale(V, T_k: int, dtype=np.float32):
+    """The power of two to divide V by before an online softmax, or None.
+
+    The running sum o = Σ p_j v_j (p_j <= 1, not yet divided by ℓ) grows to
+    T_k · max|v|, although the output, a mean of V rows, stays below max|v|.
+    When T_k · max|v| could overflow ``dtype``, V is divided by a power of two
+    near max|v| (exact: only the exponent changes) and the output multiplied
+    back. Used by ``reference.attention_blocked`` and every fused kernel.
+    """
+    top = float(np.finfo(dtype).max)
+    v_max = _max_abs(V)
+    if v_max == 0.0 or v_max * T_k <= top / 4:
+        return None
+    return 2.0 ** math.floor(math.log2(v_max))  # <= max|v|, so it fits dtype
+
+
 # ---------------------------------------------------------------------------
 # Scalars
 # ---------------------------------------------------------------------------

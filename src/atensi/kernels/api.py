@@ -258,8 +258,15 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     if fused:
         _v.check_cpu_work(work / 8, "attention(..., fused=True)", backend)
         Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
+        # The online softmax sums up to T rows p·v before dividing by ℓ: a V near
+        # float32's limit is scaled down by a power of two (exact), then back.
+        v_scale = _v.online_softmax_v_scale(Vd, T)
+        if v_scale is not None:
+            Vd = Vd / np.float32(v_scale)
         Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
                               version=fused_version, splits=splits, precision=precision)
+        if v_scale is not None:
+            Od *= np.float32(v_scale)
         return _like_input(Od, Q)
     _check_T_limit(T, "scores")
     _check_T_limit(T, "weighted_sum")
