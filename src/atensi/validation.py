@@ -305,7 +305,7 @@ def online_softmax_v_scale(V, T_k: int, dtype=np.float32):
     """
     top = float(np.finfo(dtype).max)
     v_max = _max_abs(V)
-    if v_max == 0.0 or v_max * T_k <= top / 4:
+    if not math.isfinite(v_max) or v_max * T_k <= top / 4:  # NaN/inf: refused elsewhere
         return None
     return 2.0 ** math.floor(math.log2(v_max))  # <= max|v|, so it fits dtype
 
