@@ -266,8 +266,6 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
     """
     top = float(np.finfo(dtype).max)
     limit = top / 2 / LOG2E
-    xp = xp_of(Q)
-    d = Q.shape[-1]
     biggest_q = _max_abs(Q)
     if biggest_q > top / LOG2E:
         raise ValueError(
@@ -276,10 +274,26 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
             f"menjadi inf, lalu NaN. Perkecil {names[0]}, misalnya {names[0]} / 1e3, atau normalisasi "
             "barisnya lebih dulu."
         )
-    rough = biggest_q * _max_abs(K) * d
-    if rough <= limit:
-        return
-    bound = _max_row_norm(Q) * _max_row_norm(K)
+    _check_row_products(Q, K, dtype, limit, names, "skor", biggest_q)
+
+
+def check_gradient_overflow(dO, V, dtype=np.float32) -> None:
+    """Refuse dO, V whose products dA = dO Vᵀ could overflow ``dtype`` in the backward pass.
+
+    The same Cauchy–Schwarz bound as :func:`check_score_overflow`. The softmax
+    backward then forms dA − rowsum(dA ⊙ A), up to twice the largest |dA|,
+    hence the limit max(dtype) / 2.
+    """
+    limit = float(np.finfo(dtype).max) / 2
+    _check_row_products(dO, V, dtype, limit, ("dO", "V"), "gradien dA", _max_abs(dO))
+
+
+def _check_row_products(A, B, dtype, limit: float, names, what: str, biggest_a: float) -> None:
+    """Refuse when max‖a‖ · max‖b‖ (a, b rows of A, B) may exceed ``limit``."""
+    top = float(np.finfo(dtype).max)
+    if biggest_a * _max_abs(B) * A.shape[-1] <= limit:
+        return  # the cheap bound from the largest entries already holds
+    bound = _max_row_norm(A) * _max_row_norm(B)
     if bound <= limit:
         return
     a, b = names
@@ -287,9 +301,9 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
     how = (f"Perkecil keduanya, misalnya {a} / {factor:.0e} dan {b} / {factor:.0e}"
            if factor else f"Perkecil nilai {a} dan {b}")
     raise ValueError(
-        f"Argumen '{a}' dan '{b}' terlalu besar: skor {a}·{b}ᵀ akan melampaui batas "
+        f"Argumen '{a}' dan '{b}' terlalu besar: {what} {a}·{b}ᵀ akan melampaui batas "
         f"{np.dtype(dtype).name} ({id_sci(top)}), karena ‖{a}[i]‖ terbesar × ‖{b}[j]‖ "
-        f"terbesar ≈ {id_sci(bound)}. Skor itu menjadi inf lalu NaN. {how}, atau "
+        f"terbesar ≈ {id_sci(bound)}. Nilai itu menjadi inf lalu NaN. {how}, atau "
         f"normalisasi barisnya lebih dulu."
     )
 
@@ -703,6 +717,8 @@ def reference_backward(Q, K, V, dO, *, dense=True):
             f"diterima {tuple(dO.shape)}."
         )
     check_finite(dO, "dO")
+    # dA = dO Vᵀ and dS are computed in float32 at least (float16 would overflow at ~100).
+    check_gradient_overflow(dO, V, np.result_type(dO.dtype, V.dtype, np.float32))
     if dense:
         check_score_bytes(Q, K, 4, "Skor, bobot dan gradiennya (empat array (T, T))",
                           "Pakai attention_backward_blocked, yang tidak pernah membuat "

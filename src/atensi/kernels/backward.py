@@ -157,6 +157,7 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
     scale = _v.check_flag(scale, "scale")
     H, T, d_k = _check_qkv(Q, K, V)
     _check_dO(dO, Q, V)
+    _v.check_gradient_overflow(dO, V)
     if lse is not None:
         _check_lse(lse, Q)
     _check_T_limit(T, "scores")
