@@ -41,6 +41,15 @@ MAX_BLOCK = 65536
 # 12 heads at T = 1024 are 8·10⁸); the chain runs about 10⁸ per second.
 CPU_BUDGET = 1e10
 CPU_OPS_PER_SECOND = 1e8  # the emulated chain, measured on a 2-core laptop
+# Below d = 16 the cost of each (i, j) pair (loads, loop, exp) outweighs its d
+# multiply-adds: d_k = 1 is as slow per pair as d_k = 16.
+MIN_WORK_D = 16
+# Emulated speed of each path relative to the chain, measured at T = 2048,
+# d_k = 1 and 64 (fused v1: 3-9x, v2: 0.9-3x, tensor cores: 0.4-0.7x), rounded down.
+EMULATED_SPEED = {"chain": 1.0, "fused_v1": 2.0, "fused_v2": 0.75, "fused_v3": 0.25}
+# A block that does almost nothing (a split-K range of a tiny T) still costs
+# about a millisecond to emulate.
+BLOCK_WORK = 1e5
 SMALL_BYTES = 1 << 20  # outputs below 1 MiB are never refused for memory
 
 
@@ -668,16 +677,35 @@ def cpu_budget() -> float:
     return CPU_BUDGET
 
 
+def pair_work(H: int, T: int, d: int, *, products: float = 1.0, path: str = "chain",
+              blocks: float = 0) -> float:
+    """Emulated work of ``products`` (T, T, d) products over H heads, in chain operations.
+
+    H·T²·max(d, 16)·products, divided by the path's speed (``EMULATED_SPEED``),
+    plus ``BLOCK_WORK`` for each of ``blocks`` launched blocks.
+    """
+    pairs = float(H) * T * T * max(d, MIN_WORK_D) * products
+    return pairs / EMULATED_SPEED[path] + float(blocks) * BLOCK_WORK
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{id_float(max(seconds, 1.0), 0)} detik"
+    if seconds < 3600:
+        return f"{id_float(seconds / 60, 0)} menit"
+    return f"{id_float(seconds / 3600, 1)} jam"
+
+
 def check_cpu_work(work: float, what: str, backend: str) -> None:
-    """The CPU emulation runs ~10⁸ multiply-adds per second: refuse hours of work."""
+    """The CPU emulation runs ~10⁸ chain operations per second: refuse hours of work."""
     if backend != "cpu":
         return
     budget = cpu_budget()
     if work > budget:
-        minutes = work / CPU_OPS_PER_SECOND / 60
+        seconds = work / CPU_OPS_PER_SECOND
         raise ValueError(
             f"{what} terlalu besar untuk emulasi CPU: sekitar {id_sci(work)} operasi, "
-            f"kira-kira {id_float(minutes, 0) if minutes >= 1 else '< 1'} menit di sini, "
+            f"kira-kira {_duration(seconds)} di sini, "
             f"batasnya {id_sci(budget)} (beberapa menit di laptop). Jalankan di GPU "
             f"(backend='cupy'), atau kecilkan T atau jumlah head, atau hitung dengan NumPy "
             "lewat atensi.reference (atensi utuh tanpa matriks (T, T): "

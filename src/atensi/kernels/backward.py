@@ -167,8 +167,8 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
                           "Pakai reference.attention_backward_blocked, yang tidak pernah "
                           "membuat matriks (T, T), atau kecilkan T.", _kind(Q))
     # scores, dV, dA, dQ, dK: five (T, T, d) products; the two softmax passes are small.
-    _v.check_cpu_work(5.0 * H * T * T * max(d_k, V.shape[-1]), "attention_backward",
-                      backend)
+    _v.check_cpu_work(_v.pair_work(H, T, max(d_k, V.shape[-1]), products=5),
+                      "attention_backward", backend)
     Qd, Kd, Vd, dOd = (_to_backend(x, backend) for x in (Q, K, V, dO))
     lsed = None if lse is None else _to_backend(lse, backend)
     grads = _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, causal=causal, scale=scale,
