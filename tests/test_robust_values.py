@@ -307,3 +307,11 @@ def test_float16_backward_computes_dA_without_overflow(path):
         assert np.isfinite(got).all()
         err = np.abs(got.astype(np.float64) - want).max() / max(np.abs(want).max(), 1.0)
         assert err <= 2e-2, err
+
+
+def test_float16_backward_counts_its_float32_arrays(monkeypatch):
+    """Four (4, 256, 256) arrays: 2 MiB in float16, but the backward computes in float32 (4 MiB)."""
+    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 3.0 * 2**20)
+    Q = np.zeros((4, 256, 8), np.float16)
+    with pytest.raises(MemoryError, match="attention_backward_blocked"):
+        reference.attention_backward(Q, Q, Q, Q)

@@ -16,11 +16,17 @@ Yang diperiksa:
 - nilai hingga: NaN dan inf ditolak, kecuali -inf di skor (artinya: ditutup
   mask);
 - skor yang akan melampaui batas float (misalnya Q = K = 1e19): ditolak
-  dengan batas murah dari norma terbesar, ``max‖q‖ · max‖k‖``;
+  dengan batas murah dari norma terbesar, ``max‖q‖ · max‖k‖``; begitu juga
+  gradien dA = dO Vᵀ di langkah mundur (``max‖dO‖ · max‖v‖``);
+- V yang begitu besar sehingga T · max|v| melampaui float (jumlah berjalan
+  *online softmax*) dibagi dulu dengan pangkat dua, lalu hasilnya dikali
+  kembali (``online_softmax_v_scale``);
 - ``scale``, ``causal``, ``fused`` harus bool sungguhan; ``block`` bilangan
   bulat 1…65536; ``version`` string yang dikenal;
 - ukuran keluaran diperkirakan sebelum memori dipesan; pekerjaan emulasi CPU
-  yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``).
+  yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``; kerjanya
+  H·T²·max(d_k, 16) per perkalian (T, T, d_k), dibagi kecepatan jalurnya,
+  ditambah biaya setiap *block* split-K).
 """
 
 from __future__ import annotations
@@ -714,10 +720,11 @@ def check_cpu_work(work: float, what: str, backend: str) -> None:
         )
 
 
-def check_score_bytes(Q, K, copies: int, what: str, hint: str) -> None:
-    """Reference: ``copies`` arrays of shape (..., T_q, T_k) must fit in memory."""
+def check_score_bytes(Q, K, copies: int, what: str, hint: str, dtype=None) -> None:
+    """Reference: ``copies`` arrays of shape (..., T_q, T_k) must fit in memory
+    (in ``dtype``; by default the type of the scores Q Kᵀ)."""
     lead = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
-    itemsize = np.result_type(Q.dtype, K.dtype).itemsize
+    itemsize = np.dtype(dtype or np.result_type(Q.dtype, K.dtype)).itemsize
     nbytes = float(math.prod(lead)) * Q.shape[-2] * K.shape[-2] * itemsize * copies
     check_output_bytes(nbytes, what, hint, kind(Q))
 
@@ -746,11 +753,12 @@ def reference_backward(Q, K, V, dO, *, dense=True):
         )
     check_finite(dO, "dO")
     # dA = dO Vᵀ and dS are computed in float32 at least (float16 would overflow at ~100).
-    check_gradient_overflow(dO, V, np.result_type(dO.dtype, V.dtype, np.float32))
+    work = np.result_type(Q.dtype, K.dtype, V.dtype, dO.dtype, np.float32)
+    check_gradient_overflow(dO, V, work)
     if dense:
         check_score_bytes(Q, K, 4, "Skor, bobot dan gradiennya (empat array (T, T))",
                           "Pakai attention_backward_blocked, yang tidak pernah membuat "
-                          "matriks (T, T), atau kecilkan T.")
+                          "matriks (T, T), atau kecilkan T.", work)
     return Q, K, V, dO
 
 
