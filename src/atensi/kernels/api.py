@@ -37,13 +37,13 @@ from atensi.kernels.launch import (
     WEIGHTED_SUM_CAUSAL,
     WEIGHTED_SUM_VERSIONS,
     _attention_fused,
-    fused_splits,
     _check_T_limit,
     _launch_causal_mask,
     _launch_rope,
     _launch_scores,
     _launch_softmax,
     _launch_weighted_sum,
+    fused_splits,
 )
 from atensi.kernels.loading import resolve_backend
 
