@@ -227,25 +227,25 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
     causal = _val.check_flag(causal, "causal")
     scale = _val.check_flag(scale, "scale")
     xp = _xp(Q, K, V, dO)
-    # Computed in float32 at least, returned in the inputs' type: in float16,
-    # dA = dO·Vᵀ overflows already at |dO|, |V| ≈ 100.
-    out_dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, dO.dtype)
-    work = xp.result_type(out_dtype, xp.float32)
-    Qw, Kw, Vw, dOw = (x.astype(work, copy=False) for x in (Q, K, V, dO))
-    S = scores(Qw, Kw, scale=scale)
+    # float16 dihitung dalam float32 (hasilnya tetap float16): di float16,
+    # dA = dO Vᵀ sudah melampaui batasnya pada |dO|, |V| ≈ 100.
+    dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, dO.dtype)
+    work = xp.result_type(dtype, xp.float32)
+    Q, K, V, dO = (x.astype(work, copy=False) for x in (Q, K, V, dO))
+    S = scores(Q, K, scale=scale)
     if causal:
         S = causal_mask(S)
     A = softmax(S)
-    s = work.type(1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0)
-    dV = xp.matmul(xp.swapaxes(A, -1, -2), dOw)
-    dA = xp.matmul(dOw, xp.swapaxes(Vw, -1, -2))
+    s = S.dtype.type(1.0 / math.sqrt(Q.shape[-1]) if scale else 1.0)
+    dV = xp.matmul(xp.swapaxes(A, -1, -2), dO)
+    dA = xp.matmul(dO, xp.swapaxes(V, -1, -2))
     dS = A * (dA - xp.sum(dA * A, axis=-1, keepdims=True))
-    dQ = xp.matmul(dS, Kw) * s
-    dK = xp.matmul(xp.swapaxes(dS, -1, -2), Qw) * s
-    dQ, dK, dV = (g.astype(out_dtype, copy=False) for g in (dQ, dK, dV))
+    dQ = xp.matmul(dS, K) * s
+    dK = xp.matmul(xp.swapaxes(dS, -1, -2), Q) * s
     # A broadcast input gets the sum over the axes it was broadcast along, so
     # each gradient has its input's shape (Q -= lr * dQ stays right).
-    return _sum_to(dQ, Q.shape), _sum_to(dK, K.shape), _sum_to(dV, V.shape)
+    return tuple(_sum_to(g, x.shape).astype(dtype, copy=False)
+                 for g, x in ((dQ, Q), (dK, K), (dV, V)))
 
 
 def _lead(*arrays) -> tuple:
@@ -347,7 +347,7 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
                     "attention_blocked(Q, K, V, ..., return_lse=True) dengan causal dan scale "
                     "yang sama, atau lse=None agar dihitung di sini.")
             dV_blk += xp.matmul(xp.swapaxes(A, -1, -2), dO_blk)
-            # In dtype (float32 at least): float16 dO·Vᵀ overflows already near 100.
+            # Dalam dtype (minimal float32): dO Vᵀ float16 meluap di sekitar 100.
             dS = xp.matmul(dO_blk.astype(dtype, copy=False),
                            xp.swapaxes(V_blk.astype(dtype, copy=False), -1, -2))
             dS -= D[..., q0:q1, None]
