@@ -6,6 +6,7 @@ instead of taking pytest down.
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -195,7 +196,8 @@ def test_work_beyond_the_cpu_budget_is_refused(no_launch, call, monkeypatch):
         call()
     message = str(info.value)
     assert "emulasi CPU" in message and "backend='cupy'" in message and "kecilkan T" in message
-    assert "menit di sini" in message and "attention_blocked" in message
+    assert re.search(r"kira-kira [\d,]+ (detik|menit|jam) di sini", message), message
+    assert "attention_blocked" in message
 
 
 def test_budget_can_be_raised(no_launch, monkeypatch):
@@ -282,3 +284,123 @@ def test_cancelled_flag_does_not_leak_into_other_modules():
     kernel = RawModule(DEADLOCK, path="stuck.cu").get_function("stuck")
     with pytest.raises(CudaCpuError, match="__syncthreads"):
         kernel((1,), (64,), (np.zeros(64, np.float32),))
+
+
+def _record_allocations_and_launches(monkeypatch):
+    """Events in order: ("alloc", shape) for every output buffer, ("launch", name)."""
+    from atensi.kernels import api, backward, launch
+
+    events = []
+    real_empty = kernels.inputs._empty
+    real_get = kernels.loading.get_function
+
+    def empty(shape, backend):
+        events.append(("alloc", tuple(shape)))
+        return real_empty(shape, backend)
+
+    def get_function(file, name, backend):
+        kernel = real_get(file, name, backend)
+
+        def run(grid, block, args, shared_mem=0):
+            events.append(("launch", name))
+            return kernel(grid, block, args, shared_mem=shared_mem)
+
+        return run
+
+    for module in (api, backward, launch):
+        monkeypatch.setattr(module, "_empty", empty)
+    monkeypatch.setattr(kernels.loading, "get_function", get_function)
+    return events
+
+
+@pytest.mark.parametrize("call", [
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, version="v1", backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, version="v3", backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, fused=True, backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, fused=True, fused_version="v2", splits=3,
+                                          backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention_backward(Q, K, V, dO, backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention_backward(
+        Q, K, V, dO, lse=np.log(np.arange(1, 19, dtype=np.float32)).reshape(Q.shape[:-1]),
+        backend="cpu"),
+], ids=["chain-v1", "chain-v3", "fused-v1", "fused-v2-split", "backward", "backward-lse"])
+def test_every_output_is_allocated_before_the_first_launch(call, monkeypatch):
+    """A MemoryError must come before minutes of emulated work, never between launches."""
+    Q, K, V, dO = (rand(2, 9, 5) for _ in range(4))
+    events = _record_allocations_and_launches(monkeypatch)
+    call(Q, K, V, dO)
+    kinds = [kind for kind, _ in events]
+    assert "launch" in kinds and "alloc" in kinds, events
+    first_launch = kinds.index("launch")
+    assert "alloc" not in kinds[first_launch:], events
+
+
+def _column(n):
+    """(n, 1) float32: d_k = 1, where work per (i, j) pair is most underestimated."""
+    return RNG.standard_normal((n, 1)).astype(np.float32)
+
+
+BUDGET_SWEEP = {
+    "scores": lambda n: kernels.scores(_column(n), _column(n), backend="cpu"),
+    "chain": lambda n: kernels.attention(_column(n), _column(n), _column(n), backend="cpu"),
+    "fused-v1": lambda n: kernels.attention(_column(n), _column(n), _column(n), fused=True,
+                                            causal=False, backend="cpu"),
+    "fused-v2": lambda n: kernels.attention(_column(n), _column(n), _column(n), fused=True,
+                                            fused_version="v2", splits=1, backend="cpu"),
+    "fused-v3": lambda n: kernels.attention(_column(n), _column(n), _column(n), fused=True,
+                                            fused_version="v3", backend="cpu"),
+    "split-K": lambda n: kernels.attention(_column(1), _column(1), _column(1), fused=True,
+                                           fused_version="v2", splits=n, backend="cpu"),
+    "backward": lambda n: kernels.attention_backward(*(_column(n) for _ in range(4)),
+                                                     backend="cpu"),
+}
+
+
+def _largest_accepted(call, monkeypatch) -> int:
+    """The largest size n (T, or splits) that passes every check, found without launching."""
+    def accepted(n):
+        with monkeypatch.context() as m:
+            kc.forbid_launches(m)
+            try:
+                call(n)
+            except AssertionError:
+                return True  # reached the trapped launch
+            except ValueError as error:
+                assert "emulasi CPU" in str(error), error
+                return False
+        raise AssertionError("tanpa peluncuran dan tanpa penolakan")
+
+    low, high = 1, 2
+    while accepted(high):
+        low, high = high, high * 2
+        assert high <= 65535, "anggaran tidak pernah menolak"
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if accepted(middle) else (low, middle)
+    return low
+
+
+@pytest.mark.parametrize("path", BUDGET_SWEEP)
+def test_accepted_emulated_launches_finish_within_their_budget(path, monkeypatch):
+    """The largest launch the budget accepts takes at most the budget's time (slack for a
+    busy machine), at d_k = 1 where each (i, j) pair costs more than its multiply-add."""
+    budget = 2e7
+    monkeypatch.setenv("ATENSI_CPU_BUDGET", str(budget))
+    seconds = budget / validation.CPU_OPS_PER_SECOND
+    call = BUDGET_SWEEP[path]
+    n = _largest_accepted(call, monkeypatch)
+    call(2)  # compiles and loads the kernels: not part of the work
+    start = time.perf_counter()
+    call(n)
+    elapsed = time.perf_counter() - start
+    assert elapsed <= 4 * seconds + 0.5, (n, elapsed)
+
+
+def test_a_refusal_says_how_long_and_what_to_do(no_launch, monkeypatch):
+    monkeypatch.setenv("ATENSI_CPU_BUDGET", "1e9")
+    Q = np.zeros((1, 4), np.float32)
+    with pytest.raises(ValueError) as info:
+        kernels.attention(Q, Q, Q, fused=True, fused_version="v2", splits=65535, backend="cpu")
+    message = str(info.value)
+    assert re.search(r"kira-kira [\d,]+ (detik|menit|jam) di sini", message), message
+    assert "backend='cupy'" in message and "attention_blocked" in message

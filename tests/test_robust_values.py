@@ -225,3 +225,93 @@ def test_softmax_row_length_is_checked_before_the_values(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match=r"Panjang baris softmax n = 2147483648 melebihi"):
         kernels.softmax(S, backend="cpu")
     del S
+
+
+ONLINE_SOFTMAX_PATHS = {
+    "reference.attention_blocked": lambda Q, K, V: reference.attention_blocked(Q, K, V, block=8),
+    "fused-v1": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, backend="cpu"),
+    "fused-v2": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v2",
+                                                  splits=1, backend="cpu"),
+    "fused-v2-split": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v2",
+                                                        splits=3, backend="cpu"),
+    "fused-v3": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v3",
+                                                  backend="cpu"),
+}
+
+
+@pytest.mark.parametrize("v_max", [2e37, 3.4e38])
+@pytest.mark.parametrize("path", ONLINE_SOFTMAX_PATHS)
+def test_online_softmax_with_v_near_the_float32_limit_stays_exact(path, v_max):
+    """The exact output is a mean of V rows: finite, although T·max|V| overflows."""
+    Q, K, V = rand(2, 33, 5), rand(2, 33, 5), rand(2, 33, 5)
+    V = (V / np.abs(V).max() * np.float32(v_max)).astype(np.float32)
+    assert np.isfinite(V).all() and float(np.abs(V).max()) * 33 > float(np.finfo(np.float32).max)
+    out = ONLINE_SOFTMAX_PATHS[path](Q, K, V)
+    want = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)))
+    assert np.isfinite(out).all()
+    kc.assert_matches(out, want)
+
+
+def test_v_scale_is_a_power_of_two_within_the_dtype():
+    V = np.array([[3.4e38, -1.0]], np.float32)
+    scale = validation.online_softmax_v_scale(V, 2)
+    assert scale == 2.0 ** 127 and scale <= float(np.abs(V).max())
+    assert validation.online_softmax_v_scale(np.ones((2, 2), np.float32), 2) is None
+
+
+BACKWARD_PATHS = {
+    "reference.attention_backward": lambda Q, K, V, dO: reference.attention_backward(Q, K, V, dO),
+    "reference.attention_backward_blocked": lambda Q, K, V, dO:
+        reference.attention_backward_blocked(Q, K, V, dO, block=4),
+    "kernels.attention_backward": lambda Q, K, V, dO:
+        kernels.attention_backward(Q, K, V, dO, backend="cpu"),
+}
+
+
+@pytest.mark.parametrize("path", BACKWARD_PATHS)
+def test_backward_refuses_dO_and_V_whose_products_overflow(path, monkeypatch):
+    """dO·Vᵀ = 4·10³⁸ overflows float32 (NaN gradients): refused, naming dO and V."""
+    kc.forbid_launches(monkeypatch)
+    Q, K = rand(2, 6, 4), rand(2, 6, 4)
+    big = np.full((2, 6, 4), 1e19, np.float32)
+    with pytest.raises(ValueError) as info:
+        BACKWARD_PATHS[path](Q, K, big, big)
+    message = str(info.value)
+    assert "'dO'" in message and "'V'" in message and "float32" in message
+    assert "Perkecil" in message
+
+
+@pytest.mark.parametrize("path", BACKWARD_PATHS)
+def test_backward_accepts_large_dO_and_V_that_fit(path):
+    Q, K = rand(2, 6, 4), rand(2, 6, 4)
+    V, dO = rand(2, 6, 4) * np.float32(1e18), rand(2, 6, 4) * np.float32(1e18)
+    grads = BACKWARD_PATHS[path](Q, K, V, dO)
+    wants = reference.attention_backward(*(x.astype(np.float64) for x in (Q, K, V, dO)))
+    for got, want in zip(grads, wants):
+        assert np.isfinite(got).all()
+        kc.assert_matches(got, want, tol=1e-4)
+
+
+@pytest.mark.parametrize("path", ["reference.attention_backward",
+                                  "reference.attention_backward_blocked"])
+def test_float16_backward_computes_dA_without_overflow(path):
+    """|dO|, |V| ≈ 100 in float16: dO·Vᵀ ≈ 8·10⁴ > 65504, yet the gradients are finite."""
+    Q, K = rand(1, 7, 8).astype(np.float16), rand(1, 7, 8).astype(np.float16)
+    V = (100 + 10 * rand(1, 7, 8)).astype(np.float16)
+    dO = (100 + 10 * rand(1, 7, 8)).astype(np.float16)
+    exact_dA = np.einsum("btd,bsd->bts", dO.astype(np.float64), V.astype(np.float64))
+    assert exact_dA.max() > float(np.finfo(np.float16).max)
+    grads = BACKWARD_PATHS[path](Q, K, V, dO)
+    wants = reference.attention_backward(*(x.astype(np.float64) for x in (Q, K, V, dO)))
+    for got, want in zip(grads, wants):
+        assert np.isfinite(got).all()
+        err = np.abs(got.astype(np.float64) - want).max() / max(np.abs(want).max(), 1.0)
+        assert err <= 2e-2, err
+
+
+def test_float16_backward_counts_its_float32_arrays(monkeypatch):
+    """Four (4, 256, 256) arrays: 2 MiB in float16, but the backward computes in float32 (4 MiB)."""
+    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 3.0 * 2**20)
+    Q = np.zeros((4, 256, 8), np.float16)
+    with pytest.raises(MemoryError, match="attention_backward_blocked"):
+        reference.attention_backward(Q, Q, Q, Q)

@@ -162,9 +162,8 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
     K_t = xp.swapaxes(K, -1, -2)
     # o sums up to T_k rows p·v with p <= 1: with |V| near the float limit that sum
     # overflows although the output (a mean of V rows) does not. Such a V is divided
-    # by its largest |v| first and the output multiplied back at the end.
-    v_max = float(xp.max(xp.abs(V)))
-    v_scale = v_max if v_max * T_k > float(np.finfo(dtype).max) / 4 else None
+    # by a power of two near its largest |v| and the output multiplied back.
+    v_scale = _val.online_softmax_v_scale(V, T_k, dtype)
     if v_scale is not None:
         V = V / dtype.type(v_scale)
     out = xp.empty(lead + (T, V.shape[-1]), dtype=dtype)
@@ -228,6 +227,11 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
     causal = _val.check_flag(causal, "causal")
     scale = _val.check_flag(scale, "scale")
     xp = _xp(Q, K, V, dO)
+    # float16 dihitung dalam float32 (hasilnya tetap float16): di float16,
+    # dA = dO Vᵀ sudah melampaui batasnya pada |dO|, |V| ≈ 100.
+    dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, dO.dtype)
+    work = xp.result_type(dtype, xp.float32)
+    Q, K, V, dO = (x.astype(work, copy=False) for x in (Q, K, V, dO))
     S = scores(Q, K, scale=scale)
     if causal:
         S = causal_mask(S)
@@ -240,7 +244,8 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
     dK = xp.matmul(xp.swapaxes(dS, -1, -2), Q) * s
     # A broadcast input gets the sum over the axes it was broadcast along, so
     # each gradient has its input's shape (Q -= lr * dQ stays right).
-    return _sum_to(dQ, Q.shape), _sum_to(dK, K.shape), _sum_to(dV, V.shape)
+    return tuple(_sum_to(g, x.shape).astype(dtype, copy=False)
+                 for g, x in ((dQ, Q), (dK, K), (dV, V)))
 
 
 def _lead(*arrays) -> tuple:
@@ -342,8 +347,9 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
                     "attention_blocked(Q, K, V, ..., return_lse=True) dengan causal dan scale "
                     "yang sama, atau lse=None agar dihitung di sini.")
             dV_blk += xp.matmul(xp.swapaxes(A, -1, -2), dO_blk)
-            dS = xp.matmul(dO_blk, xp.swapaxes(V_blk, -1, -2))
-            dS = dS.astype(dtype, copy=False)
+            # Dalam dtype (minimal float32): dO Vᵀ float16 meluap di sekitar 100.
+            dS = xp.matmul(dO_blk.astype(dtype, copy=False),
+                           xp.swapaxes(V_blk.astype(dtype, copy=False), -1, -2))
             dS -= D[..., q0:q1, None]
             dS *= A
             dQ[..., q0:q1, :] += xp.matmul(dS, K_blk) * s

@@ -16,11 +16,17 @@ Yang diperiksa:
 - nilai hingga: NaN dan inf ditolak, kecuali -inf di skor (artinya: ditutup
   mask);
 - skor yang akan melampaui batas float (misalnya Q = K = 1e19): ditolak
-  dengan batas murah dari norma terbesar, ``max‖q‖ · max‖k‖``;
+  dengan batas murah dari norma terbesar, ``max‖q‖ · max‖k‖``; begitu juga
+  gradien dA = dO Vᵀ di langkah mundur (``max‖dO‖ · max‖v‖``);
+- V yang begitu besar sehingga T · max|v| melampaui float (jumlah berjalan
+  *online softmax*) dibagi dulu dengan pangkat dua, lalu hasilnya dikali
+  kembali (``online_softmax_v_scale``);
 - ``scale``, ``causal``, ``fused`` harus bool sungguhan; ``block`` bilangan
   bulat 1…65536; ``version`` string yang dikenal;
 - ukuran keluaran diperkirakan sebelum memori dipesan; pekerjaan emulasi CPU
-  yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``).
+  yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``; kerjanya
+  H·T²·max(d_k, 16) per perkalian (T, T, d_k), dibagi kecepatan jalurnya,
+  ditambah biaya setiap *block* split-K).
 """
 
 from __future__ import annotations
@@ -41,6 +47,15 @@ MAX_BLOCK = 65536
 # 12 heads at T = 1024 are 8·10⁸); the chain runs about 10⁸ per second.
 CPU_BUDGET = 1e10
 CPU_OPS_PER_SECOND = 1e8  # the emulated chain, measured on a 2-core laptop
+# Below d = 16 the cost of each (i, j) pair (loads, loop, exp) outweighs its d
+# multiply-adds: d_k = 1 is as slow per pair as d_k = 16.
+MIN_WORK_D = 16
+# Emulated speed of each path relative to the chain, measured at T = 2048,
+# d_k = 1 and 64 (fused v1: 3-9x, v2: 0.9-3x, tensor cores: 0.4-0.7x), rounded down.
+EMULATED_SPEED = {"chain": 1.0, "fused_v1": 2.0, "fused_v2": 0.75, "fused_v3": 0.25}
+# A block that does almost nothing (a split-K range of a tiny T) still costs
+# about a millisecond to emulate.
+BLOCK_WORK = 1e5
 SMALL_BYTES = 1 << 20  # outputs below 1 MiB are never refused for memory
 
 
@@ -266,8 +281,6 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
     """
     top = float(np.finfo(dtype).max)
     limit = top / 2 / LOG2E
-    xp = xp_of(Q)
-    d = Q.shape[-1]
     biggest_q = _max_abs(Q)
     if biggest_q > top / LOG2E:
         raise ValueError(
@@ -276,10 +289,26 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
             f"menjadi inf, lalu NaN. Perkecil {names[0]}, misalnya {names[0]} / 1e3, atau normalisasi "
             "barisnya lebih dulu."
         )
-    rough = biggest_q * _max_abs(K) * d
-    if rough <= limit:
-        return
-    bound = _max_row_norm(Q) * _max_row_norm(K)
+    _check_row_products(Q, K, dtype, limit, names, "skor", biggest_q)
+
+
+def check_gradient_overflow(dO, V, dtype=np.float32) -> None:
+    """Refuse dO, V whose products dA = dO Vᵀ could overflow ``dtype`` in the backward pass.
+
+    The same Cauchy–Schwarz bound as :func:`check_score_overflow`. The softmax
+    backward then forms dA − rowsum(dA ⊙ A), up to twice the largest |dA|,
+    hence the limit max(dtype) / 2.
+    """
+    limit = float(np.finfo(dtype).max) / 2
+    _check_row_products(dO, V, dtype, limit, ("dO", "V"), "gradien dA", _max_abs(dO))
+
+
+def _check_row_products(A, B, dtype, limit: float, names, what: str, biggest_a: float) -> None:
+    """Refuse when max‖a‖ · max‖b‖ (a, b rows of A, B) may exceed ``limit``."""
+    top = float(np.finfo(dtype).max)
+    if biggest_a * _max_abs(B) * A.shape[-1] <= limit:
+        return  # the cheap bound from the largest entries already holds
+    bound = _max_row_norm(A) * _max_row_norm(B)
     if bound <= limit:
         return
     a, b = names
@@ -287,11 +316,27 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
     how = (f"Perkecil keduanya, misalnya {a} / {factor:.0e} dan {b} / {factor:.0e}"
            if factor else f"Perkecil nilai {a} dan {b}")
     raise ValueError(
-        f"Argumen '{a}' dan '{b}' terlalu besar: skor {a}·{b}ᵀ akan melampaui batas "
+        f"Argumen '{a}' dan '{b}' terlalu besar: {what} {a}·{b}ᵀ akan melampaui batas "
         f"{np.dtype(dtype).name} ({id_sci(top)}), karena ‖{a}[i]‖ terbesar × ‖{b}[j]‖ "
-        f"terbesar ≈ {id_sci(bound)}. Skor itu menjadi inf lalu NaN. {how}, atau "
+        f"terbesar ≈ {id_sci(bound)}. Nilai itu menjadi inf lalu NaN. {how}, atau "
         f"normalisasi barisnya lebih dulu."
     )
+
+
+def online_softmax_v_scale(V, T_k: int, dtype=np.float32):
+    """The power of two to divide V by before an online softmax, or None.
+
+    The running sum o = Σ p_j v_j (p_j <= 1, not yet divided by ℓ) grows to
+    T_k · max|v|, although the output, a mean of V rows, stays below max|v|.
+    When T_k · max|v| could overflow ``dtype``, V is divided by a power of two
+    near max|v| (exact: only the exponent changes) and the output multiplied
+    back. Used by ``reference.attention_blocked`` and every fused kernel.
+    """
+    top = float(np.finfo(dtype).max)
+    v_max = _max_abs(V)
+    if not math.isfinite(v_max) or v_max * T_k <= top / 4:  # NaN/inf: refused elsewhere
+        return None
+    return 2.0 ** math.floor(math.log2(v_max))  # <= max|v|, so it fits dtype
 
 
 # ---------------------------------------------------------------------------
@@ -638,16 +683,35 @@ def cpu_budget() -> float:
     return CPU_BUDGET
 
 
+def pair_work(H: int, T: int, d: int, *, products: float = 1.0, path: str = "chain",
+              blocks: float = 0) -> float:
+    """Emulated work of ``products`` (T, T, d) products over H heads, in chain operations.
+
+    H·T²·max(d, 16)·products, divided by the path's speed (``EMULATED_SPEED``),
+    plus ``BLOCK_WORK`` for each of ``blocks`` launched blocks.
+    """
+    pairs = float(H) * T * T * max(d, MIN_WORK_D) * products
+    return pairs / EMULATED_SPEED[path] + float(blocks) * BLOCK_WORK
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{id_float(max(seconds, 1.0), 0)} detik"
+    if seconds < 3600:
+        return f"{id_float(seconds / 60, 0)} menit"
+    return f"{id_float(seconds / 3600, 1)} jam"
+
+
 def check_cpu_work(work: float, what: str, backend: str) -> None:
-    """The CPU emulation runs ~10⁸ multiply-adds per second: refuse hours of work."""
+    """The CPU emulation runs ~10⁸ chain operations per second: refuse hours of work."""
     if backend != "cpu":
         return
     budget = cpu_budget()
     if work > budget:
-        minutes = work / CPU_OPS_PER_SECOND / 60
+        seconds = work / CPU_OPS_PER_SECOND
         raise ValueError(
             f"{what} terlalu besar untuk emulasi CPU: sekitar {id_sci(work)} operasi, "
-            f"kira-kira {id_float(minutes, 0) if minutes >= 1 else '< 1'} menit di sini, "
+            f"kira-kira {_duration(seconds)} di sini, "
             f"batasnya {id_sci(budget)} (beberapa menit di laptop). Jalankan di GPU "
             f"(backend='cupy'), atau kecilkan T atau jumlah head, atau hitung dengan NumPy "
             "lewat atensi.reference (atensi utuh tanpa matriks (T, T): "
@@ -656,10 +720,11 @@ def check_cpu_work(work: float, what: str, backend: str) -> None:
         )
 
 
-def check_score_bytes(Q, K, copies: int, what: str, hint: str) -> None:
-    """Reference: ``copies`` arrays of shape (..., T_q, T_k) must fit in memory."""
+def check_score_bytes(Q, K, copies: int, what: str, hint: str, dtype=None) -> None:
+    """Reference: ``copies`` arrays of shape (..., T_q, T_k) must fit in memory
+    (in ``dtype``; by default the type of the scores Q Kᵀ)."""
     lead = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
-    itemsize = np.result_type(Q.dtype, K.dtype).itemsize
+    itemsize = np.dtype(dtype or np.result_type(Q.dtype, K.dtype)).itemsize
     nbytes = float(math.prod(lead)) * Q.shape[-2] * K.shape[-2] * itemsize * copies
     check_output_bytes(nbytes, what, hint, kind(Q))
 
@@ -687,10 +752,13 @@ def reference_backward(Q, K, V, dO, *, dense=True):
             f"diterima {tuple(dO.shape)}."
         )
     check_finite(dO, "dO")
+    # dA = dO Vᵀ and dS are computed in float32 at least (float16 would overflow at ~100).
+    work = np.result_type(Q.dtype, K.dtype, V.dtype, dO.dtype, np.float32)
+    check_gradient_overflow(dO, V, work)
     if dense:
         check_score_bytes(Q, K, 4, "Skor, bobot dan gradiennya (empat array (T, T))",
                           "Pakai attention_backward_blocked, yang tidak pernah membuat "
-                          "matriks (T, T), atau kecilkan T.")
+                          "matriks (T, T), atau kecilkan T.", work)
     return Q, K, V, dO
 
 

@@ -28,6 +28,7 @@ from atensi.kernels.launch import (
     ATTENTION_VERSIONS,
     FUSED_LIMITS,
     FUSED_V2_MAX_SPLITS,
+    FUSED_V2_ROWS,
     FUSED_V3_DEFAULT_PRECISION,
     FUSED_V3_PRECISIONS,
     FUSED_VERSIONS,
@@ -42,6 +43,7 @@ from atensi.kernels.launch import (
     _launch_scores,
     _launch_softmax,
     _launch_weighted_sum,
+    fused_splits,
 )
 from atensi.kernels.loading import resolve_backend
 
@@ -62,7 +64,7 @@ def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
     _v.check_output_bytes(4.0 * H * T * T, f"Matriks skor {H} × {T} × {T} (float32)",
                           "Pakai attention(..., fused=True), yang tidak pernah membuat "
                           "matriks (T, T), atau kecilkan T.", _kind(Q))
-    _v.check_cpu_work(float(H) * T * T * d_k, "scores", backend)
+    _v.check_cpu_work(_v.pair_work(H, T, d_k), "scores", backend)
     Qd, Kd = _to_backend(Q, backend), _to_backend(K, backend)
     Sd = _empty(Q.shape[:-1] + (T,), backend)
     _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
@@ -157,7 +159,7 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
         )
     d_k = V.shape[-1]
     _check_T_limit(T, "weighted_sum")
-    _v.check_cpu_work(float(H) * T * T * d_k, "weighted_sum", backend)
+    _v.check_cpu_work(_v.pair_work(H, T, d_k), "weighted_sum", backend)
     _check_finite(A, "A")
     _check_finite(V, "V")
     Ad, Vd = _to_backend(A, backend), _to_backend(V, backend)
@@ -252,31 +254,45 @@ def attention(Q, K, V, *, causal=True, scale=True, version="v2", fused=False,
     max_d_k, kernel_name = FUSED_LIMITS[fused_version]
     H, T, d_k = _check_qkv(Q, K, V, max_d_k=max_d_k if fused else None,
                            kernel=kernel_name)
-    work = float(H) * T * T * d_k * (1 if causal else 2)
     if splits is not None and splits > 1:
         _v.check_output_bytes(4.0 * splits * H * T * (d_k + 2),
                               f"Memori sementara split-K ({splits} rentang, float32)",
                               "Kecilkan splits, atau pakai splits=None.", _kind(Q))
     if fused:
-        _v.check_cpu_work(work / 8, "attention(..., fused=True)", backend)
+        # Q·Kᵀ and P·V (the future skipped when causal), plus every block launched.
+        ranges = splits or (fused_splits(H, T) if fused_version == "v2" else 1)
+        blocks = H * -(-T // FUSED_V2_ROWS) * ranges
+        work = _v.pair_work(H, T, d_k, products=1 if causal else 2,
+                            path=f"fused_{fused_version}", blocks=blocks)
+        _v.check_cpu_work(work, "attention(..., fused=True)", backend)
         Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
+        # The online softmax sums up to T rows p·v before dividing by ℓ: a V near
+        # float32's limit is scaled down by a power of two (exact), then back.
+        v_scale = _v.online_softmax_v_scale(Vd, T)
+        if v_scale is not None:
+            Vd = Vd / np.float32(v_scale)
         Od = _attention_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
                               version=fused_version, splits=splits, precision=precision)
+        if v_scale is not None:
+            Od *= np.float32(v_scale)
         return _like_input(Od, Q)
     _check_T_limit(T, "scores")
     _check_T_limit(T, "weighted_sum")
     _v.check_output_bytes(8.0 * H * T * T, f"Skor dan bobot {H} × {T} × {T} (float32, dua array)",
                           "Pakai attention(..., fused=True), yang tidak pernah membuat "
                           "matriks (T, T), atau kecilkan T.", _kind(Q))
-    _v.check_cpu_work(work, "attention", backend)
+    # Q·Kᵀ and A·V; weighted_sum v1 multiplies all of A even when causal.
+    _v.check_cpu_work(_v.pair_work(H, T, d_k, products=2), "attention", backend)
     Qd, Kd, Vd = (_to_backend(x, backend) for x in (Q, K, V))
+    # Every array before the first launch: a MemoryError then comes before any
+    # emulated work, not after minutes of it.
     Sd = _empty(Q.shape[:-1] + (T,), backend)
+    Ad = _empty(Sd.shape, backend)
+    Od = _empty(V.shape, backend)
     _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
                    backend=backend)
-    Ad = _empty(Sd.shape, backend)
     _launch_softmax(Sd, Ad, H * T, T, version=version, backend=backend,
                     causal=causal and causal_softmax)
-    Od = _empty(V.shape, backend)
     _launch_weighted_sum(Ad, Vd, Od, H, T, d_k, backend=backend, version=ws_version,
                          causal=causal and ws_version == "v2")
     return _like_input(Od, Q)

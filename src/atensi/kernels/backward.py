@@ -107,18 +107,21 @@ def _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, *, causal, scale, backend)
     """The whole chain on backend arrays; returns (dQ, dK, dV) on the backend."""
     d_v = Vd.shape[-1]
     rows = H * T
+    # Every array before the first launch: a MemoryError then comes before any
+    # emulated work, not after minutes of it.
     Sd = _empty(Qd.shape[:-1] + (T,), backend)
-    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version="v2",
-                      backend=backend)
     Ad = _empty(Sd.shape, backend)
+    dAd = _empty(Sd.shape, backend)
+    dVd = _empty(Vd.shape, backend)
+    dQd, dKd = _empty(Qd.shape, backend), _empty(Kd.shape, backend)
+    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version="v2",
+                   backend=backend)
     if lsed is None:
         _launch_softmax(Sd, Ad, rows, T, version="v2", backend=backend)
     else:
         _launch_per_row(FROM_LSE, (Sd, lsed, Ad, np.int32(rows), np.int32(T)), rows, T, backend)
-    dVd = _empty(Vd.shape, backend)
     _launch_rows(DV, (Ad, dOd, dVd, np.int32(H), np.int32(T), np.int32(d_v)), H, T, d_v,
                  backend)
-    dAd = _empty(Sd.shape, backend)
     grid = (_ceil_div(T, PAIR_BLOCK[0]), _ceil_div(T, PAIR_BLOCK[1]),
             min(H, launch.MAX_GRID_YZ))
     loading.get_function(FILE, DA, backend)(
@@ -127,7 +130,6 @@ def _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, *, causal, scale, backend)
     _launch_per_row(SOFTMAX_BACKWARD, (Ad, dAd, dSd, np.int32(rows), np.int32(T)), rows, T,
                     backend)
     s = _scale_factor(d_k, scale)
-    dQd, dKd = _empty(Qd.shape, backend), _empty(Kd.shape, backend)
     _launch_rows(DQ, (dSd, Kd, dQd, np.int32(H), np.int32(T), np.int32(d_k), s), H, T, d_k,
                  backend)
     _launch_rows(DK, (dSd, Qd, dKd, np.int32(H), np.int32(T), np.int32(d_k), s), H, T, d_k,
@@ -155,6 +157,7 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
     scale = _v.check_flag(scale, "scale")
     H, T, d_k = _check_qkv(Q, K, V)
     _check_dO(dO, Q, V)
+    _v.check_gradient_overflow(dO, V)
     if lse is not None:
         _check_lse(lse, Q)
     _check_T_limit(T, "scores")
@@ -164,8 +167,8 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
                           "Pakai reference.attention_backward_blocked, yang tidak pernah "
                           "membuat matriks (T, T), atau kecilkan T.", _kind(Q))
     # scores, dV, dA, dQ, dK: five (T, T, d) products; the two softmax passes are small.
-    _v.check_cpu_work(5.0 * H * T * T * max(d_k, V.shape[-1]), "attention_backward",
-                      backend)
+    _v.check_cpu_work(_v.pair_work(H, T, max(d_k, V.shape[-1]), products=5),
+                      "attention_backward", backend)
     Qd, Kd, Vd, dOd = (_to_backend(x, backend) for x in (Q, K, V, dO))
     lsed = None if lse is None else _to_backend(lse, backend)
     grads = _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, causal=causal, scale=scale,
