@@ -55,7 +55,7 @@ def test_every_toc_page_is_built_in_order(built_book):
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     assert captions == [part["caption"] for part in toc["parts"]]
     # Chapters are numbered 1..n across parts; the appendices are not.
-    numbered = [a.get_text(strip=True) for a in nav.select("a.reference.internal")]
+    numbered = [a.get_text(" ", strip=True) for a in nav.select("a.reference.internal")]
     n_numbered = sum(len(part["chapters"]) for part in toc["parts"] if part.get("numbered"))
     for n in range(1, n_numbered + 1):
         assert numbered[n].startswith(f"{n}. "), numbered[n]
