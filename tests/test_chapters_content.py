@@ -900,7 +900,8 @@ def test_every_glued_name_has_a_value_after_execution(name):
     assert not missing, f"{name}: nama glue tanpa nilai setelah dijalankan: {missing}"
     for used in glued_in_prose(name):
         text = str(values[used]).strip()
-        assert text and text.lower() not in ("nan", "none", "inf", "-inf"), f"{name}: {used} = {text!r}"
+        # -inf may be the point (float16 overflow); NaN or nothing never is.
+        assert text and text.lower() not in ("nan", "none"), f"{name}: {used} = {text!r}"
 
 
 def _number(text: str) -> float:
