@@ -226,7 +226,7 @@ check_tests() {
     # 260 s: 240 for the FP32 kernels' files on an empty kernel cache, 20 more for
     # fused v3's twelve NVRTC compiles (plain and split-K) and its 72 small cases.
     step pytest-gpu 260 env ATENSI_REQUIRE_GPU=1 "$PY" -m pytest -q -m gpu -rs -p no:cacheprovider \
-        tests/test_kernels_gpu.py tests/test_fused.py tests/test_fused_split.py tests/test_blocked.py \
+        tests/test_kernels_gpu.py tests/test_fused.py tests/test_fused_split.py tests/test_reference_blocked.py \
         tests/test_bench.py tests/test_backward.py tests/test_kernels_v2.py tests/test_fused_tensorcore.py \
         tests/test_gpu_script.py
 }

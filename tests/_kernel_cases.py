@@ -12,7 +12,7 @@ Shapes: T in {1, 7, 33, 129} (1 row; fewer than a 16-wide tile; more than two
 tiles and not a multiple; more than a 128-thread block), d_k in {1, 3, 64, 128},
 with no leading axis, one (3 heads) and two (batch 2 × 3 heads): 48 shapes.
 
-Also shared with test_fused.py, test_blocked.py and test_bench.py: the
+Also shared with test_fused.py, test_reference_blocked.py and test_bench.py: the
 sanitizer modes, the GPU-test marks (``gpu_test``), ``spy_launches`` and
 ``forbid_launches``.
 """

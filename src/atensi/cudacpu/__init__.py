@@ -60,7 +60,7 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
   no ``#include <mma.h>`` needed), warp-collective like the shuffles, with
   exact ``cvt.rna`` rounding; its NumPy twin is ``atensi.number_formats``.
 
-Where a GPU fails, cudacpu fails too (tests/test_emulator_gaps.py):
+Where a GPU fails, cudacpu fails too (tests/test_cudacpu_checks.py):
 
 * Shared memory starts poisoned: every block begins with all its static
   ``__shared__`` arrays (and the ``extern __shared__`` buffer, at each launch)
@@ -147,7 +147,7 @@ copied into an exactly-sized heap buffer for the launch), to ``__shared__``
 arrays and to ``extern __shared__`` memory past ``shared_mem`` bytes.
 Uninitialised ``extern __shared__`` and static ``__shared__`` memory reads as
 NaN (bytes 0xff). One AddressSanitizer run of the fused d128 kernel at a
-ragged shape (T = 70, d_k = 65) is a test (test_emulator_gaps.py).
+ragged shape (T = 70, d_k = 65) is a test (test_cudacpu_checks.py).
 """
 
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError, SanitizerError

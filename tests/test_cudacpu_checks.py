@@ -394,7 +394,7 @@ THREAD_SANITIZER_RUNS = {
     "softmax": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
     "weighted_sum": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
     "attention_backward": "tests/test_backward.py::test_kernel_file_under_sanitizer",
-    "attention_fused": "tests/test_emulator_gaps.py::test_fused_kernels_under_thread_sanitizer "
+    "attention_fused": "tests/test_cudacpu_checks.py::test_fused_kernels_under_thread_sanitizer "
                        "(+ test_split_k_and_combine_under_thread_sanitizer_without_block_edges)",
     "attention_tensorcore": "tests/test_fused_tensorcore.py::test_thread_sanitizer_sees_a_missing_syncwarp",
     "rope": "tests/test_rope.py::test_kernel_under_thread_sanitizer",
