@@ -26,9 +26,10 @@ test: $(DEV_STAMP)
 	$(VENV)/bin/pytest
 
 # The contributor's fast loop: the unit tier only (tests marked slow, book,
-# browser or gpu are left to make test).
+# browser or gpu are left to make test), one worker per core. --dist loadfile
+# keeps each file on one worker, so a module's fixture is built once.
 check: $(DEV_STAMP)
-	$(VENV)/bin/pytest -q -m "not slow and not book and not browser and not gpu"
+	$(VENV)/bin/pytest -q -n auto --dist loadfile -m "not slow and not book and not browser and not gpu"
 
 # The whole book as one PDF, printed by Chromium (needs requirements-dev.txt).
 pdf: $(DEV_STAMP) $(LIB_STAMP)

@@ -63,3 +63,37 @@ def test_missing_browser_fails_under_ci_and_skips_locally(monkeypatch, ci, outco
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome, match="chromium"):
         conftest._browser_missing("Chromium tidak ada di /usr/bin/chromium.")
+
+
+FAST_TIER = '-m "not slow and not book and not browser and not gpu"'
+
+
+def make_recipe(target: str) -> list[str]:
+    lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith(f"{target}:"))
+    recipe = []
+    for line in lines[start + 1:]:
+        if not line.startswith("\t"):
+            break
+        recipe.append(line.strip())
+    return recipe
+
+
+def test_readme_commands_are_the_make_targets_ci_runs():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    contributing = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    # Contributors meet the fast loop first; CI runs everything.
+    contributors = readme.split("## Berkontribusi", 1)[1]
+    assert contributors.index("make check") < contributors.index("make test")
+    assert "make check" in contributing
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "targets=(test)" in ci and 'make "${targets[@]}"' in ci
+    # make test runs every test; make check the fast tier only, on every core.
+    assert make_recipe("test") == ["$(VENV)/bin/pytest"]
+    (check,) = make_recipe("check")
+    assert check.startswith("$(VENV)/bin/pytest") and check.endswith(FAST_TIER)
+    if " -n " in check:
+        # Workers split files, never a module's fixtures.
+        assert "--dist loadfile" in check
+        dev = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
+        assert "pytest-xdist==" in dev
