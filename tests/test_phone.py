@@ -3,7 +3,7 @@ page wider than the screen, every table or printed output wider than the
 screen scrolls in its own box under a "geser ke samping" hint, and no figure
 text is drawn below 9 CSS px.
 
-Figure text is measured from the PNG itself: ``atensi.plots.to_png`` writes
+Figure text is measured from the PNG itself: ``atensi.style.to_png`` writes
 the pixel height of the smallest text of the figure into the PNG
 (``MinFontPx``). On screen that text is ``MinFontPx`` times the image's
 rendered width over its own width in pixels.
@@ -87,14 +87,14 @@ def smallest_text_on_screen(path: Path, rendered_width: float) -> float | None:
 
 
 def test_smallest_text_reads_the_png_and_its_rendered_width(tmp_path):
-    from atensi import plots
+    from atensi import style
 
-    fig = plots.new_figure(5.0, 2.0)
+    fig = style.new_figure(5.0, 2.0)
     ax = fig.add_subplot()
     ax.set_title("judul", fontsize=12)
     ax.text(0.5, 0.5, "kecil", fontsize=6)
     path = tmp_path / "gambar.png"
-    path.write_bytes(plots.to_png(fig))  # 500 px wide at 100 dpi
+    path.write_bytes(style.to_png(fig))  # 500 px wide at 100 dpi
     # 6 pt at 100 dpi = 8,33 px in the PNG; shown at 250 px wide it is half that.
     assert smallest_text_on_screen(path, 250) == pytest.approx(6 / 72 * 100 / 2, abs=0.01)
     Image.new("RGB", (10, 10)).save(tmp_path / "polos.png")
@@ -137,7 +137,7 @@ def test_page_fits_a_phone_and_its_figures_stay_legible(page, open_page, built_b
             continue
         css_px = smallest_text_on_screen(path, image["width"])
         if css_px is None:
-            too_small.append(f"{path.name}: PNG tanpa MinFontPx (buat dengan atensi.plots.to_png)")
+            too_small.append(f"{path.name}: PNG tanpa MinFontPx (buat dengan atensi.style.to_png)")
         elif css_px < SMALLEST_TEXT_CSS_PX:
             too_small.append(f"{path.name}: teks terkecil {css_px:.1f} px "
                              f"(gambar {image['width']:.0f} px)")
