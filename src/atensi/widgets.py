@@ -133,7 +133,8 @@ def _sharpness_text(v):
 def _sharpness_render(d_k, scale):
     dots, values = sharpness_state(d_k, scale)
     limit = 5.0 if scale else 4.0 * math.sqrt(D_K_VALUES[-1])
-    fig = plots.sharpness_figure(dots.ravel(), softmax(dots[0]), d_k=d_k, scale=scale, limit=limit)
+    fig = plots.sharpness_figure(dots.ravel(), softmax(dots[0]), d_k=d_k, scale=scale,
+                                 limit=limit)
     return fig, values, _sharpness_text(values)
 
 
