@@ -515,7 +515,7 @@ def work_map(M, labels, *, title=None, xlabel="posisi key j", ylabel="posisi que
     colors = [style.MASKED, style.HIGHLIGHT, style.BAR, style.GREEN][: len(labels)]
     if len(labels) > len(colors):
         raise ValueError(f"Argumen 'labels' paling banyak 4 kategori, tetapi ada {len(labels)}.")
-    fig = style.new_figure(style.MAX_WIDTH, 4.3)
+    fig = style.new_figure(style.MAX_WIDTH, 4.4)
     ax = fig.add_axes([0.14, 0.24, 0.8, 0.68])
     draw_heatmap(ax, M, cmap=ListedColormap(colors), vmin=-0.5, vmax=len(colors) - 0.5,
                  annotate=False, title=title, xlabel=xlabel, ylabel=ylabel, colorbar=False)
