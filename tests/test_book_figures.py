@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import sys
-from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup
@@ -80,7 +79,8 @@ def test_built_figures_offer_1x_and_2x_files_that_exist(built_book):
     offered = 0
     for page in toc_pages():
         path = built_book / f"{page}.html"
-        for img in BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser").select("main img"):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        for img in soup.select("main img"):
             if "_images/" not in img.get("src", "") or "penjelajah/" in img["src"]:
                 continue
             assert img.get("srcset"), f"{page}: {img['src']} tanpa srcset"

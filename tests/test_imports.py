@@ -136,7 +136,8 @@ def graph():
 
 
 def test_no_figure_module_is_part_of_an_import_cycle(graph):
-    assert "atensi.style" in graph["atensi.plots"] and "atensi.style" in graph["atensi.example_plots"]
+    assert "atensi.style" in graph["atensi.plots"]
+    assert "atensi.style" in graph["atensi.example_plots"]
     drawing = drawing_modules()
     tangled = [group for group in cycles(graph) if drawing & set(group)]
     assert tangled == [], f"siklus impor: {tangled}"

@@ -59,7 +59,8 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
                      "untuk banyak head ambil satu dulu, misalnya M[0].",
                      ndim=2, shape_name="matriks 2 dimensi")
     hidden = ~np.isfinite(M)
-    colormap = (cmap if not isinstance(cmap, str) else style.colormap(cmap)).with_extremes(bad=style.MASKED)
+    base = cmap if not isinstance(cmap, str) else style.colormap(cmap)
+    colormap = base.with_extremes(bad=style.MASKED)
     image = ax.imshow(np.ma.masked_array(M, hidden), cmap=colormap, vmin=vmin, vmax=vmax,
                       interpolation="nearest")
     rows, cols = M.shape
@@ -358,7 +359,8 @@ def row_figure(scores_row, weights_row, V, output, *, row, temperature, limits):
     ax_v.scatter([output[0]], [output[1]], marker="*", s=260, color=style.HIGHLIGHT,
                  edgecolors="black", lw=0.6, zorder=5)
     ax_v.annotate(f"keluaran[{row}]", (output[0], output[1]), xytext=(0, -22), ha="center",
-                  textcoords="offset points", fontsize=style.SMALL, color=style.HIGHLIGHT, weight="bold")
+                  textcoords="offset points", fontsize=style.SMALL, color=style.HIGHLIGHT,
+                  weight="bold")
     # Equal units on both axes: widen the x range to the box's width/height ratio.
     (x0, x1), (y0, y1) = limits
     box = ax_v.get_position()
@@ -402,8 +404,8 @@ def softmax_temperature(temperatures, weights, entropies):
         bottom = 0.93 - (n + 1) * height
         ax = fig.add_axes([0.16, bottom + 0.3 * height, 0.81, 0.55 * height])
         _draw_row_bars(ax, p, ylabel="bobot", reference=1 / p.size,
-                       title=f"τ = {style.format_number(t, 0 if t.is_integer() else 2)}: bobot terbesar "
-                             f"{style.format_number(p.max())}, entropi "
+                       title=f"τ = {style.format_number(t, 0 if t.is_integer() else 2)}: "
+                             f"bobot terbesar {style.format_number(p.max())}, entropi "
                              f"{style.format_number(entropies[n])} nat")
         if n < len(temps) - 1:
             ax.set_xlabel("")
@@ -484,8 +486,8 @@ def roofline(peaks, bandwidth, points, *, title="Model roofline"):
         ax.axvline(top / bandwidth, color=color, lw=0.6, ls=":")
     for n, (label, (intensity, top)) in enumerate(marks.items()):
         y = min(top, bandwidth * intensity) / 1e12
-        ax.plot([intensity], [y], ls="none", marker=style.SERIES_MARKERS[(n + 1) % len(style.SERIES_MARKERS)],
-                ms=6, color="#333333")
+        marker = style.SERIES_MARKERS[(n + 1) % len(style.SERIES_MARKERS)]
+        ax.plot([intensity], [y], ls="none", marker=marker, ms=6, color="#333333")
         # Labels alternate below and above their marker so neighbours do not collide.
         ax.annotate(label, (intensity, y), textcoords="offset points",
                     xytext=(-6, -13 if n % 2 == 0 else 7), ha="right", fontsize=style.SMALL)
@@ -495,7 +497,8 @@ def roofline(peaks, bandwidth, points, *, title="Model roofline"):
     ax.yaxis.set_major_formatter(style.TICKS)
     ax.legend(fontsize=style.SMALL, frameon=False, loc="lower right")
     ax.grid(True, which="major", color=style.GRID, lw=0.6)
-    style.style_axes(ax, title=title, xlabel="intensitas (FLOP per bita)", ylabel="TFLOP/s tercapai")
+    style.style_axes(ax, title=title, xlabel="intensitas (FLOP per bita)",
+                     ylabel="TFLOP/s tercapai")
     return fig
 
 
@@ -572,7 +575,8 @@ def heatmap_pair(left, right, *, titles, title=None, cmap="viridis", vmin=None, 
     supaya warna yang sama berarti angka yang sama di kedua panel.
     ``colorbar=False`` untuk pola 0/1 seperti mask, yang tidak butuh skala.
     """
-    left = figure_array(left, "left", "Berikan matriks angka.", ndim=2, shape_name="matriks 2 dimensi")
+    left = figure_array(left, "left", "Berikan matriks angka.", ndim=2,
+                        shape_name="matriks 2 dimensi")
     right = figure_array(right, "right", "Berikan matriks angka.", ndim=2,
                          shape_name="matriks 2 dimensi")
     finite = np.concatenate([left[np.isfinite(left)], right[np.isfinite(right)]])
