@@ -6,7 +6,9 @@ text is drawn below 9 CSS px.
 Figure text is measured from the PNG itself: ``atensi.style.to_png`` writes
 the pixel height of the smallest text of the figure into the PNG
 (``MinFontPx``). On screen that text is ``MinFontPx`` times the image's
-rendered width over its own width in pixels.
+rendered width over its own width in pixels. The page offers each figure
+as a 1x and a 2x file (``srcset``); ``currentSrc`` is the one the browser
+chose, and each file carries its own ``MinFontPx``.
 """
 
 from __future__ import annotations
@@ -101,23 +103,7 @@ def test_smallest_text_reads_the_png_and_its_rendered_width(tmp_path):
     assert smallest_text_on_screen(tmp_path / "polos.png", 10) is None
 
 
-# Pages whose figures still draw text below the limit at 330 px (their figure
-# functions predate the 9 pt / 4,5 in rule of atensi.plots). Strict: a page
-# that becomes legible fails here until it is taken off this list.
-SMALL_FIGURE_TEXT = {"chapters/posisi", "chapters/model_kata", "chapters/flash_v2",
-                     "chapters/kinerja", "chapters/tensor_core"}
-
-
-def _pages():
-    for page in toc_pages():
-        if page in SMALL_FIGURE_TEXT:
-            yield pytest.param(page, marks=pytest.mark.xfail(
-                strict=True, reason="teks gambar di bawah 9 px di ponsel"))
-        else:
-            yield page
-
-
-@pytest.mark.parametrize("page", _pages())
+@pytest.mark.parametrize("page", toc_pages())
 def test_page_fits_a_phone_and_its_figures_stay_legible(page, open_page, built_book):
     opened = open_page(f"{page}.html", width=PHONE_WIDTH, height=800)
     state = opened.page.evaluate(OVERFLOW, PHONE_WIDTH)
