@@ -282,9 +282,9 @@ def training_curve_figure(curve, *, bigram=None, unigram=None, title=None, smoot
             label="latih (rata-rata bergerak)" if width > 1 else "latih")
     ax.plot(curve["val_step"], curve["val"], "o-", color=style.HIGHLIGHT, ms=3.5, lw=1.4,
             label="validasi")
-    for value, label, style in ((bigram, "bigram", "--"), (unigram, "unigram", ":")):
+    for value, label, line in ((bigram, "bigram", "--"), (unigram, "unigram", ":")):
         if value is not None:
-            ax.axhline(value, color="#555555", ls=style, lw=1)
+            ax.axhline(value, color="#555555", ls=line, lw=1)
             ax.text(steps[-1], value, f" {label} {style.format_number(value, 2)}",
                     va="bottom", ha="right", fontsize=style.SMALL, color="#555555")
     ax.legend(fontsize=style.SMALL, frameon=False, loc="upper right")
