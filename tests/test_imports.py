@@ -37,9 +37,12 @@ def _resolve(base: str, level: int, module: str | None, is_package: bool) -> str
     return ".".join(parts[:keep] + ([module] if module else []))
 
 
-def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """Modules of the package that ``name`` (file ``path``) imports."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+def parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def imports_of(name: str, path: Path, modules: dict[str, Path], tree: ast.Module) -> set[str]:
+    """Modules of the package that ``name`` (file ``path``, parsed: ``tree``) imports."""
     is_package = path.name == "__init__.py"
     found = set()
     for node in ast.walk(tree):
@@ -60,9 +63,10 @@ def imports_of(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return found
 
 
-def import_graph(src: Path = SRC, package: str = PACKAGE) -> dict[str, set[str]]:
+def import_graph(src: Path = SRC, package: str = PACKAGE, trees=None) -> dict[str, set[str]]:
     modules = module_files(src, package)
-    return {name: imports_of(name, path, modules) for name, path in modules.items()}
+    trees = trees or {name: parse(path) for name, path in modules.items()}
+    return {name: imports_of(name, path, modules, trees[name]) for name, path in modules.items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -131,8 +135,13 @@ def test_the_cycle_finder_sees_a_cycle_through_relative_and_late_imports(tmp_pat
 
 
 @pytest.fixture(scope="module")
-def graph():
-    return import_graph()
+def trees():
+    return {name: parse(path) for name, path in module_files().items()}
+
+
+@pytest.fixture(scope="module")
+def graph(trees):
+    return import_graph(trees=trees)
 
 
 def test_no_figure_module_is_part_of_an_import_cycle(graph):
@@ -155,3 +164,27 @@ def test_every_figure_module_takes_its_style_from_style_and_style_imports_no_fig
     for name in sorted(drawing):
         assert "atensi.style" in graph[name], f"{name} menggambar tanpa atensi.style"
     assert not graph["atensi.style"] & drawing
+
+
+def _bound_names(function: ast.AST) -> set[str]:
+    """Names a function binds locally: arguments, assignments, loop and with targets."""
+    names = {arg.arg for arg in ast.walk(function.args) if isinstance(arg, ast.arg)}
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+def test_no_function_hides_a_module_of_the_package_it_imported(trees):
+    """``for value, label, style in ...`` inside a figure function makes every
+    ``style.SMALL`` in that function fail, and only when it runs."""
+    hidden = []
+    for name, tree in sorted(trees.items()):
+        modules = {alias.asname or alias.name for node in tree.body
+                   if isinstance(node, ast.ImportFrom) and node.level and not node.module
+                   for alias in node.names}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                hidden += [f"{name}.{node.name}: {clash}"
+                           for clash in sorted(_bound_names(node) & modules)]
+    assert hidden == []
