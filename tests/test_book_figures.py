@@ -34,6 +34,7 @@ def test_notebook_output_is_drawn_at_twice_the_pixels_with_its_screen_size():
     with Image.open(io.BytesIO(data["image/png"])) as image:
         assert image.size == (600, 400)
         assert image.text["PixelRatio"] == "2"
+        assert image.mode == "P" and len(image.getcolors(300)) <= style.PNG_COLORS
         assert float(image.text["MinFontPx"]) == pytest.approx(style.SMALL / 72 * 200, abs=0.01)
     assert metadata == {"image/png": {"width": 300, "height": 200}}
 
@@ -62,7 +63,7 @@ def test_a_2x_figure_gets_a_1x_copy_and_a_srcset(tmp_path):
         assert float(copy.text["MinFontPx"]) * 2 == pytest.approx(float(sharp.text["MinFontPx"]),
                                                                   abs=0.02)
         assert copy.text["Description"] == sharp.text["Description"] == "Gambar: Judul gambar"
-        assert "PixelRatio" not in copy.text
+        assert "PixelRatio" not in copy.text and copy.mode == "P"
     assert figures.with_sharp_images(out, page) == out  # a second pass changes nothing
 
 

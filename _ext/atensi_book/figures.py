@@ -94,6 +94,9 @@ def one_x_copy(path: Path, ratio: float) -> Path:
         text = dict(image.text)
         size = (max(1, round(image.width / ratio)), max(1, round(image.height / ratio)))
         small = image.convert("RGB").resize(size, Image.Resampling.LANCZOS)
+    # Like the 2x figure (atensi.style.PNG_COLORS), at most 256 colours: half the
+    # bytes of a full-colour copy, and no banding a reader would see.
+    small = small.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     info = PngImagePlugin.PngInfo()
     if "Description" in text:
         info.add_text("Description", text["Description"])

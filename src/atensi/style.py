@@ -38,6 +38,9 @@ EXPLORER_WIDTH = 4.2  # inches: 546 px at STATIC_DPI, shrunk to ~330 px on a pho
 # they stay sharp on phones (device pixel ratio 2-3); the book also serves a
 # 1x copy to ordinary screens (see _ext/atensi_book/figures.py).
 PIXEL_RATIO = 2
+# Colours kept in those PNGs: a figure's flat colours and anti-aliased edges fit
+# in 256, and the file is about half as large (a colour bar shows no banding).
+PNG_COLORS = 256
 
 HIGHLIGHT = "#e6550d"
 MASKED = "#cfcfcf"
@@ -62,7 +65,7 @@ class AtensiFigure(Figure):
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         width, height = self.get_size_inches() * self.dpi
-        png = to_png(self, dpi=self.dpi * PIXEL_RATIO)
+        png = to_png(self, dpi=self.dpi * PIXEL_RATIO, palette=PNG_COLORS)
         size = {"width": int(round(width)), "height": int(round(height))}
         return {"image/png": png}, {"image/png": size}
 
