@@ -128,3 +128,28 @@ def test_page_fits_a_phone_and_its_figures_stay_legible(page, open_page, built_b
             too_small.append(f"{path.name}: teks terkecil {css_px:.1f} px "
                              f"(gambar {image['width']:.0f} px)")
     assert too_small == [], f"{page}: teks gambar di bawah {SMALLEST_TEXT_CSS_PX} px: {too_small}"
+
+
+@pytest.mark.parametrize("page", ["chapters/kinerja", "chapters/tensor_core"])
+def test_a_high_dpi_phone_loads_the_2x_figures_and_they_stay_legible(page, chromium, book_server,
+                                                                      built_book):
+    context = chromium.new_context(viewport={"width": PHONE_WIDTH, "height": 800},
+                                   device_scale_factor=2)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{book_server}{page}.html", wait_until="load")
+        # Figures below the fold load lazily: ask for all of them now.
+        tab.evaluate("() => document.querySelectorAll('main img')"
+                     ".forEach(img => { img.loading = 'eager'; })")
+        tab.wait_for_load_state("networkidle")
+        figures = [image for image in tab.evaluate(IMAGES)
+                   if "/_images/" in image["src"] and "/penjelajah/" not in image["src"]]
+    finally:
+        context.close()
+    assert figures, f"{page}: tidak ada gambar"
+    for image in figures:
+        path = png_path(built_book, image["src"])
+        assert not path.stem.endswith("-1x"), f"{page}: layar 2x memuat {path.name}"
+        with Image.open(path) as png:
+            assert png.info.get("PixelRatio") == "2"
+        assert smallest_text_on_screen(path, image["width"]) >= SMALLEST_TEXT_CSS_PX
