@@ -6,7 +6,7 @@ from matplotlib import _pylab_helpers
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from atensi import cuda_plots, plots
+from atensi import cuda_plots, style
 
 
 @pytest.fixture(autouse=True)
@@ -16,7 +16,7 @@ def no_pyplot_figures():
 
 
 def texts(fig):
-    plots.to_png(fig)
+    style.to_png(fig)
     found = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
     return " ".join(t for t in found if t)
 
@@ -41,7 +41,7 @@ def test_thread_grid_shows_the_index_formula_of_the_highlighted_thread():
     assert "menganggur" in text
     assert fig.axes[0].get_xlim() == (0, 48)
     # the thread is one cell at (x=j, y=i)
-    (cell,) = rectangles(fig, plots.HIGHLIGHT)
+    (cell,) = rectangles(fig, style.HIGHLIGHT)
     assert (cell.get_x(), cell.get_y(), cell.get_width()) == (37, 21, 1)
 
 

@@ -1,9 +1,6 @@
 """atensi.example_plots: the running example's figures (vectors, score grid,
 softmax bars, weighted sum), their labels, grey future cells and refusals."""
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 from matplotlib import _pylab_helpers
@@ -12,8 +9,8 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-from atensi import example, example_plots, plots
-from atensi.reference import causal_mask, scores, softmax
+from atensi import example, example_plots, style
+from atensi.reference import causal_mask, scores, softmax, weighted_sum
 
 TOKENS = example.TOKENS
 
@@ -25,12 +22,12 @@ def no_pyplot_figures():
 
 
 def texts(fig):
-    plots.to_png(fig)
+    style.to_png(fig)
     return [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text()]
 
 
 def grey_cells(fig):
-    grey = to_rgba(plots.MASKED)
+    grey = to_rgba(style.MASKED)
     return [p for p in fig.findobj(Rectangle) if p.get_facecolor() == grey]
 
 
@@ -39,19 +36,6 @@ def example_matrices():
     S = scores(example.Q, example.K)
     A = softmax(causal_mask(S))
     return S, A
-
-
-def test_plots_re_exports_the_example_figures():
-    for name in ("vectors", "score_grid", "softmax_bars", "weighted_sum_rows"):
-        assert getattr(plots, name) is getattr(example_plots, name)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("first", ["atensi.plots", "atensi.example_plots"])
-def test_either_module_can_be_imported_first(first):
-    code = f"import {first}; from atensi.plots import vectors; print(vectors.__module__)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "atensi.example_plots"
 
 
 def test_vectors_labels_tokens_axes_and_numbers():
@@ -84,7 +68,7 @@ def test_score_grid_fills_row_by_row(example_matrices):
         found = texts(example_plots.score_grid(S, TOKENS, filled=n))
         shown = [t for t in found if t[0].isdigit() or t[0] == "−"]
         assert len(shown) == n
-    second_row = plots.format_number(S[1, 0])  # the 5th cell, row-major
+    second_row = style.format_number(S[1, 0])  # the 5th cell, row-major
     assert second_row not in texts(example_plots.score_grid(S, TOKENS, filled=4))
     assert second_row in texts(example_plots.score_grid(S, TOKENS, filled=5))
 
@@ -94,18 +78,19 @@ def test_softmax_bars_all_rows_and_one_row(example_matrices):
     found = texts(example_plots.softmax_bars(A, TOKENS, title="Bobot"))
     for word in TOKENS:
         assert found.count(word) >= 4  # every panel names the keys
-    assert plots.format_number(A[2, 0]) in found
+    assert style.format_number(A[2, 0]) in found
     one = example_plots.softmax_bars(A, TOKENS, row=2)
     assert isinstance(one, Figure) and f"{TOKENS[2]} melihat …" in texts(one)
 
 
 def test_weighted_sum_rows_shows_the_output(example_matrices):
     _, A = example_matrices
-    fig = example_plots.weighted_sum_rows(A, example.V, TOKENS, row=2)
+    fig = example_plots.weighted_sum_rows(A, example.V, weighted_sum(A, example.V), TOKENS,
+                                          row=2)
     found = texts(fig)
     out = A[2] @ example.V
     for value in out:
-        assert plots.format_number(value) in found
+        assert style.format_number(value) in found
     assert f"jumlah = O[{TOKENS[2]}]" in found
     assert len(grey_cells(fig)) == 2 * example.V.shape[1]  # the future row, V and scaled
 
@@ -124,8 +109,12 @@ def test_weighted_sum_rows_shows_the_output(example_matrices):
         (lambda S, A: example_plots.score_grid(S * np.nan, TOKENS), "'S'"),
         (lambda S, A: example_plots.softmax_bars(S, TOKENS), "softmax"),
         (lambda S, A: example_plots.softmax_bars(A, TOKENS, row=4), "'row'"),
-        (lambda S, A: example_plots.weighted_sum_rows(A, example.V[:2], TOKENS, row=0), "'V'"),
-        (lambda S, A: example_plots.weighted_sum_rows(A, example.V, "Budi", row=0), "'tokens'"),
+        (lambda S, A: example_plots.weighted_sum_rows(A, example.V[:2], example.V[:2], TOKENS,
+                                                      row=0), "'V'"),
+        (lambda S, A: example_plots.weighted_sum_rows(A, example.V, example.V[:, :1], TOKENS,
+                                                      row=0), "'O'"),
+        (lambda S, A: example_plots.weighted_sum_rows(A, example.V, example.V, "Budi", row=0),
+         "'tokens'"),
         (lambda S, A: example_plots.score_grid(np.zeros((9, 9)), [str(n) for n in range(9)]),
          "heatmap"),
     ],
@@ -144,7 +133,8 @@ def test_long_titles_wrap_inside_a_phone_sized_figure(example_matrices):
         example_plots.score_grid(S, TOKENS, masked=True, title=title),
         example_plots.softmax_bars(A, TOKENS, title=title),
         example_plots.softmax_bars(A, TOKENS, row=1, title=title),
-        example_plots.weighted_sum_rows(A, example.V, TOKENS, row=3, title=title),
+        example_plots.weighted_sum_rows(A, example.V, weighted_sum(A, example.V), TOKENS,
+                                        row=3, title=title),
     ]
     for fig in figures:
         assert fig.get_figwidth() <= 5.0

@@ -650,18 +650,19 @@ def test_fuzz_plots_heatmap(M, row):
 
 
 @FUZZ
-@given(scores=st.sampled_from(["ok", "nan", "empty", "rank2", "string", "neginf"]),
+@given(weights=st.sampled_from(["ok", "nan", "empty", "rank1", "string", "rows"]),
        temps=st.sampled_from(["ok", "zero", "nan", "inf", "string", "empty", "none"]))
-def test_fuzz_plots_softmax_temperature(scores, temps):
+def test_fuzz_plots_softmax_temperature(weights, temps):
     import matplotlib.pyplot as plt
 
-    s = {"ok": np.array([1.0, 2.0, 0.5]), "nan": np.array([1.0, np.nan]), "empty": np.array([]),
-         "rank2": np.ones((2, 2)), "string": "abc", "neginf": np.array([1.0, -np.inf])}[scores]
-    t = {"ok": [0.5, 1, 2], "zero": [0, 1], "nan": [float("nan")], "inf": [float("inf")],
-         "string": ["a"], "empty": [], "none": None}[temps]
-    names = tuple(x for x, ok in (("scores", scores in ("ok", "neginf")),
-                                  ("temperatures", temps == "ok")) if not ok)
-    fig = attempt(lambda: plots.softmax_temperature(s, t),
+    good = np.array([[0.5, 0.3, 0.2]] * 3)
+    w = {"ok": good, "nan": good * np.nan, "empty": np.zeros((3, 0)), "rank1": good[0],
+         "string": "abc", "rows": good[:2]}[weights]
+    t = {"ok": [0.5, 1, 2], "zero": [0, 1, 2], "nan": [float("nan")] * 3,
+         "inf": [float("inf")] * 3, "string": ["a"], "empty": [], "none": None}[temps]
+    names = tuple(x for x, ok in (("temperatures", temps == "ok"),
+                                  ("weights", weights == "ok")) if not ok)
+    fig = attempt(lambda: plots.softmax_temperature(t, w, [1.0, 1.0, 1.0]),
                   expect="refuse" if names else "accept", names=names)
     if fig is not None:
         plt.close(fig)

@@ -3,10 +3,12 @@ page wider than the screen, every table or printed output wider than the
 screen scrolls in its own box under a "geser ke samping" hint, and no figure
 text is drawn below 9 CSS px.
 
-Figure text is measured from the PNG itself: ``atensi.plots.to_png`` writes
+Figure text is measured from the PNG itself: ``atensi.style.to_png`` writes
 the pixel height of the smallest text of the figure into the PNG
 (``MinFontPx``). On screen that text is ``MinFontPx`` times the image's
-rendered width over its own width in pixels.
+rendered width over its own width in pixels. The page offers each figure
+as a 1x and a 2x file (``srcset``); ``currentSrc`` is the one the browser
+chose, and each file carries its own ``MinFontPx``.
 """
 
 from __future__ import annotations
@@ -87,37 +89,21 @@ def smallest_text_on_screen(path: Path, rendered_width: float) -> float | None:
 
 
 def test_smallest_text_reads_the_png_and_its_rendered_width(tmp_path):
-    from atensi import plots
+    from atensi import style
 
-    fig = plots.new_figure(5.0, 2.0)
+    fig = style.new_figure(5.0, 2.0)
     ax = fig.add_subplot()
     ax.set_title("judul", fontsize=12)
     ax.text(0.5, 0.5, "kecil", fontsize=6)
     path = tmp_path / "gambar.png"
-    path.write_bytes(plots.to_png(fig))  # 500 px wide at 100 dpi
+    path.write_bytes(style.to_png(fig))  # 500 px wide at 100 dpi
     # 6 pt at 100 dpi = 8,33 px in the PNG; shown at 250 px wide it is half that.
     assert smallest_text_on_screen(path, 250) == pytest.approx(6 / 72 * 100 / 2, abs=0.01)
     Image.new("RGB", (10, 10)).save(tmp_path / "polos.png")
     assert smallest_text_on_screen(tmp_path / "polos.png", 10) is None
 
 
-# Pages whose figures still draw text below the limit at 330 px (their figure
-# functions predate the 9 pt / 4,5 in rule of atensi.plots). Strict: a page
-# that becomes legible fails here until it is taken off this list.
-SMALL_FIGURE_TEXT = {"chapters/posisi", "chapters/model_kata", "chapters/flash_v2",
-                     "chapters/kinerja", "chapters/tensor_core"}
-
-
-def _pages():
-    for page in toc_pages():
-        if page in SMALL_FIGURE_TEXT:
-            yield pytest.param(page, marks=pytest.mark.xfail(
-                strict=True, reason="teks gambar di bawah 9 px di ponsel"))
-        else:
-            yield page
-
-
-@pytest.mark.parametrize("page", _pages())
+@pytest.mark.parametrize("page", toc_pages())
 def test_page_fits_a_phone_and_its_figures_stay_legible(page, open_page, built_book):
     opened = open_page(f"{page}.html", width=PHONE_WIDTH, height=800)
     state = opened.page.evaluate(OVERFLOW, PHONE_WIDTH)
@@ -137,8 +123,33 @@ def test_page_fits_a_phone_and_its_figures_stay_legible(page, open_page, built_b
             continue
         css_px = smallest_text_on_screen(path, image["width"])
         if css_px is None:
-            too_small.append(f"{path.name}: PNG tanpa MinFontPx (buat dengan atensi.plots.to_png)")
+            too_small.append(f"{path.name}: PNG tanpa MinFontPx (buat dengan atensi.style.to_png)")
         elif css_px < SMALLEST_TEXT_CSS_PX:
             too_small.append(f"{path.name}: teks terkecil {css_px:.1f} px "
                              f"(gambar {image['width']:.0f} px)")
     assert too_small == [], f"{page}: teks gambar di bawah {SMALLEST_TEXT_CSS_PX} px: {too_small}"
+
+
+@pytest.mark.parametrize("page", ["chapters/kinerja", "chapters/tensor_core"])
+def test_a_high_dpi_phone_loads_the_2x_figures_and_they_stay_legible(page, chromium, book_server,
+                                                                      built_book):
+    context = chromium.new_context(viewport={"width": PHONE_WIDTH, "height": 800},
+                                   device_scale_factor=2)
+    try:
+        tab = context.new_page()
+        tab.goto(f"{book_server}{page}.html", wait_until="load")
+        # Figures below the fold load lazily: ask for all of them now.
+        tab.evaluate("() => document.querySelectorAll('main img')"
+                     ".forEach(img => { img.loading = 'eager'; })")
+        tab.wait_for_load_state("networkidle")
+        figures = [image for image in tab.evaluate(IMAGES)
+                   if "/_images/" in image["src"] and "/penjelajah/" not in image["src"]]
+    finally:
+        context.close()
+    assert figures, f"{page}: tidak ada gambar"
+    for image in figures:
+        path = png_path(built_book, image["src"])
+        assert not path.stem.endswith("-1x"), f"{page}: layar 2x memuat {path.name}"
+        with Image.open(path) as png:
+            assert png.info.get("PixelRatio") == "2"
+        assert smallest_text_on_screen(path, image["width"]) >= SMALLEST_TEXT_CSS_PX

@@ -8,7 +8,7 @@ from matplotlib import _pylab_helpers
 from matplotlib.figure import Figure
 from PIL import Image
 
-from atensi import measures, plots
+from atensi import measures, plots, style
 from atensi.reference import causal_mask, softmax
 
 
@@ -21,7 +21,7 @@ def no_pyplot_figures():
 
 def texts(fig):
     """All strings drawn in a figure (titles, labels, tick labels, annotations)."""
-    plots.to_png(fig)  # tick labels get their text when drawn
+    style.to_png(fig)  # tick labels get their text when drawn
     found = [t.get_text() for t in fig.findobj(lambda a: hasattr(a, "get_text"))]
     return " ".join(t for t in found if t)
 
@@ -31,12 +31,12 @@ def png_size(data):
 
 
 def test_format_number_is_indonesian():
-    assert plots.format_number(0.25) == "0,25"
-    assert plots.format_number(1048576, 0) == "1.048.576"
-    assert plots.format_number(-1.5, 1) == "−1,5"
-    assert plots.format_number(-np.inf) == "−∞"
-    assert plots.format_number(-0.0) == "0,00"
-    assert plots.format_number(-0.0001, 3) == "0,000"
+    assert style.format_number(0.25) == "0,25"
+    assert style.format_number(1048576, 0) == "1.048.576"
+    assert style.format_number(-1.5, 1) == "−1,5"
+    assert style.format_number(-np.inf) == "−∞"
+    assert style.format_number(-0.0) == "0,00"
+    assert style.format_number(-0.0001, 3) == "0,000"
 
 
 def test_figures_show_themselves_as_png_without_pyplot():
@@ -45,13 +45,13 @@ def test_figures_show_themselves_as_png_without_pyplot():
     data = fig._repr_png_()
     assert data.startswith(b"\x89PNG")
     width, height = png_size(data)
-    assert abs(width - plots.MAX_WIDTH * plots.DPI) <= 1 and abs(height - 3.8 * plots.DPI) <= 1
+    assert abs(width - style.MAX_WIDTH * style.DPI) <= 1 and abs(height - 3.8 * style.DPI) <= 1
 
 
 def test_to_png_palette_is_smaller_and_keeps_size():
     fig = plots.mask_pattern(8)
-    full = plots.to_png(fig, dpi=130)
-    small = plots.to_png(fig, dpi=130, palette=64)
+    full = style.to_png(fig, dpi=130)
+    small = style.to_png(fig, dpi=130, palette=64)
     assert png_size(full) == png_size(small)
     assert len(small) < len(full)
     assert Image.open(io.BytesIO(small)).mode == "P"
@@ -64,7 +64,7 @@ def test_heatmap_marks_minus_infinity_cells():
     assert "−∞" in drawn and "Skor setelah mask" in drawn
     assert "posisi key j" in drawn and "posisi query i" in drawn
     # The -inf cells are drawn in the grey of MASKED, not in a colormap colour.
-    image = np.asarray(Image.open(io.BytesIO(plots.to_png(fig))).convert("RGB"))
+    image = np.asarray(Image.open(io.BytesIO(style.to_png(fig))).convert("RGB"))
     grey = np.array([0xCF, 0xCF, 0xCF])
     assert (np.abs(image.astype(int) - grey).sum(axis=-1) < 6).sum() > 500
 
@@ -102,7 +102,10 @@ def test_dot_product_histograms_one_panel_per_d_k():
 
 @pytest.mark.slow
 def test_chapter_figures_from_other_chapters():
-    assert len(plots.softmax_temperature([1.0, 2.0, 0.5], [0.5, 1, 2]).axes) == 3
+    temps = [0.5, 1, 2]
+    weights = [softmax(np.array([1.0, 2.0, 0.5]) / t) for t in temps]
+    fig = plots.softmax_temperature(temps, weights, [measures.entropy(p) for p in weights])
+    assert len(fig.axes) == 3
     fig = plots.memory_growth([256, 1024, 4096], {"skor": [2**18, 2**22, 2**26]})
     assert "MiB" in texts(fig)
     fig = plots.metrics_vs_d_k([1, 64, 4096], [("Peluang terbesar", "p", {"a": [0.2, 0.8, 1.0]})])
@@ -114,7 +117,20 @@ def test_chapter_figures_from_other_chapters():
     mask = plots.heatmap_pair(np.tril(np.ones((4, 4))), np.eye(4), titles=("a", "b"), colorbar=False)
     assert len(mask.axes) == 2  # a 0/1 pattern needs no colour bar
     with pytest.raises(ValueError, match="temperatures"):
-        plots.softmax_temperature([1.0, 2.0], [0])
+        plots.softmax_temperature([0], weights[:1], [0.5])
+    with pytest.raises(ValueError, match="'weights' dan 'entropies'"):
+        plots.softmax_temperature(temps, weights, [0.5])
+
+
+def test_softmax_temperature_draws_the_weights_and_entropies_it_is_given():
+    """No softmax inside the figure: the bars and titles are the caller's numbers."""
+    weights = np.array([[0.7, 0.2, 0.1], [0.4, 0.35, 0.25]])
+    fig = plots.softmax_temperature([1, 4], weights, [0.123, 0.987])
+    drawn = texts(fig)
+    assert "bobot terbesar 0,70, entropi 0,12 nat" in drawn
+    assert "τ = 4: bobot terbesar 0,40, entropi 0,99 nat" in drawn
+    heights = [round(bar.get_height(), 6) for bar in fig.axes[1].patches]
+    assert heights == [0.4, 0.35, 0.25]
 
 
 def test_mask_figure_and_row_outline_land_on_the_row():
@@ -123,7 +139,7 @@ def test_mask_figure_and_row_outline_land_on_the_row():
     S = causal_mask(np.random.default_rng(0).standard_normal((T, T)))
     A = softmax(S)
     fig = plots.mask_figure(S, A, masked=True, scaled=True, row=row)
-    image = np.asarray(Image.open(io.BytesIO(plots.to_png(fig, dpi=130))).convert("RGB")).astype(int)
+    image = np.asarray(Image.open(io.BytesIO(style.to_png(fig, dpi=130))).convert("RGB")).astype(int)
     height, width, _ = image.shape
     orange = np.abs(image - np.array([0xE6, 0x55, 0x0D])).sum(axis=-1) < 40
     boxes = plots.row_outline_fractions(fig, row, T)
@@ -141,7 +157,7 @@ def test_mask_figure_and_row_outline_land_on_the_row():
 @pytest.mark.slow
 def test_sharpness_and_row_figures_have_indonesian_titles():
     dots = measures.random_dot_products(64, n=200)
-    fig = plots.sharpness_figure(dots, dots[:16], d_k=64, scale=False, limit=256)
+    fig = plots.sharpness_figure(dots, softmax(dots[:16]), d_k=64, scale=False, limit=256)
     drawn = texts(fig)
     assert "tanpa pembagian" in drawn and "d_k = 64" in drawn and "simpangan baku" in drawn
     s = causal_mask(np.array([[0.3, 1.0, -0.5, 2.0]]))[0]
@@ -196,27 +212,27 @@ def test_work_map_colours_each_category_and_has_no_colour_bar():
 
 
 def _min_font_px_on_phone(fig, rendered=328):
-    image = Image.open(io.BytesIO(plots.to_png(fig)))
+    image = Image.open(io.BytesIO(style.to_png(fig)))
     return float(image.info["MinFontPx"]) * min(rendered, image.size[0]) / image.size[0]
 
 
 @pytest.mark.slow
 def test_png_carries_its_smallest_text_and_chapter_figures_stay_legible_on_a_phone():
-    fig = plots.new_figure(4.0, 2.0)
+    fig = style.new_figure(4.0, 2.0)
     ax = fig.add_subplot()
     ax.set_title("judul", fontsize=12)
     ax.text(0.5, 0.5, "kecil", fontsize=6)
-    assert float(Image.open(io.BytesIO(plots.to_png(fig))).info["MinFontPx"]) == pytest.approx(
-        6 / 72 * plots.DPI, abs=0.01)
+    assert float(Image.open(io.BytesIO(style.to_png(fig))).info["MinFontPx"]) == pytest.approx(
+        6 / 72 * style.DPI, abs=0.01)
     rng = np.random.default_rng(0)
     figures = [plots.heatmap(rng.standard_normal((8, 8)), "skor"), plots.mask_pattern(8),
                plots.heatmap_pair(rng.standard_normal((8, 8)), rng.standard_normal((8, 8)),
                                   titles=("a", "b"), title="dua"),
                plots.softmax_row_bars(np.array([0.5, 0.3, 0.2]), scores=np.array([1.0, 0.5, 0.0])),
-               plots.softmax_temperature([1.0, 2.0, 3.0], [0.5, 1, 2]),
+               plots.softmax_temperature([0.5, 1, 2], np.full((3, 3), 1 / 3), [1.1, 1.1, 1.1]),
                plots.metrics_vs_d_k([4, 16], [("p", "y", {"a": [0.1, 0.2]})], title="t")]
     for fig in figures:
-        assert fig.get_figwidth() <= plots.MAX_WIDTH
+        assert fig.get_figwidth() <= style.MAX_WIDTH
         assert _min_font_px_on_phone(fig) >= 9
 
 

@@ -10,9 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from atensi import example, plots, position_plots, reference, rope_explorer as RE
+from atensi import example, position_plots, reference, rope_explorer as RE, style
 
-f = plots.format_number
+f = style.format_number
 
 
 def test_state_is_the_reference_rope_score_of_the_running_example():
@@ -109,4 +109,4 @@ def test_figures_take_data_and_return_figures():
         scores=v["scores"], shift=1, limit=RE.LIMIT, plain_score=v["plain_score"])
     titles = [ax.get_title(loc="left") for ax in fig.axes]
     assert any("i − j = 2" in t for t in titles)
-    assert plots.to_png(fig).startswith(b"\x89PNG")
+    assert style.to_png(fig).startswith(b"\x89PNG")

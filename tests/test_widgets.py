@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atensi import measures, plots, widgets
+from atensi import measures, style, widgets
 from atensi.reference import softmax
 
-f = plots.format_number
+f = style.format_number
 MAX_BYTES = 1_500_000
 
 

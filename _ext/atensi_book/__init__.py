@@ -5,7 +5,7 @@ One module per job:
     guard       a page missing from _toc.yml, or a broken internal link, fails the build
     indonesian  interface text in Indonesian (catalogs, exercise titles, labels, copy button)
     search      search that knows Indonesian affixes ("menghitung" finds "hitung")
-    figures     Indonesian alt text for the figures that cells draw
+    figures     Indonesian alt text for the figures that cells draw; 1x and 2x copies
     formulas    MathJax from the build, typeset at build time, wide equations on phones
     pages       clean, light pages: no thebe, deferred scripts, sized images, small icon fonts
     explorers   static explorers in every build; their frames as files
@@ -38,7 +38,9 @@ def finish(app, exception):
         rewrites.append(typeset)
     if is_site:
         rewrites.append(lambda html, page: explorers.explorer_frames_to_files(html, page, outdir))
-    rewrites += [pages.sized_images, pages.without_fontawesome_script, indonesian.with_indonesian_labels]
+    # figures first: sized_images then reads the size of the 1x copy it points to
+    rewrites += [figures.with_sharp_images, pages.sized_images, pages.without_fontawesome_script,
+                 indonesian.with_indonesian_labels]
     for page, text in texts.items():
         new = text
         for rewrite in rewrites:

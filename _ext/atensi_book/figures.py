@@ -1,14 +1,25 @@
-"""Indonesian alt text for every figure a chapter's code draws.
+"""The figures a chapter's code draws: Indonesian alt text, and sharp on phones.
 
 MyST-NB writes a cell's PNG output as an image whose alt text is its file
-name. The book's figures (``atensi.plots.to_png``) carry a description in
+name. The book's figures (``atensi.style.to_png``) carry a description in
 the PNG itself (the ``Description`` text chunk: the figure's ``alt`` or its
 titles); here it becomes the image's alt text. A PNG without one, or
 whose figure has no title, gets "Gambar di bagian «judul bagian»".
+
+Notebook figures arrive drawn at ``PixelRatio`` (2) pixels per screen pixel,
+with their screen size as output metadata. After the build each such image
+gets a 1x copy next to it, made once by downsampling, and the page offers
+both: ``src`` is the 1x copy (what an ordinary screen and an old browser
+load), ``srcset`` adds the sharp one for phones with a device pixel ratio of
+2 or more. Each copy carries its own ``MinFontPx``, so the phone test reads
+the right size from whichever file the browser chose.
 """
 
 from __future__ import annotations
 
+import os
+import re
+import tempfile
 from pathlib import Path
 
 from docutils import nodes
@@ -51,3 +62,72 @@ class FigureAltText(SphinxPostTransform):
                 section = _section_title(image)
                 alt = f"Gambar di bagian «{section}»" if section else "Gambar keluaran kode"
             image["alt"] = alt
+
+
+IMG = re.compile(r"<img (?P<attrs>[^>]*?)\s*/?>")
+SRC = re.compile(r'\bsrc="(?P<src>[^"]+\.png)"')
+# The screen size MyST-NB writes from the output's metadata: the 1x copy has it.
+STYLE_SIZE = re.compile(r'\s*\bstyle="(?:\s*(?:width|height):\s*[\d.]+px;?)+\s*"')
+ONE_X = "-1x"
+
+
+def pixel_ratio(path: Path) -> float:
+    """PNG pixels per screen pixel of a figure (1 for any other PNG)."""
+    try:
+        from PIL import Image
+
+        with Image.open(path) as image:
+            return float(image.text.get("PixelRatio", 1))
+    except (OSError, ValueError):
+        return 1.0
+
+
+def one_x_copy(path: Path, ratio: float) -> Path:
+    """``name-1x.png`` beside ``path``: the figure at one PNG pixel per screen
+    pixel, with its description and its ``MinFontPx`` scaled to match."""
+    from PIL import Image, PngImagePlugin
+
+    target = path.with_name(f"{path.stem}{ONE_X}.png")
+    if target.exists() and target.stat().st_mtime >= path.stat().st_mtime:
+        return target
+    with Image.open(path) as image:
+        text = dict(image.text)
+        size = (max(1, round(image.width / ratio)), max(1, round(image.height / ratio)))
+        small = image.convert("RGB").resize(size, Image.Resampling.LANCZOS)
+    # Like the 2x figure (atensi.style.PNG_COLORS), at most 256 colours: half the
+    # bytes of a full-colour copy, and no banding a reader would see.
+    small = small.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    info = PngImagePlugin.PngInfo()
+    if "Description" in text:
+        info.add_text("Description", text["Description"])
+    if "MinFontPx" in text:
+        info.add_text("MinFontPx", f"{float(text['MinFontPx']) / ratio:.2f}")
+    handle, temporary = tempfile.mkstemp(suffix=".png", dir=path.parent)
+    os.close(handle)
+    try:
+        small.save(temporary, format="PNG", optimize=True, pnginfo=info)
+        os.replace(temporary, target)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    return target
+
+
+def with_sharp_images(html: str, page: Path) -> str:
+    """Each figure drawn at a pixel ratio above 1: ``src`` its 1x copy, ``srcset``
+    both. Pages already rewritten (an incremental build) are left as they are."""
+    def fix(match: re.Match) -> str:
+        attrs = match["attrs"]
+        src = SRC.search(attrs)
+        if not src or "srcset=" in attrs or "_images/" not in src["src"]:
+            return match[0]
+        sharp = src["src"]
+        path = (page.parent / sharp).resolve()
+        ratio = pixel_ratio(path)
+        if ratio <= 1:
+            return match[0]
+        plain = sharp.rsplit("/", 1)[0] + "/" + one_x_copy(path, ratio).name
+        attrs = attrs.replace(src[0], f'src="{plain}" srcset="{plain} 1x, {sharp} {ratio:g}x"')
+        return f"<img {STYLE_SIZE.sub('', attrs)} />"
+
+    return IMG.sub(fix, html)

@@ -12,18 +12,19 @@ $i$ (*query*) ke bawah dan kolom $j$ (*key*) ke kanan, seperti di NumPy.
         kernel skor berubin: ubin keluaran satu *block* di S, dan ubin Q dan
         K yang dimuat *block* itu ke *shared memory* pada langkah ke-s.
 
-Ukuran huruf dan lebar gambar sama dengan ``atensi.example_plots``: gambar
-selebar sekitar 5 inci tetap terbaca di layar ponsel 360 px.
+Gambar selebar 5 inci dengan huruf paling kecil 10 poin: di layar ponsel
+(gambar sekitar 330 px) teks terkecil tetap di atas 9 px (aturan di
+:mod:`atensi.style`).
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 from matplotlib.patches import Rectangle
 
-from .plots import HIGHLIGHT, MASKED, new_figure
+from .style import HIGHLIGHT, MASKED, new_figure
+from .validation import check_index_pair, check_int
 
 TEXT_FONT = 12.5
 LABEL_FONT = 12.0
@@ -34,41 +35,6 @@ LOAD_FILL = "#6baed6"       # ubin yang sedang dimuat ke shared memory
 STRIP_FILL = "#c6dbef"      # ubin lain yang dimuat block ini di langkah lain
 EDGE = "#08306b"
 MAX_BLOCK_LABELS = 6        # label (bx, by) hanya bila grid sekecil ini
-
-
-def _positive_int(value, name, *, hint=""):
-    """``value`` sebagai int > 0, atau ValueError/TypeError berbahasa Indonesia."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(
-            f"Argumen '{name}' harus bilangan bulat, tetapi yang diterima "
-            f"{value!r} ({type(value).__name__}).{hint}"
-        )
-    if value < 1:
-        raise ValueError(
-            f"Argumen '{name}' harus minimal 1, tetapi yang diterima {value}.{hint}"
-        )
-    return int(value)
-
-
-def _pair(value, name, limits, parts):
-    """Dua bilangan bulat (a, b) dengan 0 <= a < limits[0] dan 0 <= b < limits[1]."""
-    what = f"({parts[0]}, {parts[1]})"
-    if (
-        not isinstance(value, (tuple, list))
-        or len(value) != 2
-        or not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in value)
-    ):
-        raise TypeError(
-            f"Argumen '{name}' harus pasangan dua bilangan bulat {what}, tetapi yang "
-            f"diterima {value!r}."
-        )
-    a, b = (int(v) for v in value)
-    if not (0 <= a < limits[0] and 0 <= b < limits[1]):
-        raise ValueError(
-            f"Argumen '{name}' = {value!r} di luar jangkauan: {what} harus memenuhi "
-            f"0 ≤ {parts[0]} < {limits[0]} dan 0 ≤ {parts[1]} < {limits[1]}."
-        )
-    return a, b
 
 
 def _rect(ax, x, y, w, h, **kw):
@@ -91,8 +57,8 @@ def thread_grid(T=40, block=16, *, thread=(21, 37), title=None):
     menunjukkan *thread* yang tidak mengerjakan apa-apa. Di bawah gambar
     tertulis rumus indeksnya dengan angka *thread* itu.
     """
-    T = _positive_int(T, "T", hint=" T adalah panjang teks (jumlah posisi).")
-    block = _positive_int(block, "block", hint=" Contoh: block=16 untuk block 16 × 16.")
+    T = check_int(T, "T", low=1)  # the text length (number of positions)
+    block = check_int(block, "block", low=1)
     if block > 32:
         raise ValueError(
             f"Argumen 'block' = {block} terlalu besar: block {block} × {block} berisi "
@@ -101,7 +67,7 @@ def thread_grid(T=40, block=16, *, thread=(21, 37), title=None):
         )
     n_blocks = math.ceil(T / block)
     cover = n_blocks * block
-    i, j = _pair(thread, "thread", (cover, cover), ("i", "j"))
+    i, j = check_index_pair(thread, "thread", (cover, cover), ("i", "j"))
     by, ty = divmod(i, block)
     bx, tx = divmod(j, block)
 
@@ -180,19 +146,13 @@ def tiling(T=64, d_k=64, tile=16, *, block=(2, 1), step=0, title=None):
     ``step`` ia memuat ubin Q kolom ``step·tile …`` (ke ``Qs``) dan ubin K
     yang sama (ke ``Ks``), yang digambar biru tua; ubin langkah lain biru muda.
     """
-    T = _positive_int(T, "T", hint=" T adalah panjang teks (jumlah posisi).")
-    d_k = _positive_int(d_k, "d_k", hint=" d_k adalah panjang vektor query/key.")
-    tile = _positive_int(tile, "tile", hint=" Kernel skor memakai tile=16.")
+    T = check_int(T, "T", low=1)
+    d_k = check_int(d_k, "d_k", low=1)
+    tile = check_int(tile, "tile", low=1)
     n_tiles = math.ceil(T / tile)
     n_steps = math.ceil(d_k / tile)
-    bx, by = _pair(block, "block", (n_tiles, n_tiles), ("bx", "by"))
-    if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
-        raise TypeError(f"Argumen 'step' harus bilangan bulat, tetapi yang diterima {step!r}.")
-    if not 0 <= step < n_steps:
-        raise ValueError(
-            f"Argumen 'step' = {step} di luar jangkauan: dengan d_k = {d_k} dan tile = {tile} "
-            f"ada {n_steps} langkah, jadi step harus 0 sampai {n_steps - 1}."
-        )
+    bx, by = check_index_pair(block, "block", (n_tiles, n_tiles), ("bx", "by"))
+    step = check_int(step, "step", low=0, high=n_steps - 1)  # one step per tile of d_k
     i0, j0, c0 = by * tile, bx * tile, step * tile
     rows = min(tile, T - i0)
     cols = min(tile, T - j0)

@@ -15,8 +15,9 @@ di layar ponsel 360 px.
                                                ditumpuk, lalu dijumlahkan
 
 Fungsi-fungsi ini untuk contoh kecil (paling banyak 8 *token* dan 8 sumbu);
-untuk ukuran ANDREA pakai ``atensi.plots.heatmap``. Semuanya juga tersedia
-sebagai ``atensi.plots.vectors`` dan seterusnya.
+untuk ukuran ANDREA pakai ``atensi.plots.heatmap``. Warna dasar, huruf, dan
+ekspor PNG dari :mod:`atensi.style`; perhitungan (skor, softmax, keluaran)
+ada di pemanggil.
 """
 
 import math
@@ -25,7 +26,9 @@ import textwrap
 import numpy as np
 from matplotlib.patches import Rectangle
 
-from .validation import check_flag, check_int
+from .style import HIGHLIGHT, MASKED, colormap, format_number, is_dark, new_figure
+from .validation import (check_flag, check_int, check_rows, check_same_shape, check_small,
+                         check_square_matrix, check_text, check_weights, check_words, figure_array)
 
 # Text sizes in points. A 5-inch figure at 100 dpi is shrunk to about 330 px
 # on a 360 px phone (a factor of 0,66), so 14 pt reads there like 13 px text,
@@ -47,60 +50,16 @@ FUTURE_TEXT = "#666666"
 
 
 def _matrix(value, name, *, allow_minus_inf=False):
-    """``value`` as a finite 2-D float64 array, or an Indonesian ValueError."""
-    try:
-        M = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"Argumen '{name}' harus matriks angka, tetapi yang diterima "
-            f"{type(value).__name__}. Berikan array NumPy 2 dimensi."
-        ) from None
-    if M.ndim != 2 or M.size == 0:
-        raise ValueError(
-            f"Argumen '{name}' harus matriks 2 dimensi yang tidak kosong, tetapi bentuk "
-            f"yang diterima {M.shape}. Untuk banyak head, ambil satu dulu, misalnya {name}[0]."
-        )
-    bad = np.isnan(M) | (M == np.inf)
-    if not allow_minus_inf:
-        bad |= M == -np.inf
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise ValueError(
-            f"Argumen '{name}' harus berisi angka hingga"
-            + (" (atau -inf untuk masa depan)" if allow_minus_inf else "")
-            + f", tetapi ada {M[i, j]} di [{i}, {j}]. Periksa perhitungan sebelumnya."
-        )
-    return M
+    """``value`` as a finite 2-D float64 array (-inf allowed for the future)."""
+    return figure_array(value, name, f"Untuk banyak head, ambil satu dulu, misalnya {name}[0].",
+                        ndim=2, shape_name="matriks 2 dimensi", finite=True,
+                        allow_neg_inf=allow_minus_inf)
 
 
 def _tokens(tokens, T, name_of_T):
-    if isinstance(tokens, str) or not hasattr(tokens, "__len__"):
-        raise ValueError(
-            f"Argumen 'tokens' harus daftar kata, misalnya ('Budi', 'bilang'), tetapi yang "
-            f"diterima {tokens!r}."
-        )
-    words = [str(t) for t in tokens]
-    if len(words) != T:
-        raise ValueError(
-            f"Argumen 'tokens' harus berisi satu kata untuk setiap baris {name_of_T} ({T} "
-            f"kata), tetapi berisi {len(words)}."
-        )
-    if T > MAX_TOKENS:
-        raise ValueError(
-            f"Gambar ini untuk contoh kecil (paling banyak {MAX_TOKENS} token), tetapi ada "
-            f"{T}. Untuk matriks besar pakai atensi.plots.heatmap."
-        )
+    words = check_words(tokens, T, "tokens", f"baris {name_of_T}")
+    check_small(T, MAX_TOKENS, "token", "Untuk matriks besar pakai atensi.plots.heatmap.")
     return words
-
-
-def _row_index(row, T, name="row"):
-    return check_int(row, name, low=0, high=T - 1)
-
-
-def _title(title):
-    if title is not None and not isinstance(title, str):
-        raise ValueError(f"Argumen 'title' harus teks atau None, tetapi yang diterima {title!r}.")
-    return title
 
 
 def _wrap(title, width):
@@ -153,8 +112,8 @@ def _fitting(word, width):
 def _shade(cmap_name, value, top):
     """Cell colour and text colour: stronger colour for larger |value|."""
     level = 0.12 + 0.6 * (abs(value) / top if top > 0 else 0.0)
-    colormap = _cmap(cmap_name)
-    return colormap(level), "white" if _is_dark(colormap, level) else "black"
+    cmap = colormap(cmap_name)
+    return cmap(level), "white" if is_dark(cmap, level) else "black"
 
 
 # ---------------------------------------------------------------- figures
@@ -170,30 +129,16 @@ def vectors(Q, K, V, tokens, axes=None):
     Q = _matrix(Q, "Q")
     K = _matrix(K, "K")
     V = _matrix(V, "V")
-    if K.shape != Q.shape:
-        raise ValueError(
-            f"Argumen 'K' harus berbentuk sama dengan Q {Q.shape}, tetapi bentuknya {K.shape}."
-        )
-    if V.shape[0] != Q.shape[0]:
-        raise ValueError(
-            f"Argumen 'V' harus punya {Q.shape[0]} baris seperti Q, tetapi punya {V.shape[0]}."
-        )
+    check_same_shape(K, "K", Q, "Q")
+    check_rows(V, "V", Q.shape[0], "satu per token, seperti Q")
     T, d_k = Q.shape
     words = _tokens(tokens, T, "Q")
-    if max(d_k, V.shape[1]) > MAX_AXES:
-        raise ValueError(
-            f"Gambar ini untuk vektor pendek (paling banyak {MAX_AXES} sumbu), tetapi d_k = "
-            f"{max(d_k, V.shape[1])}. Untuk vektor panjang pakai atensi.plots.heatmap."
-        )
+    check_small(max(d_k, V.shape[1]), MAX_AXES, "sumbu",
+                "Untuk vektor panjang pakai atensi.plots.heatmap.")
     if axes is None:
         names_qk = [str(n) for n in range(d_k)]
     else:
-        if isinstance(axes, str) or len(axes) != d_k:
-            raise ValueError(
-                f"Argumen 'axes' harus berisi {d_k} nama sumbu (satu per kolom Q), tetapi yang "
-                f"diterima {axes!r}."
-            )
-        names_qk = [str(n) for n in axes]
+        names_qk = check_words(axes, d_k, "axes", "kolom Q (nama sumbu)")
     names_v = names_qk if V.shape[1] == d_k else [str(n) for n in range(V.shape[1])]
 
     label_w = 0.25 + 0.12 * max(len(w) for w in words)
@@ -210,7 +155,7 @@ def vectors(Q, K, V, tokens, axes=None):
         peak = float(np.abs(M).max())
         ax.text(x + M.shape[1] * cell_w / 2, 0.3, f"{role} {symbol}", ha="center",
                 va="center", fontsize=TITLE_FONT, weight="bold",
-                color=_cmap(ROLE_CMAPS[role])(0.85))
+                color=colormap(ROLE_CMAPS[role])(0.85))
         for c, name in enumerate(names):
             ax.text(x + (c + 0.5) * cell_w, top - 0.2, name, ha="center", va="center",
                     fontsize=SMALL_FONT - (1.5 if len(name) * 0.1 > cell_w else 0),
@@ -236,16 +181,12 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
     depan (j > i). Sel yang bernilai ``-inf`` selalu abu-abu bertuliskan "−∞".
     """
     S = _matrix(S, "S", allow_minus_inf=True)
-    T = S.shape[0]
-    if S.shape[1] != T:
-        raise ValueError(
-            f"Argumen 'S' harus persegi (T, T), tetapi bentuknya {S.shape}."
-        )
+    T = check_square_matrix(S, "S")
     words = _tokens(tokens, T, "S")
     if filled is not None:  # how many cells are already filled, row by row
         filled = check_int(filled, "filled", low=0, high=T * T)
     masked = check_flag(masked, "masked")
-    title = _title(title)
+    title = check_text(title, "title")
     hidden = np.isneginf(S)
     if masked:
         hidden |= np.triu(np.ones((T, T), dtype=bool), k=1)
@@ -283,9 +224,9 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
                                edgecolor=HIGHLIGHT, lw=3))
     for n, word in enumerate(words):
         ax.text(label_w - 0.1, top + (n + 0.5) * cell, word, ha="right", va="center",
-                fontsize=LABEL_FONT, color=_cmap("Purples")(0.85))
+                fontsize=LABEL_FONT, color=colormap("Purples")(0.85))
         ax.text(label_w + (n + 0.5) * cell, top - 0.12, word, ha="center", va="bottom",
-                fontsize=column_font, color=_cmap("Oranges")(0.8))
+                fontsize=column_font, color=colormap("Oranges")(0.8))
     ax.text(label_w + T * cell / 2, top + T * cell + 0.22, "key (yang dilihat) →",
             ha="center", va="center", fontsize=SMALL_FONT, color="#444444")
     ax.text(0.1, head + 0.05, "query ↓", ha="left", va="center", fontsize=SMALL_FONT,
@@ -295,15 +236,8 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
 
 def _weights(A, name="A"):
     A = _matrix(A, name)
-    T = A.shape[0]
-    if A.shape[1] != T:
-        raise ValueError(f"Argumen '{name}' harus persegi (T, T), tetapi bentuknya {A.shape}.")
-    if (A < -1e-6).any() or (A > 1 + 1e-6).any():
-        raise ValueError(
-            f"Argumen '{name}' harus berisi bobot atensi antara 0 dan 1 (hasil softmax), "
-            f"tetapi nilainya dari {A.min()} sampai {A.max()}. Jalankan softmax dulu."
-        )
-    return A
+    check_square_matrix(A, name)
+    return check_weights(A, name)
 
 
 def _bar_panel(ax, p, words, *, query, title):
@@ -323,12 +257,12 @@ def _bar_panel(ax, p, words, *, query, title):
     ax.set_xlim(-0.55, T - 0.45)
     ax.set_yticks([])
     ax.set_xticks(positions)
-    ax.set_xticklabels(words, fontsize=tick_font, color=_cmap("Oranges")(0.8))
+    ax.set_xticklabels(words, fontsize=tick_font, color=colormap("Oranges")(0.8))
     ax.tick_params(length=0)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
     ax.set_title(title if title else f"{query} melihat …", fontsize=LABEL_FONT, loc="left",
-                 color=_cmap("Purples")(0.85))
+                 color=colormap("Purples")(0.85))
 
 
 def softmax_bars(A, tokens, *, row=None, title=None):
@@ -340,9 +274,9 @@ def softmax_bars(A, tokens, *, row=None, title=None):
     A = _weights(A)
     T = A.shape[0]
     words = _tokens(tokens, T, "A")
-    title = _title(title)
+    title = check_text(title, "title")
     if row is not None:
-        row = _row_index(row, T)
+        row = check_int(row, "row", low=0, high=T - 1)
         title, lines = _wrap(title, 4.6)
         height = 2.3 + 0.3 * max(lines, 1)
         fig = new_figure(4.6, height)
@@ -366,33 +300,28 @@ def softmax_bars(A, tokens, *, row=None, title=None):
     return fig
 
 
-def weighted_sum_rows(A, V, tokens, *, row, title=None):
+def weighted_sum_rows(A, V, O, tokens, *, row, title=None):
     """Jumlah tertimbang baris ``row`` digambar sebagai baris-baris V yang diskalakan.
 
     Setiap baris gambar: bobot ``A[row, j]`` × ``V[j]`` = vektor yang sudah
-    diskalakan; di bawah garis, jumlahnya: keluaran ``O[row]``. Baris dengan
+    diskalakan; di bawah garis, jumlahnya: keluaran ``O[row]``, dengan
+    ``O = reference.weighted_sum(A, V)`` dihitung pemanggil. Baris dengan
     bobot nol (masa depan) digambar abu-abu.
     """
     A = _weights(A)
     V = _matrix(V, "V")
+    O = _matrix(O, "O")
     T = A.shape[0]
-    if V.shape[0] != T:
-        raise ValueError(
-            f"Argumen 'V' harus punya {T} baris (satu per token, seperti A), tetapi punya "
-            f"{V.shape[0]}."
-        )
+    check_rows(V, "V", T, "satu per token, seperti A")
+    check_same_shape(O, "O", V, "V")
     words = _tokens(tokens, T, "A")
-    row = _row_index(row, T)
-    title = _title(title)
+    row = check_int(row, "row", low=0, high=T - 1)
+    title = check_text(title, "title")
     d = V.shape[1]
-    if d > MAX_AXES:
-        raise ValueError(
-            f"Gambar ini untuk vektor pendek (paling banyak {MAX_AXES} sumbu), tetapi V punya "
-            f"{d}. Untuk vektor panjang pakai atensi.plots.heatmap."
-        )
+    check_small(d, MAX_AXES, "sumbu", "Untuk vektor panjang pakai atensi.plots.heatmap.")
     w = A[row]
-    scaled = w[:, None] * V
-    out = scaled.sum(axis=0)
+    scaled = w[:, None] * V  # the terms drawn in the right-hand cells
+    out = O[row]
 
     label_w = 0.3 + 0.12 * max(max(len(x) for x in words), 4)
     weight_w, sign_w = 0.62, 0.3
@@ -448,9 +377,3 @@ def weighted_sum_rows(A, V, tokens, *, row, title=None):
         _cell(ax, x_s + c * cell_w, y, cell_w, cell_h, color=color, edge=HIGHLIGHT, lw=2,
               text=format_number(out[c], 2), text_color=ink, size=CELL_FONT - 1, weight="bold")
     return fig
-
-
-# Imported last on purpose: ``atensi.plots`` re-exports the functions above
-# from its own last line, so whichever module is imported first, the other
-# finds the names it needs already defined.
-from .plots import HIGHLIGHT, MASKED, _cmap, _is_dark, format_number, new_figure  # noqa: E402

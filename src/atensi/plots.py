@@ -18,151 +18,25 @@ Gambar untuk bab:
 Gambar untuk penjelajah (``atensi.widgets``):
     sharpness_figure, mask_figure, row_figure
 
-Pembantu:
-    to_png(fig)                    Figure -> bytes PNG (palet bila diminta)
-    format_number(x)               angka gaya Indonesia: 0,25 dan 1.048.576
+Perhitungan ada di pemanggil (``reference``, ``measures``, sel bab): fungsi
+di sini hanya menata dan menggambar data yang diberikan. Warna, huruf,
+ukuran, dan ekspor PNG datang dari :mod:`atensi.style`.
 
 Tata letak memakai margin tetap (bukan *constrained layout*): lebih cepat,
 dan posisi sel heatmap dapat dihitung untuk penanda di versi statis.
 """
 
-import io
 import math
 
 import numpy as np
 from matplotlib.colors import ListedColormap
-from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from .formatting import id_bytes, id_float
-
-# Text sizes chosen so that a figure shrunk to the ~330 px a phone gives it
-# keeps every text at 9 CSS px or more: on screen a text of p points in a
-# figure w inches wide is p / 72 * 330 / w px, so SMALL = 9 allows figures up
-# to MAX_WIDTH = 4.5 inches (tests/test_phone.py measures the built book).
-FONT = 10.0
-SMALL = 9.0
-MAX_WIDTH = 4.5
-DPI = 100  # screen figures in notebooks; the static explorers use STATIC_DPI
-STATIC_DPI = 130
-EXPLORER_WIDTH = 4.2  # inches: 546 px at STATIC_DPI, shrunk to ~330 px on a phone
-HIGHLIGHT = "#e6550d"
-MASKED = "#cfcfcf"
-BAR = "#3b75af"
-# Line plots with several series: one colour and marker each, in this order.
-SERIES_COLORS = (HIGHLIGHT, BAR, "#4c9a6a", "#7b4ea3")
-SERIES_MARKERS = ("o", "s", "^", "D")
-
-
-class AtensiFigure(Figure):
-    """Figure yang tahu cara menampilkan dirinya di IPython tanpa pyplot."""
-
-    def _repr_png_(self):
-        return to_png(self)
-
-
-def format_number(x, digits=2):
-    """``formatting.id_float`` untuk gambar: juga ``−∞``/NaN, dan tanda minus tipografis."""
-    x = float(x)
-    if math.isinf(x):
-        return "−∞" if x < 0 else "∞"
-    if math.isnan(x):
-        return "NaN"
-    text = id_float(x, digits)
-    if not text.strip("-0,."):
-        return text.lstrip("-")  # -0.0001 rounds to "0,000", not "−0,000"
-    return text.replace("-", "−")
-
-
-_TICKS = FuncFormatter(lambda x, _pos: format_number(x, 0 if float(x).is_integer() else 2))
-
-
-def new_figure(width=5.0, height=3.6, dpi=DPI):
-    """Figure kosong berukuran kecil (inci), cocok untuk layar ponsel."""
-    return AtensiFigure(figsize=(width, height), dpi=dpi, facecolor="white")
-
-
-def describe(fig):
-    """Teks alternatif gambar: ``fig.alt`` bila ada, selain itu judul-judulnya."""
-    alt = getattr(fig, "alt", None)
-    if alt:
-        return str(alt)
-    titles = [fig._suptitle.get_text()] if getattr(fig, "_suptitle", None) else []
-    titles += [ax.get_title(loc) for ax in fig.axes for loc in ("left", "center", "right")]
-    titles = [" ".join(t.replace("$", "").split()) for t in titles if t.strip()]
-    return "Gambar: " + "; ".join(titles) if titles else "Gambar"
-
-
-def to_png(fig, dpi=None, palette=None, fast=False):
-    """Figure -> bytes PNG. ``palette=n`` mengecilkan berkas ke n warna (Pillow);
-    ``fast=True`` memakai kompresi ringan (lebih cepat, berkas lebih besar).
-
-    Tanpa ``bbox_inches="tight"``: posisi dalam pecahan Figure tetap berlaku
-    pada gambar (dipakai penanda baris di versi statis).
-
-    PNG membawa dua keterangan: ``Description`` (teks alternatif, dipakai
-    buku) dan ``MinFontPx``, tinggi huruf terkecil di gambar dalam piksel PNG
-    (dipakai uji ponsel untuk menghitung ukurannya di layar).
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from PIL import Image, PngImagePlugin
-
-    dpi = dpi or fig.dpi
-    old_dpi = fig.dpi
-    fig.set_dpi(dpi)
-    try:
-        canvas = FigureCanvasAgg(fig)
-        canvas.draw()
-        image = Image.fromarray(np.asarray(canvas.buffer_rgba())).convert("RGB")
-        min_font_px = _smallest_text_pt(fig) * dpi / 72
-    finally:
-        fig.set_dpi(old_dpi)
-    info = PngImagePlugin.PngInfo()
-    # The description travels inside the PNG: the book uses it as alt text.
-    info.add_text("Description", describe(fig))
-    info.add_text("MinFontPx", f"{min_font_px:.2f}")
-    if palette:
-        image = image.quantize(colors=int(palette), method=Image.Quantize.MEDIANCUT,
-                               dither=Image.Dither.NONE)
-    out = io.BytesIO()
-    if palette:
-        image.save(out, format="PNG", optimize=True, pnginfo=info)
-    else:
-        image.save(out, format="PNG", compress_level=1 if fast else 6, pnginfo=info)
-    return out.getvalue()
-
-
-def _smallest_text_pt(fig):
-    """Ukuran (poin) teks terkecil yang tampak di Figure yang sudah digambar."""
-    from matplotlib.text import Text
-
-    box = fig.bbox
-    sizes = []
-    for text in fig.findobj(Text):
-        if not (text.get_visible() and text.get_text().strip()) or text.get_alpha() == 0:
-            continue
-        extent = text.get_window_extent()
-        if extent.x1 < box.x0 or extent.x0 > box.x1 or extent.y1 < box.y0 or extent.y0 > box.y1:
-            continue
-        sizes.append(text.get_fontsize())
-    return min(sizes) if sizes else FONT
-
-
-def _labels(ax, title=None, xlabel=None, ylabel=None):
-    if title:
-        ax.set_title(title, fontsize=FONT, loc="left", y=1.02)
-    if xlabel:
-        ax.set_xlabel(xlabel, fontsize=SMALL)
-    if ylabel:
-        ax.set_ylabel(ylabel, fontsize=SMALL)
-
-
-def _style(ax, title=None, xlabel=None, ylabel=None):
-    _labels(ax, title, xlabel, ylabel)
-    ax.tick_params(labelsize=SMALL)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+from . import style
+from .validation import (check_int, check_positive, check_same_shape,
+                         check_series, check_version, figure_array)
+from .formatting import id_bytes
 
 
 def _position_ticks(ax, n, axis="both"):
@@ -174,24 +48,6 @@ def _position_ticks(ax, n, axis="both"):
         ax.set_yticks(ticks)
 
 
-def _floats(values, name, hint):
-    """``values`` as a float64 array, or an Indonesian error naming ``name``."""
-    if isinstance(values, np.ma.MaskedArray):
-        values = values.filled(np.nan)  # masked cells are drawn grey, like NaN
-    try:
-        if np.iscomplexobj(values):
-            raise TypeError("complex")  # the imaginary part would be dropped silently
-        out = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"Argumen '{name}' harus berisi angka, tetapi yang diterima {type(values).__name__} "
-            f"{values!r:.60}. {hint}"
-        ) from None
-    if out.size == 0:
-        raise ValueError(f"Argumen '{name}' kosong (bentuk {out.shape}). {hint}")
-    return out
-
-
 def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
                  masked_label="−∞", title=None, xlabel="posisi key j",
                  ylabel="posisi query i", colorbar=True):
@@ -199,14 +55,12 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
 
     ``annotate=None`` menulis angka di tiap sel bila matriks cukup kecil (≤ 8).
     """
-    M = _floats(M, "M", "Berikan matriks angka, misalnya skor S atau bobot A.")
-    if M.ndim != 2:
-        raise ValueError(
-            f"Argumen 'M' harus matriks 2 dimensi, tetapi bentuk yang diterima {M.shape}. "
-            "Ambil satu head dulu, misalnya M[0]."
-        )
+    M = figure_array(M, "M", "Berikan satu matriks angka, misalnya skor S atau bobot A; "
+                     "untuk banyak head ambil satu dulu, misalnya M[0].",
+                     ndim=2, shape_name="matriks 2 dimensi")
     hidden = ~np.isfinite(M)
-    colormap = (cmap if not isinstance(cmap, str) else _cmap(cmap)).with_extremes(bad=MASKED)
+    base = cmap if not isinstance(cmap, str) else style.colormap(cmap)
+    colormap = base.with_extremes(bad=style.MASKED)
     image = ax.imshow(np.ma.masked_array(M, hidden), cmap=colormap, vmin=vmin, vmax=vmax,
                       interpolation="nearest")
     rows, cols = M.shape
@@ -217,7 +71,7 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
     if annotate:
         decimals = 1 if decimals is None else decimals
         lo, hi = image.get_clim()
-        size = SMALL
+        size = style.SMALL
         for i in range(rows):
             for j in range(cols):
                 if hidden[i, j]:
@@ -225,22 +79,22 @@ def draw_heatmap(ax, M, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
                 else:
                     text = _cell_text(M[i, j], decimals)
                     level = (M[i, j] - lo) / (hi - lo) if hi > lo else 0.5
-                    dark = _is_dark(colormap, level)
+                    dark = style.is_dark(colormap, level)
                 ax.text(j, i, text, ha="center", va="center", fontsize=size,
                         color="white" if dark else "black")
     _position_ticks(ax, cols, "x")
     _position_ticks(ax, rows, "y")
-    ax.tick_params(labelsize=SMALL, length=2)
-    _labels(ax, title, xlabel, ylabel)
+    ax.tick_params(labelsize=style.SMALL, length=2)
+    style.labels(ax, title, xlabel, ylabel)
     if colorbar:
         bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.03)
-        bar.ax.tick_params(labelsize=SMALL)
-        bar.ax.yaxis.set_major_formatter(_TICKS)
+        bar.ax.tick_params(labelsize=style.SMALL)
+        bar.ax.yaxis.set_major_formatter(style.TICKS)
     return image
 
 
 def _cell_text(x, decimals):
-    return format_number(x, decimals if abs(x) < 10 else max(0, decimals - 1))
+    return style.format_number(x, decimals if abs(x) < 10 else max(0, decimals - 1))
 
 
 def _cell_decimals(ax, M, hidden, masked_label):
@@ -255,56 +109,37 @@ def _cell_decimals(ax, M, hidden, masked_label):
         texts = [_cell_text(x, decimals) for x in M[~hidden]]
         texts += [masked_label] if hidden.any() else []
         widest = max((len(t) for t in texts), default=1)
-        if widest * 0.6 * SMALL <= 0.95 * cell_pt:
+        if widest * 0.6 * style.SMALL <= 0.95 * cell_pt:
             return decimals
     return None
-
-
-def _cmap(name):
-    from matplotlib import colormaps
-
-    return colormaps[name]
-
-
-def _is_dark(colormap, level):
-    r, g, b, _ = colormap(float(np.clip(level, 0, 1)))
-    return 0.299 * r + 0.587 * g + 0.114 * b < 0.5
 
 
 def heatmap(M, title=None, *, cmap="viridis", vmin=None, vmax=None, annotate=None,
             xlabel="posisi key j", ylabel="posisi query i", highlight_row=None):
     """Heatmap satu matriks (misalnya skor atau bobot atensi) sebagai Figure."""
-    fig = new_figure(MAX_WIDTH, 3.8)
+    fig = style.new_figure(style.MAX_WIDTH, 3.8)
     ax = fig.add_axes([0.16, 0.13, 0.68, 0.77])
     draw_heatmap(ax, M, cmap=cmap, vmin=vmin, vmax=vmax, annotate=annotate,
                  title=title, xlabel=xlabel, ylabel=ylabel)
     if highlight_row is not None:
-        if (isinstance(highlight_row, (bool, np.bool_))
-                or not isinstance(highlight_row, (int, np.integer))
-                or not 0 <= highlight_row < np.shape(M)[0]):
-            raise ValueError(
-                f"Argumen 'highlight_row' harus None atau bilangan bulat 0..{np.shape(M)[0] - 1}, "
-                f"tetapi yang diterima {highlight_row!r}."
-            )
-        _outline_row(ax, highlight_row, np.shape(M)[1])
+        rows, cols = np.shape(M)
+        _outline_row(ax, check_int(highlight_row, "highlight_row", low=0, high=rows - 1), cols)
     return fig
 
 
 def mask_pattern(T):
     """Pola mask kausal T × T: sel terang boleh dilihat, sel abu-abu adalah masa depan."""
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise ValueError(f"Argumen 'T' harus bilangan bulat >= 1, tetapi yang diterima {T!r}.")
-    T = int(T)
+    T = check_int(T, "T", low=1)
     visible = np.tril(np.ones((T, T)))
-    fig = new_figure(4.2, 4.1)
+    fig = style.new_figure(4.2, 4.1)
     ax = fig.add_axes([0.14, 0.11, 0.8, 0.74])
-    colors = ListedColormap([MASKED, "#4c9a6a"])
+    colors = ListedColormap([style.MASKED, style.GREEN])
     ax.imshow(visible, cmap=colors, vmin=0, vmax=1, interpolation="nearest")
     if T <= 12:
         for i in range(T):
             for j in range(T):
                 ax.text(j, i, "✓" if j <= i else "−∞", ha="center", va="center",
-                        fontsize=SMALL,
+                        fontsize=style.SMALL,
                         color="white" if j <= i else "#555555")
     # The border between seen and hidden is a staircase: the diagonal cells are seen.
     steps = [(x, y) for i in range(T - 1) for x, y in ((i + 0.5, i - 0.5), (i + 0.5, i + 0.5))]
@@ -312,32 +147,32 @@ def mask_pattern(T):
         steps.append((T - 0.5, T - 1.5))
         ax.plot(*zip(*steps), color="black", lw=1)
     _position_ticks(ax, T)
-    ax.tick_params(labelsize=SMALL, length=2)
-    ax.set_xlabel("posisi key j (yang dilihat)", fontsize=SMALL)
-    ax.set_ylabel("posisi query i (yang melihat)", fontsize=SMALL)
+    ax.tick_params(labelsize=style.SMALL, length=2)
+    ax.set_xlabel("posisi key j (yang dilihat)", fontsize=style.SMALL)
+    ax.set_ylabel("posisi query i (yang melihat)", fontsize=style.SMALL)
     ax.set_title(f"Mask kausal, T = {T}\nhijau: boleh dilihat; abu-abu: masa depan",
-                 fontsize=FONT, loc="left")
+                 fontsize=style.FONT, loc="left")
     return fig
 
 
 def _draw_row_bars(ax, p, *, title=None, ylabel="peluang", masked=None, ylim=(0, 1.0),
-                   color=BAR, reference=None):
+                   color=style.BAR, reference=None):
     p = np.asarray(p, dtype=np.float64)
     n = p.shape[-1]
     positions = np.arange(n)
-    colors = [MASKED if masked is not None and masked[j] else color for j in range(n)]
+    colors = [style.MASKED if masked is not None and masked[j] else color for j in range(n)]
     ax.bar(positions, np.where(np.isfinite(p), p, 0.0), color=colors, width=0.8)
     if masked is not None:
         for j in np.flatnonzero(masked):
-            ax.text(j, 0, "×", ha="center", va="bottom", fontsize=SMALL, color="#555555")
+            ax.text(j, 0, "×", ha="center", va="bottom", fontsize=style.SMALL, color="#555555")
     if reference is not None:
         ax.axhline(reference, color="#777777", lw=0.8, ls="--")
     if ylim is not None:
         ax.set_ylim(*ylim)
     _position_ticks(ax, n, "x")
-    ax.yaxis.set_major_formatter(_TICKS)
+    ax.yaxis.set_major_formatter(style.TICKS)
     ax.yaxis.set_major_locator(MaxNLocator(4))
-    _style(ax, title=title, xlabel="posisi j", ylabel=ylabel)
+    style.style_axes(ax, title=title, xlabel="posisi j", ylabel=ylabel)
 
 
 def softmax_row_bars(p, *, scores=None, title="Satu baris softmax", masked=None):
@@ -345,24 +180,18 @@ def softmax_row_bars(p, *, scores=None, title="Satu baris softmax", masked=None)
 
     ``masked`` (boolean per posisi) menandai posisi masa depan dengan abu-abu.
     """
-    p = _floats(p, "p", "Berikan satu baris bobot, misalnya A[i].")
-    if p.ndim != 1:
-        raise ValueError(
-            f"Argumen 'p' harus satu baris (vektor), tetapi bentuk yang diterima {p.shape}. "
-            "Ambil satu baris dulu, misalnya A[i]."
-        )
+    p = figure_array(p, "p", "Berikan satu baris bobot, misalnya A[i].", ndim=1,
+                     shape_name="satu baris (vektor)")
     if scores is None:
-        fig = new_figure(MAX_WIDTH, 2.8)
+        fig = style.new_figure(style.MAX_WIDTH, 2.8)
         ax = fig.add_axes([0.17, 0.2, 0.78, 0.68])
         _draw_row_bars(ax, p, title=title, masked=masked, reference=1 / p.size)
         return fig
-    fig = new_figure(MAX_WIDTH, 4.6)
+    fig = style.new_figure(style.MAX_WIDTH, 4.6)
     top = fig.add_axes([0.17, 0.6, 0.78, 0.32])
     bottom = fig.add_axes([0.17, 0.1, 0.78, 0.32])
-    s = _floats(scores, "scores", "Berikan skor baris yang sama, misalnya S[i].")
-    if s.shape != p.shape:
-        raise ValueError(f"Argumen 'scores' harus berbentuk sama dengan 'p' {p.shape}, tetapi "
-                         f"yang diterima {s.shape}.")
+    s = figure_array(scores, "scores", "Berikan skor baris yang sama, misalnya S[i].")
+    check_same_shape(s, "scores", p, "p")
     finite = np.isfinite(s)
     span = max(1e-9, np.abs(s[finite]).max()) if finite.any() else 1.0
     _draw_row_bars(top, s, title="Skor baris ini", ylabel="skor", masked=~finite,
@@ -372,17 +201,17 @@ def softmax_row_bars(p, *, scores=None, title="Satu baris softmax", masked=None)
     return fig
 
 
-def _draw_histogram(ax, values, *, limit, title, bins=41, color=BAR):
+def _draw_histogram(ax, values, *, limit, title, bins=41, color=style.BAR):
     edges = np.linspace(-limit, limit, bins + 1)
     clipped = np.clip(values, -limit, limit)
     counts, _ = np.histogram(clipped, bins=edges)
     share = counts / max(1, len(values))
     ax.bar(0.5 * (edges[:-1] + edges[1:]), share, width=edges[1] - edges[0], color=color)
     ax.set_xlim(-limit, limit)
-    ax.xaxis.set_major_formatter(_TICKS)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: format_number(100 * y, 0) + "%"))
+    ax.xaxis.set_major_formatter(style.TICKS)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: style.format_number(100 * y, 0) + "%"))
     ax.yaxis.set_major_locator(MaxNLocator(3))
-    _style(ax, title=title, xlabel="nilai dot product", ylabel="bagian")
+    style.style_axes(ax, title=title, xlabel="nilai dot product", ylabel="bagian")
 
 
 def dot_product_histograms(samples, *, scale=False):
@@ -392,11 +221,10 @@ def dot_product_histograms(samples, *, scale=False):
     ``measures.random_dot_products(d_k, scale=scale)``. ``scale`` hanya
     mengubah judul (data sudah dibagi atau belum oleh pemanggil).
     """
-    if not samples:
-        raise ValueError("Argumen 'samples' kosong. Berikan dict {d_k: array dot product}.")
+    check_series(samples, "samples")
     keys = sorted(samples)
     limit = max(4.0 * float(np.std(samples[d])) for d in keys)
-    fig = new_figure(MAX_WIDTH, 1.1 + 1.5 * len(keys))
+    fig = style.new_figure(style.MAX_WIDTH, 1.1 + 1.5 * len(keys))
     height = 0.82 / len(keys)
     for n, d in enumerate(keys):
         values = np.asarray(samples[d], dtype=np.float64)
@@ -405,7 +233,7 @@ def dot_product_histograms(samples, *, scale=False):
         label = "dibagi √d_k" if scale else "tanpa pembagian"
         _draw_histogram(ax, values, limit=limit,
                         title=f"d_k = {int(d)} ({label}): simpangan baku "
-                              f"{format_number(np.std(values), 1)}")
+                              f"{style.format_number(np.std(values), 1)}")
         if n < len(keys) - 1:
             ax.set_xlabel("")
     return fig
@@ -414,30 +242,29 @@ def dot_product_histograms(samples, *, scale=False):
 # ---------------------------------------------------------------- explorers
 
 
-def sharpness_figure(dots, row_scores, *, d_k, scale, limit):
+def sharpness_figure(dots, row_weights, *, d_k, scale, limit):
     """Gambar penjelajah ketajaman: sebaran dot product dan satu baris softmax.
 
-    ``dots``: semua dot product acak untuk d_k ini; ``row_scores``: satu baris
-    skor (sudah dibagi √d_k bila ``scale``); ``limit``: batas sumbu x histogram,
-    sama untuk semua d_k supaya pelebarannya terlihat.
+    ``dots``: semua dot product acak untuk d_k ini; ``row_weights``: softmax
+    satu baris skor (sudah dibagi √d_k bila ``scale``); ``limit``: batas sumbu
+    x histogram, sama untuk semua d_k supaya pelebarannya terlihat.
     """
-    from .reference import softmax
-
-    fig = new_figure(EXPLORER_WIDTH, 3.9)
+    fig = style.new_figure(style.EXPLORER_WIDTH, 3.9)
     top = fig.add_axes([0.16, 0.585, 0.8, 0.27])
     bottom = fig.add_axes([0.16, 0.11, 0.8, 0.3])
-    spread = format_number(np.std(dots), 2 if np.std(dots) < 10 else 1)
+    spread = style.format_number(np.std(dots), 2 if np.std(dots) < 10 else 1)
     kind = "dibagi √d_k" if scale else "tanpa pembagian"
     _draw_histogram(top, dots, limit=limit,
-                    title=f"{format_number(len(dots), 0)} dot product acak, {kind}\n"
+                    title=f"{style.format_number(len(dots), 0)} dot product acak, {kind}\n"
                           f"d_k = {int(d_k)}: simpangan baku ≈ {spread}")
-    p = softmax(np.asarray(row_scores, dtype=np.float64))
+    p = figure_array(row_weights, "row_weights", "Berikan softmax satu baris skor.", ndim=1,
+                     shape_name="satu baris (vektor)")
     _draw_row_bars(bottom, p, title=f"Satu baris softmax ({p.size} key); garis = seragam",
                    reference=1 / p.size)
     return fig
 
 
-def _outline_row(ax, i, n_cols, color=HIGHLIGHT):
+def _outline_row(ax, i, n_cols, color=style.HIGHLIGHT):
     ax.add_patch(Rectangle((-0.5, i - 0.5), n_cols, 1, fill=False, edgecolor=color, lw=2,
                            clip_on=False))
 
@@ -458,7 +285,7 @@ def mask_figure(S, A, *, masked, scaled, row=None):
     S = np.asarray(S, dtype=np.float64)
     A = np.asarray(A, dtype=np.float64)
     T = S.shape[-1]
-    fig = new_figure(EXPLORER_WIDTH, 2.5)
+    fig = style.new_figure(style.EXPLORER_WIDTH, 2.5)
     ax_s = fig.add_axes(MASK_AXES["scores"])
     ax_a = fig.add_axes(MASK_AXES["weights"])
     ax_sum = fig.add_axes(MASK_AXES["sums"])
@@ -468,13 +295,13 @@ def mask_figure(S, A, *, masked, scaled, row=None):
     draw_heatmap(ax_a, A, cmap="Blues", vmin=0.0, vmax=1.0, colorbar=False,
                  title="Bobot A", annotate=T <= 6, ylabel=None)
     sums = A.sum(axis=-1)
-    ax_sum.barh(np.arange(T), sums, color="#4c9a6a", height=0.8)
+    ax_sum.barh(np.arange(T), sums, color=style.GREEN, height=0.8)
     ax_sum.set_ylim(T - 0.5, -0.5)
     ax_sum.set_xlim(0, 1.2)
     ax_sum.set_xticks([0, 1])
     ax_sum.set_yticks([])
-    ax_sum.xaxis.set_major_formatter(_TICKS)
-    _style(ax_sum, title="Σ")  # y fixed in _style: automatic title placement is slow
+    ax_sum.xaxis.set_major_formatter(style.TICKS)
+    style.style_axes(ax_sum, title="Σ")  # y fixed in _style: automatic title placement is slow
     ax_sum.spines["left"].set_visible(False)
     if row is not None:
         _outline_row(ax_s, row, T)
@@ -509,7 +336,7 @@ def row_figure(scores_row, weights_row, V, output, *, row, temperature, limits):
     V = np.asarray(V, dtype=np.float64)
     T = s.size
     future = ~np.isfinite(s)
-    fig = new_figure(EXPLORER_WIDTH, 4.9)
+    fig = style.new_figure(style.EXPLORER_WIDTH, 4.9)
     ax_s = fig.add_axes([0.15, 0.735, 0.33, 0.19])
     ax_w = fig.add_axes([0.64, 0.735, 0.33, 0.19])
     ax_v = fig.add_axes([0.15, 0.06, 0.82, 0.55])
@@ -517,22 +344,23 @@ def row_figure(scores_row, weights_row, V, output, *, row, temperature, limits):
     _draw_row_bars(ax_s, s, title=f"Skor baris i = {row}", ylabel="skor", masked=future,
                    ylim=(-1.15 * span, 1.15 * span))
     ax_s.axhline(0, color="black", lw=0.6)
-    _draw_row_bars(ax_w, w, title=f"softmax(skor / {format_number(temperature, 2)})",
+    _draw_row_bars(ax_w, w, title=f"softmax(skor / {style.format_number(temperature, 2)})",
                    ylabel=None, masked=future)
     seen = ~future
     ax_v.scatter(V[future, 0], V[future, 1], s=40, facecolors="none", edgecolors="#aaaaaa", lw=1)
-    ax_v.scatter(V[seen, 0], V[seen, 1], s=40 + 900 * w[seen], color=BAR, alpha=0.75,
+    ax_v.scatter(V[seen, 0], V[seen, 1], s=40 + 900 * w[seen], color=style.BAR, alpha=0.75,
                  edgecolors="white")
     for j in np.flatnonzero(seen & (w > 0.005)):
-        ax_v.plot([V[j, 0], output[0]], [V[j, 1], output[1]], color=BAR, lw=0.4 + 3 * w[j],
+        ax_v.plot([V[j, 0], output[0]], [V[j, 1], output[1]], color=style.BAR, lw=0.4 + 3 * w[j],
                   alpha=0.5)
     for j in range(T):
         ax_v.annotate(f"V[{j}]", tuple(V[j]), xytext=(6, 5), textcoords="offset points",
-                      fontsize=SMALL, color="#999999" if future[j] else "black")
-    ax_v.scatter([output[0]], [output[1]], marker="*", s=260, color=HIGHLIGHT,
+                      fontsize=style.SMALL, color="#999999" if future[j] else "black")
+    ax_v.scatter([output[0]], [output[1]], marker="*", s=260, color=style.HIGHLIGHT,
                  edgecolors="black", lw=0.6, zorder=5)
     ax_v.annotate(f"keluaran[{row}]", (output[0], output[1]), xytext=(0, -22), ha="center",
-                  textcoords="offset points", fontsize=SMALL, color=HIGHLIGHT, weight="bold")
+                  textcoords="offset points", fontsize=style.SMALL, color=style.HIGHLIGHT,
+                  weight="bold")
     # Equal units on both axes: widen the x range to the box's width/height ratio.
     (x0, x1), (y0, y1) = limits
     box = ax_v.get_position()
@@ -541,45 +369,44 @@ def row_figure(scores_row, weights_row, V, output, *, row, temperature, limits):
     middle = 0.5 * (x0 + x1)
     ax_v.set_xlim(middle - half, middle + half)
     ax_v.set_ylim(y0, y1)
-    ax_v.xaxis.set_major_formatter(_TICKS)
-    ax_v.yaxis.set_major_formatter(_TICKS)
-    _style(ax_v, title=f"V[j] (besar = berbobot); ★ = keluaran[{row}]")
+    ax_v.xaxis.set_major_formatter(style.TICKS)
+    ax_v.yaxis.set_major_formatter(style.TICKS)
+    style.style_axes(ax_v, title=f"V[j] (besar = berbobot); ★ = keluaran[{row}]")
     return fig
 
 
 # ------------------------------------------------- softmax and synthesis (bab 4, 6)
 
 
-def softmax_temperature(scores, temperatures):
-    """Satu baris skor mentah di-softmax pada beberapa suhu τ, satu panel per suhu.
+def softmax_temperature(temperatures, weights, entropies):
+    """Satu baris skor di-softmax pada beberapa suhu τ, satu panel per suhu.
 
-    Setiap panel: bobot ``softmax(scores / τ)`` sebagai batang, dengan bobot
-    terbesar dan entropinya (nat) di judul; garis putus = bobot seragam.
+    ``weights[n]``: bobot ``softmax(skor / temperatures[n])`` (satu baris per
+    suhu), ``entropies[n]``: entropinya dalam nat (``measures.entropy``).
+    Setiap panel: bobot sebagai batang, bobot terbesar dan entropi di judul;
+    garis putus = bobot seragam.
     """
-    from .measures import entropy
-    from .reference import softmax
-
-    s = _floats(scores, "scores", "Berikan satu baris skor, misalnya S[i].")
-    if s.ndim != 1 or s.size == 0 or np.isnan(s).any() or np.isposinf(s).any():
+    temps = figure_array(temperatures, "temperatures", "Berikan daftar suhu, misalnya [0.5, 1, 2].",
+                         ndim=1, shape_name="daftar suhu (vektor)")
+    temps = [check_positive(t, "temperatures") for t in temps]
+    weights = figure_array(weights, "weights", "Berikan satu baris bobot softmax per suhu.",
+                           ndim=2, shape_name="matriks (satu baris bobot per suhu)", finite=True)
+    entropies = figure_array(entropies, "entropies", "Berikan satu entropi (nat) per suhu.",
+                             ndim=1, shape_name="daftar entropi (vektor)", finite=True)
+    if weights.shape[0] != len(temps) or entropies.size != len(temps):
         raise ValueError(
-            f"Argumen 'scores' harus satu baris skor (vektor tidak kosong, tanpa NaN atau "
-            f"+inf), tetapi yang diterima bentuk {s.shape}: {s!r:.60}."
+            f"Argumen 'weights' dan 'entropies' harus punya satu baris per suhu ({len(temps)}), "
+            f"tetapi bentuknya {weights.shape} dan {entropies.shape}."
         )
-    temps = _floats(temperatures, "temperatures", "Berikan daftar suhu, misalnya [0.5, 1, 2].")
-    temps = [float(t) for t in np.atleast_1d(temps)]
-    if not temps or min(temps) <= 0 or not all(math.isfinite(t) for t in temps):
-        raise ValueError(
-            f"Argumen 'temperatures' harus berisi suhu > 0, tetapi yang diterima {temperatures!r}."
-        )
-    fig = new_figure(MAX_WIDTH, 0.7 + 1.45 * len(temps))
+    fig = style.new_figure(style.MAX_WIDTH, 0.7 + 1.45 * len(temps))
     height = 0.86 / len(temps)
-    for n, t in enumerate(temps):
-        p = softmax(s / t)
+    for n, (t, p) in enumerate(zip(temps, weights)):
         bottom = 0.93 - (n + 1) * height
         ax = fig.add_axes([0.16, bottom + 0.3 * height, 0.81, 0.55 * height])
         _draw_row_bars(ax, p, ylabel="bobot", reference=1 / p.size,
-                       title=f"τ = {format_number(t, 0 if t.is_integer() else 2)}: bobot terbesar "
-                             f"{format_number(p.max())}, entropi {format_number(entropy(p))} nat")
+                       title=f"τ = {style.format_number(t, 0 if t.is_integer() else 2)}: "
+                             f"bobot terbesar {style.format_number(p.max())}, entropi "
+                             f"{style.format_number(entropies[n])} nat")
         if n < len(temps) - 1:
             ax.set_xlabel("")
     return fig
@@ -587,8 +414,9 @@ def softmax_temperature(scores, temperatures):
 
 def _positive_axis(values, name, what):
     """The x values of a line plot as float64, checked: at least two, all > 0."""
-    x = np.asarray(values, dtype=np.float64)
-    if x.ndim != 1 or x.size < 2 or (x <= 0).any():
+    x = figure_array(values, name, f"Berikan paling sedikit dua {what} > 0.", ndim=1,
+                     shape_name=f"daftar {what} (vektor)", finite=True)
+    if x.size < 2 or (x <= 0).any():
         raise ValueError(
             f"Argumen '{name}' harus berisi paling sedikit dua {what} > 0, tetapi yang "
             f"diterima {values!r}."
@@ -597,15 +425,12 @@ def _positive_axis(values, name, what):
 
 
 def _plot_series(ax, x, series, axis_name):
-    """One line per ``{label: y values}``, in SERIES_COLORS / SERIES_MARKERS order."""
+    """One line per ``{label: y values}``, in style.SERIES_COLORS / style.SERIES_MARKERS order."""
     for n, (label, values) in enumerate(series.items()):
-        y = np.asarray(values, dtype=np.float64)
-        if y.shape != x.shape:
-            raise ValueError(
-                f"Seri '{label}' punya {y.size} nilai, padahal ada {x.size} nilai {axis_name}."
-            )
-        ax.plot(x, y, marker=SERIES_MARKERS[n % len(SERIES_MARKERS)], ms=4, lw=1.6,
-                color=SERIES_COLORS[n % len(SERIES_COLORS)], label=label)
+        y = figure_array(values, f"series['{label}']", f"Berikan satu nilai per {axis_name}.")
+        check_same_shape(y, f"series['{label}']", x, axis_name)
+        ax.plot(x, y, marker=style.SERIES_MARKERS[n % len(style.SERIES_MARKERS)], ms=4, lw=1.6,
+                color=style.SERIES_COLORS[n % len(style.SERIES_COLORS)], label=label)
 
 
 def memory_growth(T_values, series, *, title="Memori tambahan satu head (float32)"):
@@ -615,18 +440,17 @@ def memory_growth(T_values, series, *, title="Memori tambahan satu head (float32
     KiB/MiB/GiB agar mudah dibaca.
     """
     T = _positive_axis(T_values, "T_values", "nilai T")
-    if not series:
-        raise ValueError("Argumen 'series' kosong. Berikan dict {label: bita per T}.")
-    fig = new_figure(MAX_WIDTH, 3.6)
+    check_series(series, "series")
+    fig = style.new_figure(style.MAX_WIDTH, 3.6)
     ax = fig.add_axes([0.16, 0.14, 0.8, 0.74])
     _plot_series(ax, T, series, "T")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
-    ax.xaxis.set_major_formatter(_TICKS)
+    ax.xaxis.set_major_formatter(style.TICKS)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _p: id_bytes(y)))
-    ax.legend(fontsize=SMALL, frameon=False, loc="upper left")
-    ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
-    _style(ax, title=title, xlabel="panjang konteks T (token)", ylabel="memori")
+    ax.legend(fontsize=style.SMALL, frameon=False, loc="upper left")
+    ax.grid(True, which="major", color=style.GRID, lw=0.6)
+    style.style_axes(ax, title=title, xlabel="panjang konteks T (token)", ylabel="memori")
     return fig
 
 
@@ -639,50 +463,42 @@ def roofline(peaks, bandwidth, points, *, title="Model roofline"):
     ``{label: (intensitas, label atap)}``, satu penanda per *kernel* di bawah
     atap yang disebut. Sumbu x dan y logaritmik; y dalam TFLOP/s.
     """
-    if not peaks:
-        raise ValueError("Argumen 'peaks' kosong. Berikan dict {label: puncak FLOP/s}.")
-    tops = {label: float(v) for label, v in peaks.items()}
-    if not all(math.isfinite(v) and v > 0 for v in tops.values()):
-        raise ValueError(f"Argumen 'peaks' harus berisi FLOP/s > 0, tetapi yang diterima {peaks!r}.")
-    bandwidth = float(bandwidth)
-    if not (math.isfinite(bandwidth) and bandwidth > 0):
-        raise ValueError(f"Argumen 'bandwidth' harus bita/s > 0, tetapi yang diterima {bandwidth!r}.")
+    check_series(peaks, "peaks")
+    tops = {label: check_positive(v, "peaks") for label, v in peaks.items()}
+    bandwidth = check_positive(bandwidth, "bandwidth")
     marks = {}
     for label, value in points.items():
-        try:
-            intensity, roof = value
-            intensity = float(intensity)
-        except (TypeError, ValueError):
-            intensity, roof = float("nan"), None
-        if roof not in tops or not (math.isfinite(intensity) and intensity > 0):
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
             raise ValueError(
-                f"Argumen 'points' harus berisi {{label: (intensitas > 0, label atap)}} dengan "
-                f"label atap salah satu dari {list(tops)}, tetapi '{label}' bernilai {value!r}."
+                f"Argumen 'points' harus berisi {{label: (intensitas > 0, label atap)}}, tetapi "
+                f"'{label}' bernilai {value!r}."
             )
-        marks[label] = (intensity, tops[roof])
+        intensity = check_positive(value[0], "points")
+        marks[label] = (intensity, tops[check_version(value[1], {t: t for t in tops}, "points")])
     ridges = [v / bandwidth for v in tops.values()]
     xs = [i for i, _ in marks.values()]
     x = np.geomspace(min([0.25, *xs]) / 2, max([*ridges, *xs]) * 4, 200)
-    fig = new_figure(5.0, 3.6)
-    ax = fig.add_axes([0.15, 0.14, 0.81, 0.74])
+    fig = style.new_figure(style.MAX_WIDTH, 3.4)
+    ax = fig.add_axes([0.16, 0.14, 0.8, 0.74])
     for n, (label, top) in enumerate(tops.items()):
-        color = SERIES_COLORS[n % len(SERIES_COLORS)]
+        color = style.SERIES_COLORS[n % len(style.SERIES_COLORS)]
         ax.plot(x, np.minimum(top, bandwidth * x) / 1e12, lw=1.8, color=color, label=label)
         ax.axvline(top / bandwidth, color=color, lw=0.6, ls=":")
     for n, (label, (intensity, top)) in enumerate(marks.items()):
         y = min(top, bandwidth * intensity) / 1e12
-        ax.plot([intensity], [y], ls="none", marker=SERIES_MARKERS[(n + 1) % len(SERIES_MARKERS)],
-                ms=6, color="#333333")
+        marker = style.SERIES_MARKERS[(n + 1) % len(style.SERIES_MARKERS)]
+        ax.plot([intensity], [y], ls="none", marker=marker, ms=6, color="#333333")
         # Labels alternate below and above their marker so neighbours do not collide.
         ax.annotate(label, (intensity, y), textcoords="offset points",
-                    xytext=(-6, -13 if n % 2 == 0 else 7), ha="right", fontsize=SMALL)
+                    xytext=(-6, -13 if n % 2 == 0 else 7), ha="right", fontsize=style.SMALL)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=10)
-    ax.xaxis.set_major_formatter(_TICKS)
-    ax.yaxis.set_major_formatter(_TICKS)
-    ax.legend(fontsize=SMALL, frameon=False, loc="lower right")
-    ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
-    _style(ax, title=title, xlabel="intensitas (FLOP per bita)", ylabel="TFLOP/s tercapai")
+    ax.xaxis.set_major_formatter(style.TICKS)
+    ax.yaxis.set_major_formatter(style.TICKS)
+    ax.legend(fontsize=style.SMALL, frameon=False, loc="lower right")
+    ax.grid(True, which="major", color=style.GRID, lw=0.6)
+    style.style_axes(ax, title=title, xlabel="intensitas (FLOP per bita)",
+                     ylabel="TFLOP/s tercapai")
     return fig
 
 
@@ -692,17 +508,17 @@ def work_map(M, labels, *, title=None, xlabel="posisi key j", ylabel="posisi que
     Untuk pola kerja sebuah *kernel* (misalnya: dilewati, dihitung lalu
     dibuang, berguna). Tanpa batang warna: keterangannya di bawah gambar.
     """
-    M = _floats(M, "M", "Berikan matriks bilangan bulat 0, 1, ... (satu per kategori).")
+    M = figure_array(M, "M", "Berikan matriks bilangan bulat 0, 1, ... (satu per kategori).")
     if M.ndim != 2 or not np.all(M == np.round(M)) or M.min() < 0 or M.max() >= len(labels):
         raise ValueError(
             f"Argumen 'M' harus matriks 2 dimensi berisi bilangan bulat 0..{len(labels) - 1} "
             f"(satu per label), tetapi yang diterima bentuk {M.shape}, nilai "
-            f"{format_number(M.min(), 0)}..{format_number(M.max(), 0)}."
+            f"{style.format_number(M.min(), 0)}..{style.format_number(M.max(), 0)}."
         )
-    colors = [MASKED, HIGHLIGHT, BAR, "#4c9a6a"][: len(labels)]
+    colors = [style.MASKED, style.HIGHLIGHT, style.BAR, style.GREEN][: len(labels)]
     if len(labels) > len(colors):
         raise ValueError(f"Argumen 'labels' paling banyak 4 kategori, tetapi ada {len(labels)}.")
-    fig = new_figure(4.6, 4.4)
+    fig = style.new_figure(style.MAX_WIDTH, 4.4)
     ax = fig.add_axes([0.14, 0.24, 0.8, 0.68])
     draw_heatmap(ax, M, cmap=ListedColormap(colors), vmin=-0.5, vmax=len(colors) - 0.5,
                  annotate=False, title=title, xlabel=xlabel, ylabel=ylabel, colorbar=False)
@@ -710,7 +526,7 @@ def work_map(M, labels, *, title=None, xlabel="posisi key j", ylabel="posisi que
         step = max(1, 2 ** math.ceil(math.log2(n / 8)))  # at most about 8 ticks a side
         axis.set_ticks(np.arange(0, n, step))
     handles = [Rectangle((0, 0), 1, 1, color=c) for c in colors]
-    fig.legend(handles, labels, loc="lower center", ncol=1, fontsize=SMALL, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=1, fontsize=style.SMALL, frameon=False)
     return fig
 
 
@@ -724,27 +540,28 @@ def metrics_vs_d_k(d_k_values, panels, *, title=None):
     misalnya peluang terbesar "tanpa pembagian" dan "dibagi √d_k".
     """
     d = _positive_axis(d_k_values, "d_k_values", "d_k")
-    if not panels:
-        raise ValueError("Argumen 'panels' kosong. Berikan [(judul, label_y, {seri: nilai})].")
+    if not isinstance(panels, (list, tuple)) or not panels:
+        raise ValueError("Argumen 'panels' harus daftar yang tidak kosong: "
+                         "[(judul, label_y, {seri: nilai})].")
     # Layout in inches: per panel 0.35 (its title) + 1.45 (axes) + 0.5 (x label).
     head = 0.35 if title else 0.05
     fig_h = head + 2.3 * len(panels)
-    fig = new_figure(MAX_WIDTH, fig_h)
+    fig = style.new_figure(style.MAX_WIDTH, fig_h)
     for n, (panel_title, ylabel, series) in enumerate(panels):
         bottom_in = fig_h - head - 2.3 * (n + 1) + 0.5
         ax = fig.add_axes([0.17, bottom_in / fig_h, 0.78, 1.45 / fig_h])
         _plot_series(ax, d, series, "d_k")
         ax.set_xscale("log", base=2)
         ax.set_xticks(d)
-        ax.xaxis.set_major_formatter(_TICKS)
+        ax.xaxis.set_major_formatter(style.TICKS)
         ax.xaxis.set_minor_formatter(FuncFormatter(lambda _x, _p: ""))
-        ax.yaxis.set_major_formatter(_TICKS)
+        ax.yaxis.set_major_formatter(style.TICKS)
         ax.yaxis.set_major_locator(MaxNLocator(4))
-        ax.grid(True, which="major", color="#e5e5e5", lw=0.6)
-        ax.legend(fontsize=SMALL, frameon=False)
-        _style(ax, title=panel_title, xlabel="d_k", ylabel=ylabel)
+        ax.grid(True, which="major", color=style.GRID, lw=0.6)
+        ax.legend(fontsize=style.SMALL, frameon=False)
+        style.style_axes(ax, title=panel_title, xlabel="d_k", ylabel=ylabel)
     if title:
-        fig.suptitle(title, fontsize=FONT, x=0.02, y=1 - 0.08 / fig_h, ha="left", va="top")
+        fig.suptitle(title, fontsize=style.FONT, x=0.02, y=1 - 0.08 / fig_h, ha="left", va="top")
     return fig
 
 
@@ -758,8 +575,10 @@ def heatmap_pair(left, right, *, titles, title=None, cmap="viridis", vmin=None, 
     supaya warna yang sama berarti angka yang sama di kedua panel.
     ``colorbar=False`` untuk pola 0/1 seperti mask, yang tidak butuh skala.
     """
-    left = np.asarray(left, dtype=np.float64)
-    right = np.asarray(right, dtype=np.float64)
+    left = figure_array(left, "left", "Berikan matriks angka.", ndim=2,
+                        shape_name="matriks 2 dimensi")
+    right = figure_array(right, "right", "Berikan matriks angka.", ndim=2,
+                         shape_name="matriks 2 dimensi")
     finite = np.concatenate([left[np.isfinite(left)], right[np.isfinite(right)]])
     if vmin is None:
         vmin = float(finite.min()) if finite.size else 0.0
@@ -768,7 +587,7 @@ def heatmap_pair(left, right, *, titles, title=None, cmap="viridis", vmin=None, 
     head = 0.45 if title else 0.1      # inci di atas panel pertama untuk judul
     panel = 3.3                        # tinggi satu panel dengan judul dan label, inci
     height = head + 2 * panel
-    fig = new_figure(MAX_WIDTH, height)
+    fig = style.new_figure(style.MAX_WIDTH, height)
     width = 0.62 if colorbar else 0.7
     images = []
     for n, (M, name) in enumerate(((left, titles[0]), (right, titles[1]))):
@@ -779,13 +598,8 @@ def heatmap_pair(left, right, *, titles, title=None, cmap="viridis", vmin=None, 
     if colorbar:
         bar = fig.colorbar(images[-1], cax=fig.add_axes([0.84, 0.55 / height, 0.03,
                                                          (2 * panel - 0.9) / height]))
-        bar.ax.tick_params(labelsize=SMALL)
-        bar.ax.yaxis.set_major_formatter(_TICKS)
+        bar.ax.tick_params(labelsize=style.SMALL)
+        bar.ax.yaxis.set_major_formatter(style.TICKS)
     if title:
-        fig.suptitle(title, fontsize=FONT, x=0.02, y=1 - 0.08 / height, ha="left", va="top")
+        fig.suptitle(title, fontsize=style.FONT, x=0.02, y=1 - 0.08 / height, ha="left", va="top")
     return fig
-
-
-# Gambar contoh berjalan (atensi.example_plots); diimpor paling akhir karena
-# modul itu memakai pembantu dari modul ini.
-from atensi.example_plots import vectors, score_grid, softmax_bars, weighted_sum_rows  # noqa: E402

@@ -4,17 +4,17 @@
     rotation_figure     vektor 2-D sebelum dan sesudah diputar RoPE
     rope_plane_figure   penjelajah RoPE: q dan k yang berputar, dan skornya
 
-Gaya (warna, huruf, ukuran) dari :mod:`atensi.plots`.
+Gaya (warna, huruf, ukuran) dari :mod:`atensi.style`; heatmap dari :mod:`atensi.plots`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import plots
+from . import plots, style
 
-QUERY_COLOR = plots.HIGHLIGHT
-KEY_COLOR = plots.BAR
+QUERY_COLOR = style.HIGHLIGHT
+KEY_COLOR = style.BAR
 FADED = "#b0b0b0"
 
 
@@ -23,7 +23,7 @@ def encoding_figure(P, similarity, *, title, component_label="komponen"):
     (T, T), kemiripan kosinus baris-baris P. Bertumpuk, supaya terbaca di ponsel."""
     P = np.asarray(P, dtype=np.float64)
     similarity = np.asarray(similarity, dtype=np.float64)
-    fig = plots.new_figure(plots.EXPLORER_WIDTH, 7.0)
+    fig = style.new_figure(style.EXPLORER_WIDTH, 7.0)
     ax_p = fig.add_axes([0.16, 0.55, 0.66, 0.35])
     ax_s = fig.add_axes([0.16, 0.07, 0.66, 0.36])
     span = max(1e-9, float(np.abs(P).max()))
@@ -42,9 +42,9 @@ def encoding_figure(P, similarity, *, title, component_label="komponen"):
         ax.set_yticks(np.arange(0, rows, step))
     for image, box in ((image_p, [0.85, 0.55, 0.03, 0.35]), (image_s, [0.85, 0.07, 0.03, 0.36])):
         bar = fig.colorbar(image, cax=fig.add_axes(box))
-        bar.ax.tick_params(labelsize=plots.SMALL - 1)
-        bar.ax.yaxis.set_major_formatter(plots._TICKS)
-    fig.suptitle(title, fontsize=plots.FONT, x=0.02, y=0.985, ha="left", va="top")
+        bar.ax.tick_params(labelsize=style.SMALL)
+        bar.ax.yaxis.set_major_formatter(style.TICKS)
+    fig.suptitle(title, fontsize=style.FONT, x=0.02, y=0.985, ha="left", va="top")
     return fig
 
 
@@ -61,8 +61,8 @@ def _plane(ax, limit):
     ax.set_xlim(-limit, limit)
     ax.set_ylim(-limit, limit)
     ax.set_aspect("equal")
-    ax.xaxis.set_major_formatter(plots._TICKS)
-    ax.yaxis.set_major_formatter(plots._TICKS)
+    ax.xaxis.set_major_formatter(style.TICKS)
+    ax.yaxis.set_major_formatter(style.TICKS)
 
 
 def _angle_arc(ax, a, b, radius):
@@ -81,19 +81,19 @@ def rotation_figure(before, after, labels, *, title, axes=("sumbu 0", "sumbu 1")
     ``after`` yang sama sebagai panah berwarna, berlabel ``labels``."""
     before = np.asarray(before, dtype=np.float64)
     after = np.asarray(after, dtype=np.float64)
-    fig = plots.new_figure(4.4, 4.6)
+    fig = style.new_figure(4.4, 4.6)
     ax = fig.add_axes([0.14, 0.17, 0.8, 0.72])
     limit = 1.2 * max(1e-9, float(np.abs(np.concatenate([before, after])).max()))
     _plane(ax, limit)
     for n, (b, a, name) in enumerate(zip(before, after, labels)):
-        color = plots.SERIES_COLORS[n % len(plots.SERIES_COLORS)]
+        color = style.SERIES_COLORS[n % len(style.SERIES_COLORS)]
         _arrow(ax, b, color, faded=True)
         _arrow(ax, a, color)
         ax.annotate(name, (float(a[0]), float(a[1])), xytext=(4, 4), textcoords="offset points",
-                    fontsize=plots.SMALL, color=color, weight="bold")
-    plots._style(ax, title=title, xlabel=axes[0], ylabel=axes[1])
+                    fontsize=style.SMALL, color=color, weight="bold")
+    style.style_axes(ax, title=title, xlabel=axes[0], ylabel=axes[1])
     fig.text(0.02, 0.015, "putus-putus: sebelum diputar; tegas: sesudah diputar",
-             fontsize=plots.SMALL - 1, color="#555555")
+             fontsize=style.SMALL, color="#555555")
     return fig
 
 
@@ -109,7 +109,7 @@ def rope_plane_figure(q, k, q_rot, k_rot, *, i, j, shifts, scores, shift, limit,
     q, k, q_rot, k_rot = (np.asarray(v, dtype=np.float64) for v in (q, k, q_rot, k_rot))
     shifts = np.asarray(shifts, dtype=np.float64)
     scores = np.asarray(scores, dtype=np.float64)
-    fig = plots.new_figure(plots.EXPLORER_WIDTH, 5.0)
+    fig = style.new_figure(style.EXPLORER_WIDTH, 5.0)
     ax = fig.add_axes([0.14, 0.41, 0.8, 0.52])
     _plane(ax, limit)
     _angle_arc(ax, k_rot, q_rot, 0.22 * limit)
@@ -120,23 +120,23 @@ def rope_plane_figure(q, k, q_rot, k_rot, *, i, j, shifts, scores, shift, limit,
     for v, name, color in ((q_rot, f"q di posisi {i}", QUERY_COLOR),
                            (k_rot, f"k di posisi {j}", KEY_COLOR)):
         ax.annotate(name, (float(v[0]), float(v[1])), xytext=(4, 4), textcoords="offset points",
-                    fontsize=plots.SMALL, color=color, weight="bold")
-    plots._style(ax, title="q dan k sesudah RoPE (putus-putus: sebelum)",
+                    fontsize=style.SMALL, color=color, weight="bold")
+    style.style_axes(ax, title="q dan k sesudah RoPE (putus-putus: sebelum)",
                  xlabel="sumbu 0", ylabel="sumbu 1")
     ax_s = fig.add_axes([0.14, 0.08, 0.8, 0.17])
     if plain_score is not None:
         ax_s.axhline(plain_score, color=FADED, ls="--", lw=1)
-        ax_s.text(shifts[-1], plain_score, " tanpa RoPE", fontsize=plots.SMALL - 1,
+        ax_s.text(shifts[-1], plain_score, " tanpa RoPE", fontsize=style.SMALL,
                   color="#777777", va="bottom", ha="right")
-    ax_s.plot(shifts, scores, "-o", color=plots.BAR, ms=3, lw=1.2)
+    ax_s.plot(shifts, scores, "-o", color=style.BAR, ms=3, lw=1.2)
     at = int(np.flatnonzero(shifts == shift)[0])
     ax_s.plot([shifts[at]], [scores[at]], "o", ms=8, color=QUERY_COLOR,
               markeredgecolor="black", zorder=5)
     span = max(1.0, float(np.abs(scores).max()), abs(plain_score or 0.0))
     ax_s.set_ylim(-1.2 * span, 1.2 * span)
     ax_s.set_xticks(shifts)
-    ax_s.xaxis.set_major_formatter(plots._TICKS)
-    ax_s.yaxis.set_major_formatter(plots._TICKS)
-    plots._style(ax_s, title=f"skor untuk i − j = {i - j}, setiap geseran c",
+    ax_s.xaxis.set_major_formatter(style.TICKS)
+    ax_s.yaxis.set_major_formatter(style.TICKS)
+    style.style_axes(ax_s, title=f"skor untuk i − j = {i - j}, setiap geseran c",
                  xlabel="geseran c", ylabel="skor")
     return fig

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from . import example, plots, position_plots, widgets
+from . import example, position_plots, style, widgets
 from .reference import rope as _rope
 from .widgets import Control, StaticExplorer, _check_choice, _frames, _resolve
 
@@ -66,7 +66,7 @@ def rope_state(delta, shift, shifts=SHIFTS):
 
 
 def _text(v):
-    f = plots.format_number
+    f = style.format_number
     i, j = v["i"], v["j"]
     spread = float(np.ptp(v["scores"]))
     same = ("tidak berbeda sama sekali (selisih terbesar di bawah 10⁻⁹)" if spread < 1e-9

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import masks, measures, plots
+from . import masks, measures, plots, style
 from . import validation as _val
 from .reference import causal_mask, scores, softmax, weighted_sum
 
@@ -112,7 +112,7 @@ def sharpness_state(d_k, scale, seed=SHARP_SEED):
 
 
 def _sharpness_text(v):
-    f = plots.format_number
+    f = style.format_number
     root = math.sqrt(v["d_k"])
     how = f"dibagi √d_k = {f(root, 0 if root.is_integer() else 2)}" if v["scale"] else "tanpa pembagian"
     head = f"<b>d_k = {v['d_k']}</b>, {how}; simpangan baku dot product ≈ {f(v['spread'], 2)}"
@@ -133,7 +133,8 @@ def _sharpness_text(v):
 def _sharpness_render(d_k, scale):
     dots, values = sharpness_state(d_k, scale)
     limit = 5.0 if scale else 4.0 * math.sqrt(D_K_VALUES[-1])
-    fig = plots.sharpness_figure(dots.ravel(), dots[0], d_k=d_k, scale=scale, limit=limit)
+    fig = plots.sharpness_figure(dots.ravel(), softmax(dots[0]), d_k=d_k, scale=scale,
+                                 limit=limit)
     return fig, values, _sharpness_text(values)
 
 
@@ -230,7 +231,7 @@ def _mask_sees(v):
 
 
 def _mask_text(v, A):
-    f = plots.format_number
+    f = style.format_number
     T, i, seen = v["T"], v["row"], v["seen"]
     kind = v.get("kind", "kausal")
     if v["masked"] and kind != "kausal":
@@ -303,7 +304,7 @@ def row_state(row, temperature, seed=ROW_SEED):
 
 
 def _row_text(v):
-    f = plots.format_number
+    f = style.format_number
     i, w, out = v["row"], v["weights"], v["output"]
     terms = " + ".join(f"{f(w[j], 2)}·V[{j}]" for j in range(i + 1))
     return (f"<p><b>keluaran[{i}]</b> = {terms} = ({f(out[0], 2)}; {f(out[1], 2)})</p>"
@@ -372,7 +373,7 @@ def _build_live(name, title, controls, render):
     @functools.lru_cache(maxsize=128)
     def draw(state):
         fig, values, text = render(**dict(state))
-        return plots.to_png(fig, dpi=LIVE_DPI, fast=True), values, text
+        return style.to_png(fig, dpi=LIVE_DPI, fast=True), values, text
 
     def redraw(_change=None):
         start = time.perf_counter()
@@ -394,7 +395,7 @@ def _check_choice(value, choices, name):
     """``value`` must be one of ``choices`` (ints: a real int, not a bool or float)."""
     if (isinstance(value, (bool, np.bool_)) or isinstance(value, (float, np.floating))
             or isinstance(value, (list, dict, set, np.ndarray)) or value not in choices):
-        shown = ", ".join(plots.format_number(c, 2) if isinstance(c, float) else str(c)
+        shown = ", ".join(style.format_number(c, 2) if isinstance(c, float) else str(c)
                           for c in choices)
         raise ValueError(f"Argumen '{name}' harus salah satu dari {shown}, tetapi yang "
                          f"diterima {value!r}.")
@@ -623,7 +624,7 @@ STATIC_PALETTE = 64  # colours per frame; the figures are flat, 64 is indistingu
 
 
 def _static_png(fig):
-    return plots.to_png(fig, dpi=plots.STATIC_DPI, palette=STATIC_PALETTE)
+    return style.to_png(fig, dpi=style.STATIC_DPI, palette=STATIC_PALETTE)
 
 
 _FRAMES = {}  # (explorer, control values) -> (frames, images): drawing takes seconds
@@ -724,14 +725,14 @@ def row_static(row=4, temperature=1.0):
     if isinstance(temperature, (bool, np.bool_)) or temperature not in TEMPERATURES:
         raise ValueError(
             f"Argumen 'temperature' harus salah satu dari "
-            f"{', '.join(plots.format_number(t, 1) for t in TEMPERATURES)}, tetapi yang "
+            f"{', '.join(style.format_number(t, 1) for t in TEMPERATURES)}, tetapi yang "
             f"diterima {temperature!r}."
         )
     controls = [
         Control("row", "baris i", "range", tuple(range(ROW_T)),
                 tuple(f"i = {i}" for i in range(ROW_T)), row),
         Control("temperature", "suhu", "range", TEMPERATURES,
-                tuple(f"suhu = {plots.format_number(t, 1 if t < 1 else 0)}" for t in TEMPERATURES),
+                tuple(f"suhu = {style.format_number(t, 1 if t < 1 else 0)}" for t in TEMPERATURES),
                 TEMPERATURES.index(temperature)),
     ]
 
