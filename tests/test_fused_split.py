@@ -20,6 +20,7 @@ from atensi.kernels import launch, registry
 
 CPU = "cpu"
 TOL = 1e-5  # relative to the largest |value| of the oracle (as test_kernels_v2)
+KEYS = registry.CONSTANTS["attention_fused.cu"]["FV2_BK"]  # keys per tile of fused v2
 RNG = np.random.default_rng()  # fresh inputs each run; the seed is printed on failure
 
 

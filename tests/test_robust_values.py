@@ -222,7 +222,7 @@ def test_softmax_row_length_is_checked_before_the_values(tmp_path, monkeypatch):
     def trap(*a, **k):
         raise AssertionError("nilai diperiksa sebelum panjang baris")
 
-    monkeypatch.setattr(kernels.api, "_check_finite", trap)  # where softmax looks it up
+    monkeypatch.setattr(validation, "check_finite", trap)  # the module that owns it
     with pytest.raises(AssertionError, match="nilai diperiksa"):  # the trap is in the path
         kernels.softmax(np.zeros((2, 3), np.float32), backend="cpu")
     with pytest.raises(ValueError, match=r"Panjang baris softmax n = 2147483648 melebihi"):
