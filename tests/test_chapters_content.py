@@ -617,13 +617,13 @@ def test_g_sintesis_compares_every_path_and_measures_memory():
     code = "\n".join(code_sources("sintesis"))
     assert "(eq-sintesis-satu-baris)" in text and "(eq-sintesis-online)" in text
     for call in ("reference.attention(", "reference.attention_blocked(", "loops.attention(",
-                 "kernels.attention(", "fused=True", "kernels.softmax(", "kernels.weighted_sum("):
+                 "kernels.attention(", 'impl="fused-v1"', "kernels.softmax(", "kernels.weighted_sum("):
         assert call in code, f"sintesis: {call} tidak dipakai"
     assert "assert selisih_terbesar < 1e-5" in code
     assert "tracemalloc" in code and "plots.memory_growth" in code
     # The student track ends with fused v1: FlashAttention-2 and performance
     # live in the optional part, which the chapter points to.
-    assert "fused_version" not in code and "compile_report" not in code
+    assert 'impl="fused-v2"' not in code and "compile_report" not in code
     assert "bench.run(" not in code
     assert "{ref}`flash-v2`" in text and "{ref}`kinerja`" in text
     # The readout is computed with the book's vocabulary assumption, not called small.
@@ -651,7 +651,7 @@ def test_g_flash_v2_explains_the_seven_ideas_and_runs_both_versions():
     assert "(eq-flash-v2-ubin)" in text and "{eq}`eq-sintesis-online`" in text
     for n in range(1, 8):
         assert f"### Gagasan {n}:" in text
-    assert 'fused_version=versi' in code and "kernels.fused_splits(" in code
+    assert '("fused-v1", "fused-v2")' in code and "kernels.fused_splits(" in code
     assert "plots.work_map(peta" in code
     assert "Lanjutan" in text.split("## Mengapa v1 lambat di GPU", 1)[0]
 
