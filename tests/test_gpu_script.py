@@ -342,10 +342,12 @@ def test_compile_report_uses_cupys_options_and_reports_occupancy():
     for option in ("-ftz=true", "--device-as-default-execution-space", "-arch=sm_90",
                    "-std=c++17", "-Xptxas=-v"):
         assert option in report.options
+    # The registry's constants, as loading.get_function passes them to CuPy.
+    assert set(kernels.registry.defines("attention_fused.cu")) <= set(report.options)
     include = [o for o in report.options if o.startswith("-I")]
     assert any(o.endswith(os.path.join("cupy", "_core", "include")) for o in include)
     for name, res in report.kernels.items():
-        assert res.threads == kernels.FUSED_THREADS
+        assert res.threads == kernels.registry.get(name).threads == 128
         assert 0 < res.occupancy <= 1, (name, res)
     text = str(report)
     assert "okupansi" in text and "-ftz=true" in text and "folder -I" in text

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from atensi import cpu_fast, kernels, reference
+from atensi import cpu_fast, reference
 from atensi.kernels import launch
 
 H, D_K = 12, 64  # ANDREA-120M: 12 heads of d_k = 64

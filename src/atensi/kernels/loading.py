@@ -7,10 +7,10 @@ Hanya modul ini yang membaca berkas ``kernels/*.cu``. ``backend``:
     ``None``    ``"cupy"`` bila CuPy melihat GPU, selain itu ``"cpu"``.
 
 ``get_function(file, name, backend)`` memberi *kernel* yang siap diluncurkan
-(dikompilasi sekali, lalu diambil dari *cache*), dikompilasi dengan konstanta
-berkas itu dari :mod:`atensi.kernels.registry` sebagai opsi ``-D``. Di mesin yang hanya punya
-driver NVIDIA, NVRTC dan cuBLAS dari wheel pip dimuat lebih dulu untuk CuPy
-(:func:`atensi.cuda_wheels.preload`).
+(dikompilasi sekali, lalu diambil dari *cache*), dengan konstanta berkas itu
+dari :mod:`atensi.kernels.registry` sebagai opsi ``-D``. Di mesin yang hanya
+punya driver NVIDIA, NVRTC dan cuBLAS dari wheel pip dimuat lebih dulu untuk
+CuPy (:func:`atensi.cuda_wheels.preload`).
 """
 
 from __future__ import annotations
