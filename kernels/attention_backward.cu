@@ -49,7 +49,9 @@
 //   nvrtcCompileProgram(p, 3, {"-std=c++17", "-arch=sm_90", "-Xptxas=-v"});
 //   python -m atensi.kernels kernels/attention_backward.cu     # mencetak laporan ptxas
 
+#ifndef BACKWARD_MAX_BLOCK
 #define BACKWARD_MAX_BLOCK 1024
+#endif
 #define FULL_WARP 0xffffffffu
 
 // ---- A sekali lagi, dari log-sum-exp yang disimpan -----------------------

@@ -63,10 +63,18 @@
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
+#ifndef FUSED_THREADS
 #define FUSED_THREADS 128  // thread per block
-#define FUSED_BK 32        // key per ubin shared memory
+#endif
+#ifndef FUSED_BK
+#define FUSED_BK 32  // key per ubin shared memory
+#endif
+#ifndef FUSED_MAX_DK
 #define FUSED_MAX_DK 128
-#define FUSED_SKEW 4       // float di antara bagian-bagian satu baris ubin (lihat kepala berkas)
+#endif
+#ifndef FUSED_SKEW
+#define FUSED_SKEW 4  // float di antara bagian-bagian satu baris ubin (lihat kepala berkas)
+#endif
 #define FULL_WARP 0xffffffffu
 
 // Banyaknya float dalam satu ubin K atau V: FUSED_BK baris, P bagian, tiap bagian DH + FUSED_SKEW.
@@ -264,9 +272,15 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 //   attention_fused_v2_combine(Op, ML, O, T, d_k, H, splits): per baris
 //     m = maks_s m_s, w_s = exp2(m_s - m), O = sum_s w_s o_s / sum_s w_s l_s.
 
+#ifndef FV2_THREADS
 #define FV2_THREADS 128
-#define FV2_BQ 64          // baris query per block (4 warp x 16)
-#define FV2_BK 32          // key per ubin
+#endif
+#ifndef FV2_BQ
+#define FV2_BQ 64  // baris query per block (4 warp x 16)
+#endif
+#ifndef FV2_BK
+#define FV2_BK 32  // key per ubin
+#endif
 #define FV2_LOG2E 1.4426950408889634f
 
 // Empat float bersebelahan, rata 16 byte (satu muatan vektor 128 bit). Di

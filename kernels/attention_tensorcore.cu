@@ -81,9 +81,15 @@
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
-#define TC_THREADS 128     // 4 warp
-#define TC_BQ 64           // baris query per block (4 warp x 16)
-#define TC_BK 32           // key per ubin
+#ifndef TC_THREADS
+#define TC_THREADS 128  // 4 warp
+#endif
+#ifndef TC_BQ
+#define TC_BQ 64  // baris query per block (4 warp x 16)
+#endif
+#ifndef TC_BK
+#define TC_BK 32  // key per ubin
+#endif
 #define TC_LDS (TC_BK + 8) // jarak baris Ss
 #define TC_LOG2E 1.4426950408889634f
 #define TC_FULL 0xffffffffu

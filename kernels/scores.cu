@@ -40,7 +40,9 @@
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
+#ifndef SCORES_TILE
 #define SCORES_TILE 16
+#endif
 
 // v1: baris skor microgpt_cuda.cu,
 //     scores[i][j] = dot(Q[i], K[j]) * (1.0f / sqrtf(d_k)).

@@ -51,7 +51,9 @@
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
+#ifndef SOFTMAX_MAX_BLOCK
 #define SOFTMAX_MAX_BLOCK 1024
+#endif
 #define FULL_WARP 0xffffffffu
 
 // ---- v1: reduksi pohon di shared memory -----------------------------

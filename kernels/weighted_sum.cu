@@ -58,10 +58,18 @@ extern "C" __global__ void weighted_sum_v1(const float* A, const float* V,
 
 // ---- v2: ubin seperti GEMM -------------------------------------------
 
-#define WS_BM 64       // baris keluaran (i) per block
-#define WS_BN 64       // kolom keluaran (c) per block
-#define WS_BK 16       // key (j) per langkah ubin
-#define WS_THREADS 256 // 16 x 16 thread, masing-masing 4 x 4 keluaran
+#ifndef WS_BM
+#define WS_BM 64  // baris keluaran (i) per block
+#endif
+#ifndef WS_BN
+#define WS_BN 64  // kolom keluaran (c) per block
+#endif
+#ifndef WS_BK
+#define WS_BK 16  // key (j) per langkah ubin
+#endif
+#ifndef WS_THREADS
+#define WS_THREADS 256  // 16 x 16 thread, masing-masing 4 x 4 keluaran
+#endif
 
 // Badan v2. `causal` menjadi konstanta saat kompilasi di kedua kernel di
 // bawah. Jalan pintas hanya bergantung pada blockIdx, jadi setiap thread

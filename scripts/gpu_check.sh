@@ -12,7 +12,8 @@
 # Langkah, satu fungsi check_* per langkah (masing-masing dengan batas waktu
 # untuk cache kernel yang masih kosong; jumlahnya ≤ BUDGET = 570 s). Langkah
 # yang melewati batasnya dihentikan dan dicatat "DIPOTONG <nama>":
-#   check_info        versi Python/CuPy/CUDA, GPU, pustaka CUDA yang dimuat
+#   check_info        versi Python/CuPy/CUDA, GPU, pustaka CUDA yang dimuat, daftar
+#                     kernel dari registri (python -m atensi.kernels --daftar)
 #   check_cupy        kernel elementwise CuPy (NVRTC) dan cuBLAS
 #   check_tests       pytest -m gpu (ATENSI_REQUIRE_GPU=1: tanpa GPU = gagal),
 #                     termasuk split-K (test_fused_split.py), pipeline
@@ -202,9 +203,10 @@ check_info() {
 import sys, cupy
 from atensi import kernels
 print('python', sys.version.split()[0], 'cupy', cupy.__version__)
-print(kernels._preload_cuda_wheels())
-print('backend:', kernels.available_backends(), kernels._gpu_status()[1])
-assert kernels.gpu_available(), kernels._gpu_status()[1]
+from atensi import cuda_wheels; print(cuda_wheels.preload())
+print('backend:', kernels.available_backends(), kernels.loading._gpu_status()[1])
+assert kernels.gpu_available(), kernels.loading._gpu_status()[1]
+print(kernels.registry.table())  # every kernel the checks below launch
 from atensi.bench.machine import _gpu_info
 print(_gpu_info())
 "
@@ -253,8 +255,8 @@ rng = np.random.default_rng(21)
 Q, K, V, dO = (rng.standard_normal((2, 130, 64)).astype(np.float32) for _ in range(4))
 import cupy as cp
 Q, K, V, dO = map(cp.asarray, (Q, K, V, dO))
-kernels.attention(Q, K, V, fused=True, fused_version='v2', splits=1, backend='cupy')  # v2 d64
-kernels.attention(Q, K, V, fused=True, fused_version='v2', splits=3, backend='cupy')  # split + combine
+kernels.attention(Q, K, V, impl='fused-v2', splits=1, backend='cupy')  # v2 d64
+kernels.attention(Q, K, V, impl='fused-v2', splits=3, backend='cupy')  # split + combine
 kernels.attention_backward(Q, K, V, dO, backend='cupy')  # backward kernels
 cp.cuda.Device().synchronize()
 print('OK')

@@ -54,12 +54,12 @@ def _variants(Q, K, V, cp):
     from atensi import kernels
 
     rows = {
-        "fused v1": lambda: kernels.attention(Q, K, V, fused=True, backend="cupy"),
-        "fused v2": lambda: kernels.attention(Q, K, V, fused=True, fused_version="v2", splits=1,
+        "fused v1": lambda: kernels.attention(Q, K, V, impl="fused-v1", backend="cupy"),
+        "fused v2": lambda: kernels.attention(Q, K, V, impl="fused-v2", splits=1,
                                               backend="cupy"),
-        "fused v2 split 4": lambda: kernels.attention(Q, K, V, fused=True, fused_version="v2", splits=4,
+        "fused v2 split 4": lambda: kernels.attention(Q, K, V, impl="fused-v2", splits=4,
                                                       backend="cupy"),
-        "rantai v2": lambda: kernels.attention(Q, K, V, version="v2", backend="cupy"),
+        "rantai v2": lambda: kernels.attention(Q, K, V, impl="chain-v2", backend="cupy"),
         "cuBLAS + softmax CuPy": lambda: _cublas_softmax(Q, K, V, cp),
     }
     try:

@@ -69,12 +69,11 @@ def run(file: str, backend: str) -> bool:
             ok &= _close(f"weighted_sum {tag}", out, reference.weighted_sum(A.astype(np.float64), V64))
         elif file == "attention_fused":
             for causal in (True, False):
-                out = kernels.attention(Q, K, V, causal=causal, fused=True, backend=backend)
+                out = kernels.attention(Q, K, V, causal=causal, impl="fused-v1", backend=backend)
                 ref = reference.attention(Q64, K64, V64, causal=causal)
                 ok &= _close(f"attention fused causal={causal} {tag}", out, ref)
                 for splits in (1, 2):  # v2, and v2 split over keys + its combine
-                    out = kernels.attention(Q, K, V, causal=causal, fused=True,
-                                            fused_version="v2", splits=splits, backend=backend)
+                    out = kernels.attention(Q, K, V, causal=causal, impl="fused-v2", splits=splits, backend=backend)
                     ok &= _close(f"attention fused v2 splits={splits} causal={causal} {tag}",
                                  out, ref)
         elif file == "rope":

@@ -48,9 +48,9 @@ def measure(T: int) -> dict:
 
     for precision in nf.PRECISIONS:
         record(f"v3-{precision}-emulator", lambda p=precision: kernels.attention(
-            Q, K, V, fused=True, fused_version="v3", precision=p, backend="cpu"))
+            Q, K, V, impl="fused-v3", precision=p, backend="cpu"))
         record(f"v3-{precision}-numpy", lambda p=precision: nf.attention_tf32(Q, K, V, precision=p))
-    record("v2-fp32-emulator", lambda: kernels.attention(Q, K, V, fused=True, fused_version="v2",
+    record("v2-fp32-emulator", lambda: kernels.attention(Q, K, V, impl="fused-v2",
                                                          backend="cpu"))
     return {"T": T, "d_k": D_K, "causal": True, "rows": rows}
 
@@ -63,9 +63,9 @@ def main(argv=None) -> int:
     # Compile outside the timing: one tiny call of each kernel.
     Q, K, V = inputs(8)
     for precision in nf.PRECISIONS:
-        kernels.attention(Q[:8], K[:8], V[:8], fused=True, fused_version="v3", precision=precision,
+        kernels.attention(Q[:8], K[:8], V[:8], impl="fused-v3", precision=precision,
                           backend="cpu")
-    kernels.attention(Q[:8], K[:8], V[:8], fused=True, fused_version="v2", backend="cpu")
+    kernels.attention(Q[:8], K[:8], V[:8], impl="fused-v2", backend="cpu")
     result = {"machine": f"{platform.machine()}, {os.cpu_count()} CPU", "runs": [measure(T) for T in args.T]}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=args.out.parent, prefix=args.out.name + ".", suffix=".tmp")

@@ -53,10 +53,10 @@ def main() -> int:
         scale = float(np.abs(ref).max())
         flops = 2.0 * B * H * T * T * D
         Qd, Kd, Vd = (cp.asarray(x) for x in (Q, K, V))
-        rows = [(f"v3-{p}", lambda p=p: kernels.attention(Qd, Kd, Vd, fused=True, fused_version="v3",
+        rows = [(f"v3-{p}", lambda p=p: kernels.attention(Qd, Kd, Vd, impl="fused-v3",
                                                            precision=p, backend="cupy"))
                 for p in ("tf32", "3xtf32")]
-        rows.append(("v2-fp32", lambda: kernels.attention(Qd, Kd, Vd, fused=True, fused_version="v2",
+        rows.append(("v2-fp32", lambda: kernels.attention(Qd, Kd, Vd, impl="fused-v2",
                                                           backend="cupy")))
         if torch is not None and torch.cuda.is_available():
             tq, tk, tv = (torch.from_numpy(x).cuda() for x in (Q, K, V))

@@ -116,7 +116,7 @@ GPU_MARKS = [
     pytest.mark.gpu,
     pytest.mark.skipif(
         not kernels.gpu_available() and not REQUIRE_GPU,
-        reason=f"Tidak ada GPU untuk CuPy: {kernels._gpu_status()[1]}.",
+        reason=f"Tidak ada GPU untuk CuPy: {kernels.loading._gpu_status()[1]}.",
     ),
 ]
 
@@ -124,7 +124,7 @@ GPU_MARKS = [
 def require_gpu():
     """Call at the start of a GPU test: fails when ATENSI_REQUIRE_GPU=1 found no GPU."""
     if not kernels.gpu_available():
-        pytest.fail(f"ATENSI_REQUIRE_GPU=1 tetapi tidak ada GPU: {kernels._gpu_status()[1]}.")
+        pytest.fail(f"ATENSI_REQUIRE_GPU=1 tetapi tidak ada GPU: {kernels.loading._gpu_status()[1]}.")
 
 
 def gpu_test(test):
@@ -261,7 +261,7 @@ def check_attention(case, backend, *, version, causal=True, scale=True, to=None)
     lead, T, d_k = case
     Q, K, V = qkv(lead, T, d_k, "attention")
     args = tuple(to(x) for x in (Q, K, V)) if to else (Q, K, V)
-    out = kernels.attention(*args, causal=causal, scale=scale, version=version, backend=backend)
+    out = kernels.attention(*args, causal=causal, scale=scale, impl=f"chain-{version}", backend=backend)
     assert type(out) is type(args[0]) and out.shape == Q.shape
     ref = reference.attention(f64(Q), f64(K), f64(V), causal=causal, scale=scale)
     return assert_matches(out, ref)

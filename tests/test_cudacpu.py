@@ -461,13 +461,13 @@ def test_source_forms():
 
 def _nvrtc():
     """CuPy's NVRTC wrapper with the pip wheel's libnvrtc loaded (no GPU needed), or skip."""
-    from atensi.kernels import _preload_cuda_wheels
+    from atensi.cuda_wheels import preload
 
     try:
         from cupy.cuda import nvrtc
     except ImportError as exc:
         pytest.skip(f"NVRTC tidak tersedia: {exc}")
-    _preload_cuda_wheels()
+    preload()
     return nvrtc
 
 

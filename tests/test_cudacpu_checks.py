@@ -77,7 +77,8 @@ def test_launch_bounds_refuse_a_bigger_block():
 @pytest.mark.slow
 def test_launch_bounds_of_the_real_kernels_are_read():
     mod = RawModule(path=kernels.kernel_path("attention_fused.cu"))
-    assert mod.get_function("attention_fused_d64").max_threads_per_block == kernels.FUSED_THREADS
+    assert mod.get_function("attention_fused_d64").max_threads_per_block == \
+        kernels.registry.get("attention_fused_d64").threads
 
 
 # ---- warp functions in a partial warp ----------------------------------------------
@@ -197,11 +198,11 @@ def test_fused_d128_under_address_sanitizer_at_a_ragged_shape():
     H, T, d_k = 2, 70, 65
     rng = np.random.default_rng(70)
     Q, K, V = (rng.standard_normal((H, T, d_k), dtype=f32) for _ in range(3))
-    rows = dict((n, r) for _, n, r in kernels.FUSED_VARIANTS)["attention_fused_d128"]
+    rows = kernels.registry.get("attention_fused_d128").rows
     args = (Q, K, V, np.zeros_like(Q), i32(T), i32(d_k), i32(H), f32(1) / np.sqrt(f32(d_k)), i32(1))
     res = run_in_subprocess(path=str(kernels.kernel_path("attention_fused.cu")),
                             kernel="attention_fused_d128", grid=(-(-T // rows), H, 1),
-                            block=(kernels.FUSED_THREADS, 1, 1), args=args, sanitize="address",
+                            block=kernels.registry.get("attention_fused_d128").block, args=args, sanitize="address",
                             timeout=600).check()
     ref = reference.attention(*(m.astype(np.float64) for m in (Q, K, V)))
     np.testing.assert_allclose(res.arrays[3], ref, rtol=1e-4, atol=1e-5)
@@ -213,10 +214,10 @@ def test_gap_fixtures_are_real_cuda(name):
     try:
         from cupy.cuda import nvrtc
 
-        from atensi.kernels import _preload_cuda_wheels
+        from atensi.cuda_wheels import preload
     except ImportError as exc:
         pytest.skip(f"NVRTC tidak tersedia: {exc}")
-    _preload_cuda_wheels()
+    preload()
     prog = nvrtc.createProgram((FIX / name).read_text(), f"{SHOWN}/{name}", [], [])
     try:
         nvrtc.compileProgram(prog, ["-arch=sm_80"])
@@ -358,7 +359,7 @@ import numpy as np
 from atensi import kernels, reference
 rng = np.random.default_rng(5)
 Q, K, V = (rng.standard_normal((2, 70, 64)).astype(np.float32) for _ in range(3))
-O = kernels.attention(Q, K, V, fused=True, fused_version="v2", splits=3, backend="cpu")
+O = kernels.attention(Q, K, V, impl="fused-v2", splits=3, backend="cpu")
 ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True)
 assert np.isfinite(O).all() and float(np.abs(O - ref).max()) < 1e-5, float(np.abs(O - ref).max())
 print("split-K ok")
@@ -402,7 +403,7 @@ THREAD_SANITIZER_RUNS = {
 
 
 def test_every_kernel_file_has_a_thread_sanitizer_run():
-    files = sorted(p.stem for p in kernels.kernel_path("scores.cu").parent.glob("*.cu"))
+    files = sorted(Path(f).stem for f in kernels.registry.files())
     missing = [f for f in files if f not in THREAD_SANITIZER_RUNS]
     assert not missing, (
         f"kernels/{missing[0]}.cu belum pernah dijalankan di bawah ThreadSanitizer oleh tes: tambahkan satu "
@@ -421,8 +422,8 @@ rng = np.random.default_rng(11)
 for d in (16, 64, 100):  # d32, d64, d128 (ragged)
     Q, K, V = (rng.standard_normal((2, 70, d)).astype(np.float32) for _ in range(3))
     ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True)
-    for version in ("v1", "v2"):
-        O = kernels.attention(Q, K, V, fused=True, fused_version=version, backend="cpu")
+    for version in ("fused-v1", "fused-v2"):
+        O = kernels.attention(Q, K, V, impl=version, backend="cpu")
         err = float(np.abs(O - ref).max())
         assert np.isfinite(O).all() and err < 1e-5, (d, version, err)
 print("fused ok")

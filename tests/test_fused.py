@@ -21,15 +21,12 @@ from atensi.cudacpu import sanitizer_env
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "kernels" / "attention_fused.cu"
-VARIANTS = {name: (width, rows) for width, name, rows in kernels.FUSED_VARIANTS}
-BK = 32  # FUSED_BK in the .cu: keys per shared-memory tile
-SKEW = 4  # FUSED_SKEW in the .cu: floats between the two halves of a tile row
-
-
-def _define(name):
-    match = re.search(rf"^#define {name} (\d+)", SOURCE.read_text(), re.MULTILINE)
-    assert match, f"#define {name} tidak ada di {SOURCE.name}"
-    return int(match.group(1))
+VARIANTS = {k.name: (k.width, k.rows) for k in kernels.registry.kernels_in("attention_fused.cu")
+            if k.name.startswith("attention_fused_d")}
+CONSTANTS = kernels.registry.CONSTANTS["attention_fused.cu"]
+THREADS = CONSTANTS["FUSED_THREADS"]
+BK = CONSTANTS["FUSED_BK"]  # keys per shared-memory tile
+SKEW = CONSTANTS["FUSED_SKEW"]  # floats between the two halves of a tile row
 
 
 def _reference(Q, K, V, **kw):
@@ -53,19 +50,20 @@ def test_nvrtc_compiles_every_variant_without_spills(arch):
         assert res.spill_stores == res.spill_loads == res.stack_frame == 0, (name, report.log)
         # K and V tiles in shared memory: 2 · BK rows · (D + P · skew) floats, nothing else.
         width, rows = VARIANTS[name]
-        parts = kernels.FUSED_THREADS // rows
+        parts = THREADS // rows
         assert res.shared_bytes == 2 * BK * (width + parts * SKEW) * 4, (name, report.log)
         assert res.barriers >= 1
 
 
-def test_python_constants_match_the_source():
-    assert _define("FUSED_BK") == BK
-    assert _define("FUSED_SKEW") == SKEW
-    assert _define("FUSED_THREADS") == kernels.FUSED_THREADS
-    assert _define("FUSED_MAX_DK") == kernels.FUSED_MAX_D_K == max(w for w, _ in VARIANTS.values())
+def test_registry_variants_match_the_source():
+    """Each v1 variant's width and rows per block in the registry are the template
+    arguments and the header line of its kernel."""
+    assert CONSTANTS["FUSED_MAX_DK"] == max(w for w, _ in VARIANTS.values())
+    assert all(kernels.registry.get(n).max_d_k == CONSTANTS["FUSED_MAX_DK"] for n in VARIANTS)
     text = SOURCE.read_text()
     for name, (width, rows) in VARIANTS.items():
-        parts = kernels.FUSED_THREADS // rows
+        assert kernels.registry.get(name).block == (THREADS, 1, 1)
+        parts = THREADS // rows
         assert re.search(rf'extern "C" __global__ void __launch_bounds__\(FUSED_THREADS, 3\)\s+{name}\(', text)
         assert f"attention_fused_body<{width}, {parts}>" in text
         assert re.search(rf"{name}\s+d_k <= {width},\s+P = {parts}, R = {rows} baris", text)
@@ -95,7 +93,7 @@ CASES = [
 def test_matches_reference_on_cpu(case, causal, scale):
     lead, T, d_k = case
     Q, K, V = kc.qkv(lead, T, d_k, "fused", causal, scale)
-    out = kernels.attention(Q, K, V, causal=causal, scale=scale, fused=True, backend="cpu")
+    out = kernels.attention(Q, K, V, causal=causal, scale=scale, impl="fused-v1", backend="cpu")
     assert isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == Q.shape
     kc.assert_matches(out, _reference(Q, K, V, causal=causal, scale=scale))
 
@@ -105,7 +103,7 @@ def test_one_head_longer_than_the_engine(d_k):
     """T = 1025: 17 query tiles of 64 rows (33 of 32 for d_k = 128), the last
     with one row; 33 key tiles."""
     Q, K, V = kc.qkv((), 1025, d_k, "fused-1025")
-    out = kernels.attention(Q, K, V, fused=True, backend="cpu")
+    out = kernels.attention(Q, K, V, impl="fused-v1", backend="cpu")
     kc.assert_matches(out, _reference(Q, K, V))
 
 
@@ -113,14 +111,14 @@ def test_large_scores_do_not_overflow():
     """Scores near 400: exp without the running maximum would be inf in float32."""
     Q, K, V = kc.qkv((2,), 70, 16, "fused-large")
     Q, K = Q * np.float32(10), K * np.float32(10)
-    out = kernels.attention(Q, K, V, scale=False, fused=True, backend="cpu")
+    out = kernels.attention(Q, K, V, scale=False, impl="fused-v1", backend="cpu")
     kc.assert_matches(out, _reference(Q, K, V, scale=False), tol=1e-5)
 
 
 def test_agrees_with_the_kernel_chain():
     Q, K, V = kc.qkv((2,), 129, 64, "fused-chain")
-    chain = kernels.attention(Q, K, V, version="v2", backend="cpu")
-    fused = kernels.attention(Q, K, V, fused=True, backend="cpu")
+    chain = kernels.attention(Q, K, V, impl="chain-v2", backend="cpu")
+    fused = kernels.attention(Q, K, V, impl="fused-v1", backend="cpu")
     np.testing.assert_allclose(fused, chain, rtol=1e-5, atol=1e-6)
 
 
@@ -133,7 +131,7 @@ def test_agrees_with_the_kernel_chain():
 def test_smallest_variant_and_launch_shape(monkeypatch, d_k, name, tiles):
     launches = kc.spy_launches(monkeypatch)
     Q, K, V = kc.qkv((3,), 70, d_k, "variant")
-    kernels.attention(Q, K, V, fused=True, backend="cpu")
+    kernels.attention(Q, K, V, impl="fused-v1", backend="cpu")
     # 70 rows: ceil(70 / 64) = 2 tiles of 64 rows, or ceil(70 / 32) = 3 of 32; 3 heads.
     assert launches == [(name, (tiles, 3, 1), (128, 1, 1))]
 
@@ -143,7 +141,7 @@ def test_more_heads_than_the_grid(monkeypatch):
     monkeypatch.setattr(kernels.launch, "MAX_GRID_YZ", 2)
     launches = kc.spy_launches(monkeypatch)
     Q, K, V = kc.qkv((5,), 70, 16, "heads")
-    out = kernels.attention(Q, K, V, fused=True, backend="cpu")
+    out = kernels.attention(Q, K, V, impl="fused-v1", backend="cpu")
     assert launches[0][1] == (2, 2, 1)
     kc.assert_matches(out, _reference(Q, K, V))
 
@@ -183,8 +181,8 @@ def test_no_T_by_T_array_is_allocated():
         finally:
             tracemalloc.stop()
 
-    assert peak(fused=False) >= 2 * one_square  # the chain's S and A are seen
-    assert peak(fused=True) < one_square / 4
+    assert peak(impl="chain-v2") >= 2 * one_square  # the chain's S and A are seen
+    assert peak(impl="fused-v1") < one_square / 4
 
 
 # --- Validation (before anything is launched) ---------------------------------------
@@ -198,7 +196,7 @@ def no_launch(monkeypatch):
 def test_d_k_above_the_limit_is_refused(no_launch):
     Q, K, V = kc.qkv((), 5, 129, "limit")
     with pytest.raises(ValueError, match=r"d_k = 129.*attention_fused.*128"):
-        kernels.attention(Q, K, V, fused=True, backend="cpu")
+        kernels.attention(Q, K, V, impl="fused-v1", backend="cpu")
 
 
 @pytest.mark.parametrize(
@@ -214,7 +212,7 @@ def test_d_k_above_the_limit_is_refused(no_launch):
 def test_bad_input_is_refused_like_the_other_kernels(no_launch, mutate, error, pattern):
     Q, K, V = kc.qkv((), 6, 8, "bad")
     with pytest.raises(error, match=pattern):
-        kernels.attention(mutate(Q), K, V, fused=True, backend="cpu")
+        kernels.attention(mutate(Q), K, V, impl="fused-v1", backend="cpu")
 
 
 # --- Sanitizers -------------------------------------------------------------------
@@ -267,7 +265,7 @@ def test_matches_reference_on_gpu(case, causal):
 
     lead, T, d_k = case
     Q, K, V = kc.qkv(lead, T, d_k, "fused-gpu", causal)
-    out = kernels.attention(*(cp.asarray(x) for x in (Q, K, V)), causal=causal, fused=True,
+    out = kernels.attention(*(cp.asarray(x) for x in (Q, K, V)), causal=causal, impl="fused-v1",
                             backend="cupy")
     assert isinstance(out, cp.ndarray) and out.shape == Q.shape
     kc.assert_matches(out, _reference(Q, K, V, causal=causal))
@@ -292,7 +290,7 @@ def test_gpu_memory_stays_linear_in_T():
             peak["now"] -= kw["mem_size"]
 
     with Hook():
-        out = kernels.attention(Q, K, V, fused=True, backend="cupy")
+        out = kernels.attention(Q, K, V, impl="fused-v1", backend="cupy")
         cp.cuda.Device().synchronize()
     assert peak["max"] < T * T * 4 / 8  # the output (2 · T · 64 floats) and little else
     ref = reference.attention_blocked(Q, K, V)

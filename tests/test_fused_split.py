@@ -16,10 +16,11 @@ import pytest
 
 import _kernel_cases as kc
 from atensi import kernels, reference
-from atensi.kernels import launch
+from atensi.kernels import launch, registry
 
 CPU = "cpu"
 TOL = 1e-5  # relative to the largest |value| of the oracle (as test_kernels_v2)
+KEYS = registry.CONSTANTS["attention_fused.cu"]["FV2_BK"]  # keys per tile of fused v2
 RNG = np.random.default_rng()  # fresh inputs each run; the seed is printed on failure
 
 
@@ -74,7 +75,7 @@ def check_split(lead, T, d_k, causal, splits, monkeypatch=None, backend=CPU, to=
     (Q, K, V), seed = _inputs(lead, T, d_k)
     seen = _spy(monkeypatch) if monkeypatch else None
     args = tuple(to(x) for x in (Q, K, V)) if to else (Q, K, V)
-    out = kernels.attention(*args, causal=causal, fused=True, fused_version="v2",
+    out = kernels.attention(*args, causal=causal, impl="fused-v2",
                             splits=splits, backend=backend)
     assert type(out) is type(args[0])
     out = out.get() if hasattr(out, "get") else out
@@ -99,7 +100,7 @@ def test_split_matches_oracle(monkeypatch, splits, causal, T, d_k):
         assert [s[0] for s in seen] == [f"attention_fused_v2_d{width}"]
     else:  # the split really ran: partials, then the combine
         assert [s[0] for s in seen] == [f"attention_fused_v2_split_d{width}",
-                                        launch.FUSED_V2_COMBINE]
+                                        "attention_fused_v2_combine"]
         assert seen[0][1] == (kc_ceil(T, 64), 2, splits)
 
 
@@ -112,14 +113,13 @@ def kc_ceil(a, b):
 @pytest.mark.parametrize("causal", [False, True], ids=["penuh", "kausal"])
 def test_d128(monkeypatch, T, d_k, splits, causal):
     seen = check_split((), T, d_k, causal, splits, monkeypatch)
-    assert "128" in seen[0][0] and seen[0][2] == launch.FUSED_V2_DYNAMIC_SMEM[128]
+    assert "128" in seen[0][0] and seen[0][2] == registry.get(seen[0][0]).dynamic_shared > 0
 
 
 @pytest.mark.parametrize("d_k", [16, 7], ids=["float4", "d7-skalar"])
 def test_leading_axes_and_unscaled(d_k):
     (Q, K, V), seed = _inputs((2, 3), 45, d_k)
-    out = kernels.attention(Q, K, V, causal=True, scale=False, fused=True,
-                            fused_version="v2", splits=2, backend=CPU)
+    out = kernels.attention(Q, K, V, causal=True, scale=False, impl="fused-v2", splits=2, backend=CPU)
     ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True,
                               scale=False)
     assert _error(out, ref) <= TOL, seed
@@ -138,7 +138,7 @@ def test_automatic_choice():
     sms = launch.MODEL_SM_COUNT
     assert sms == 132  # the H200 modelled on the CPU emulator
     # B = 1, H = 1, T = 256: 4 blocks for 132 SMs → split, one range per key tile.
-    assert launch.fused_splits(1, 256) == 256 // launch.FUSED_V2_KEYS > 1
+    assert launch.fused_splits(1, 256) == 256 // KEYS > 1
     # ANDREA: B = 8, H = 12, T = 1024 → 1 536 blocks, already > 2 per SM.
     assert launch.fused_splits(8 * 12, 1024) == 1
     # Enough splits to reach 2 blocks per SM, no more.
@@ -147,24 +147,20 @@ def test_automatic_choice():
     assert launch.fused_splits(1, 256, sm_count=1) == 1  # a small GPU is full already
     for H, T in [(1, 7), (3, 300), (2, 5000), (40, 100)]:
         s = launch.fused_splits(H, T)
-        assert 1 <= s <= kc_ceil(T, launch.FUSED_V2_KEYS)
+        assert 1 <= s <= kc_ceil(T, KEYS)
 
 
-def test_constants_match_the_kernel_file():
-    import re
-
-    src = kernels.kernel_path("attention_fused.cu").read_text()
-
-    def define(name):
-        return int(re.search(rf"#define {name} (\d+)", src).group(1))
-
-    assert define("FV2_BQ") == launch.FUSED_V2_ROWS
-    assert define("FV2_BK") == launch.FUSED_V2_KEYS
-    assert define("FV2_THREADS") == launch.FUSED_THREADS
-    # FV2_SMEM(D): Qs (BQ rows) + Ks and Vs (two tiles of BK rows each), float.
-    assert launch.FUSED_V2_DYNAMIC_SMEM[128] == (define("FV2_BQ") + 4 * define("FV2_BK")) * 128 * 4
-    assert kernels.compiling.KERNEL_DYNAMIC_SHARED["attention_fused_v2_d128"] == \
-        launch.FUSED_V2_DYNAMIC_SMEM[128]
+def test_registry_entries_follow_the_file_constants():
+    c = registry.CONSTANTS["attention_fused.cu"]
+    for kind in ("v2", "v2_split"):
+        for width in registry.WIDTHS:
+            k = registry.get(f"attention_fused_{kind}_d{width}")
+            assert k.rows == c["FV2_BQ"] and k.block == (c["FV2_THREADS"], 1, 1)
+            # FV2_SMEM(D): Qs (BQ rows) + Ks and Vs (two tiles of BK rows each), float;
+            # above the 48 KiB of static shared memory it is asked for at launch.
+            smem = (c["FV2_BQ"] + 4 * c["FV2_BK"]) * width * 4
+            assert k.dynamic_shared == (smem if smem > 48 * 1024 else 0)
+    assert registry.get("attention_fused_v2_d128").dynamic_shared == 98304
     assert launch._sm_count(CPU) == launch.MODEL_SM_COUNT
 
 
@@ -183,7 +179,7 @@ def test_automatic_choice_is_used(monkeypatch):
     seen = check_split((), 256, 32, True, None, monkeypatch)
     assert seen[0][0] == "attention_fused_v2_split_d32"
     assert seen[0][1][2] == launch.fused_splits(1, 256)
-    assert seen[1][0] == launch.FUSED_V2_COMBINE
+    assert seen[1][0] == "attention_fused_v2_combine"
 
 
 # ---- partials: neutral ranges, and the rescale the combine needs -----------------
@@ -261,7 +257,7 @@ from atensi import kernels, reference
 rng = np.random.default_rng(5)
 for d_k, T, splits in [(65, 70, 3), (32, 100, 9)]:
     Q, K, V = (rng.standard_normal((T, d_k)).astype(np.float32) for _ in range(3))
-    out = kernels.attention(Q, K, V, causal=True, fused=True, fused_version="v2",
+    out = kernels.attention(Q, K, V, causal=True, impl="fused-v2",
                             splits=splits, backend="cpu")
     ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)))
     assert np.isfinite(out).all() and np.abs(out - ref).max() < 1e-5
@@ -287,13 +283,13 @@ def test_split_under_sanitizer(sanitize):
     ({"splits": 2.0}, TypeError, "'splits'.*bilangan bulat.*float"),
     ({"splits": True}, TypeError, "'splits'.*bool"),
     ({"splits": "4"}, TypeError, "'splits'.*str"),
-    ({"splits": 2, "fused_version": "v1"}, ValueError, "'splits'.*fused_version='v2'"),
-    ({"splits": 2, "fused": False}, ValueError, "'splits'.*fused=True"),
+    ({"splits": 2, "impl": "fused-v1"}, ValueError, "'splits'.*impl='fused-v2'.*diterima impl='fused-v1'"),
+    ({"splits": 2, "impl": "chain-v2"}, ValueError, "'splits'.*impl='fused-v2'.*diterima impl='chain-v2'"),
 ])
 def test_bad_splits(monkeypatch, kwargs, error, match):
     kc.forbid_launches(monkeypatch)
     Q = np.ones((2, 8, 16), np.float32)
-    call = {"fused": True, "fused_version": "v2", **kwargs}
+    call = {"impl": "fused-v2", **kwargs}
     with pytest.raises(error, match=match):
         kernels.attention(Q, Q, Q, backend=CPU, **call)
 
@@ -301,7 +297,7 @@ def test_bad_splits(monkeypatch, kwargs, error, match):
 def test_d_k_above_128_refused():
     wide = np.ones((3, 129), np.float32)
     with pytest.raises(ValueError, match="attention_fused_v2.*128"):
-        kernels.attention(wide, wide, wide, fused=True, fused_version="v2", backend=CPU)
+        kernels.attention(wide, wide, wide, impl="fused-v2", backend=CPU)
 
 
 # ---- NVRTC: sm_80 and sm_90, zero spills ----------------------------------------
@@ -315,8 +311,8 @@ def test_new_kernels_compile_without_spills(arch):
                                        arch=arch).kernels
     except RuntimeError as err:
         pytest.skip(f"NVRTC tidak ada: {err}")
-    names = [n for _, n in launch.FUSED_V2_SPLIT_VARIANTS] + [
-        "attention_fused_v2_d128", launch.FUSED_V2_COMBINE]
+    names = [f"attention_fused_v2_split_d{w}" for w in registry.WIDTHS] + [
+        "attention_fused_v2_d128", "attention_fused_v2_combine"]
     for name in names:
         res = found[name]
         assert 0 < res.registers <= 255, name
@@ -329,7 +325,7 @@ def test_new_kernels_compile_without_spills(arch):
     for name in ("attention_fused_v2_d128", "attention_fused_v2_split_d128"):
         # 96 KiB of dynamic shared memory, two blocks per SM at most.
         assert found[name].shared_bytes == 0
-        assert found[name].dynamic_shared_bytes == launch.FUSED_V2_DYNAMIC_SMEM[128]
+        assert found[name].dynamic_shared_bytes == registry.get(name).dynamic_shared == 98304
         assert found[name].registers <= 255
 
 

@@ -11,14 +11,13 @@ frameworks accept for TF32 matrix products (operands rounded to 11
 significant bits: relative 2^-11 ≈ 4.9e-4 per operand).
 """
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import kernels, reference
+from atensi import cuda_wheels, kernels, reference
 from atensi import number_formats as nf
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +37,7 @@ def _reference(Q, K, V, **kw):
 
 
 def v3(Q, K, V, precision, **kw):
-    return kernels.attention(Q, K, V, fused=True, fused_version="v3", precision=precision,
+    return kernels.attention(Q, K, V, impl="fused-v3", precision=precision,
                              backend="cpu", **kw)
 
 
@@ -48,7 +47,7 @@ def v3(Q, K, V, precision, **kw):
 def _ptx(arch: str) -> str:
     from cupy.cuda import nvrtc
 
-    kernels._preload_cuda_wheels()
+    cuda_wheels.preload()
     prog = nvrtc.createProgram(SOURCE.read_text(), "kernels/attention_tensorcore.cu", [], [])
     try:
         nvrtc.compileProgram(prog, ["-std=c++17", f"-arch={arch}"])
@@ -80,21 +79,16 @@ def test_gpu_code_really_uses_tensor_cores():
     assert "wmma.store.d.sync.aligned.row.m16n16k8.f32" in ptx
 
 
-def test_python_constants_match_the_source():
+def test_registry_entries_follow_the_file_constants():
     text = SOURCE.read_text()
-
-    def define(name):
-        match = re.search(rf"^#define {name} (\d+)", text, re.MULTILINE)
-        assert match, name
-        return int(match.group(1))
-
-    assert define("TC_BQ") == kernels.launch.FUSED_V3_ROWS
-    assert define("TC_BK") == kernels.launch.FUSED_V3_KEYS
-    assert define("TC_THREADS") == kernels.FUSED_THREADS
-    for width in (32, 64, 128):
-        ld = width + 8
-        smem = (64 * ld + 2 * 32 * ld + 4 * 16 * 40 + 64 * ld) * 4  # TC_SMEM(D) as written there
-        assert kernels.launch.fused_v3_smem(width) == smem
+    c = kernels.registry.CONSTANTS["attention_tensorcore.cu"]
+    bq, bk = c["TC_BQ"], c["TC_BK"]
+    for k in kernels.registry.kernels_in("attention_tensorcore.cu"):
+        assert k.rows == bq and k.block == (c["TC_THREADS"], 1, 1)
+        ld = k.width + 8
+        smem = (bq * ld + 2 * bk * ld + 4 * 16 * (bk + 8) + bq * ld) * 4  # TC_SMEM(D) in the .cu
+        assert k.dynamic_shared == smem
+    assert kernels.registry.get("attention_tensorcore_tf32_d64").dynamic_shared == 65536
     for name in NAMES:
         assert name in text.split("#ifndef INFINITY", 1)[0]  # listed in the header
 
@@ -129,7 +123,7 @@ def test_tf32_really_rounds_and_3xtf32_really_recovers():
     Q, K, V = kc.qkv((2,), 129, 64, "tensorcore-modes")
     ref = _reference(Q, K, V)
     err = {p: np.abs(v3(Q, K, V, p) - ref).max() for p in PRECISIONS}
-    fp32 = np.abs(kernels.attention(Q, K, V, fused=True, fused_version="v2", backend="cpu") - ref).max()
+    fp32 = np.abs(kernels.attention(Q, K, V, impl="fused-v2", backend="cpu") - ref).max()
     assert err["tf32"] > 1e-4
     assert err["3xtf32"] < err["tf32"] / 50
     assert err["3xtf32"] < 10 * fp32
@@ -170,7 +164,7 @@ def test_smallest_variant_and_launch_shape(monkeypatch, d_k, width, precision):
 def test_default_precision_is_3xtf32(monkeypatch):
     launches = kc.spy_launches(monkeypatch)
     Q, K, V = kc.qkv((), 9, 8, "tensorcore-default")
-    kernels.attention(Q, K, V, fused=True, fused_version="v3", backend="cpu")
+    kernels.attention(Q, K, V, impl="fused-v3", backend="cpu")
     assert launches[0][0] == "attention_tensorcore_3xtf32_d32"
 
 
@@ -201,11 +195,11 @@ def test_d_k_above_the_limit_is_refused(no_launch):
 @pytest.mark.parametrize(
     "kw, pattern",
     [
-        (dict(fused=True, fused_version="v3", precision="fp16"), r"'precision' harus salah satu.*'tf32'"),
-        (dict(fused=True, fused_version="v3", precision=1), r"'precision' harus salah satu"),
-        (dict(fused=True, fused_version="v2", precision="tf32"), r"'precision'.*hanya ada untuk.*'v3'"),
-        (dict(fused=False, precision="3xtf32"), r"'precision'.*hanya ada untuk fused=True"),
-        (dict(fused=True, fused_version="v3", splits=0), r"'splits'.*1 sampai 65535"),
+        (dict(impl="fused-v3", precision="fp16"), r"'precision' harus salah satu.*'tf32'"),
+        (dict(impl="fused-v3", precision=1), r"'precision' harus salah satu"),
+        (dict(impl="fused-v2", precision="tf32"), r"'precision'.*hanya ada untuk.*'fused-v3'"),
+        (dict(impl="chain-v2", precision="3xtf32"), r"'precision'.*hanya ada untuk impl='fused-v3'.*'chain-v2'"),
+        (dict(impl="fused-v3", splits=0), r"'splits'.*1 sampai 65535"),
     ],
     ids=["fp16", "bukan-str", "v2", "tidak-fused", "splits"],
 )
@@ -290,8 +284,7 @@ def test_matches_reference_on_gpu(case, causal, precision):
 
     lead, T, d_k = case
     Q, K, V = kc.qkv(lead, T, d_k, "tensorcore-gpu", causal)
-    out = kernels.attention(cp.asarray(Q), cp.asarray(K), cp.asarray(V), causal=causal, fused=True,
-                            fused_version="v3", precision=precision, backend="cupy")
+    out = kernels.attention(cp.asarray(Q), cp.asarray(K), cp.asarray(V), causal=causal, impl="fused-v3", precision=precision, backend="cupy")
     kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
 
 
@@ -304,8 +297,7 @@ def test_split_matches_reference_on_gpu(case, causal, precision):
 
     lead, T, d_k, splits = case
     Q, K, V = kc.qkv(lead, T, d_k, "tensorcore-split-gpu", causal)
-    out = kernels.attention(cp.asarray(Q), cp.asarray(K), cp.asarray(V), causal=causal, fused=True,
-                            fused_version="v3", precision=precision, splits=splits, backend="cupy")
+    out = kernels.attention(cp.asarray(Q), cp.asarray(K), cp.asarray(V), causal=causal, impl="fused-v3", precision=precision, splits=splits, backend="cupy")
     kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
 
 
@@ -327,7 +319,8 @@ def test_key_tiles_above_the_diagonal_are_never_read():
             np.float32(1 / np.sqrt(d_k)), np.int32(1))
     result = cudacpu.run_in_subprocess(
         path=str(SOURCE), kernel="attention_tensorcore_3xtf32_d32", grid=(1, 1, 1), block=(128, 1, 1),
-        args=args, shared_mem=kernels.launch.fused_v3_smem(d_k), sanitize="address", timeout=600,
+        args=args, shared_mem=kernels.registry.variant("attention_tensorcore_3xtf32", d_k).dynamic_shared,
+        sanitize="address", timeout=600,
     ).check()
     out = result.arrays[3]
     kc.assert_matches(out[:64], _reference(Q[:64], K64, V64))
@@ -348,7 +341,8 @@ def test_thread_sanitizer_sees_a_missing_syncwarp():
     args = (Q, K, V, np.zeros_like(Q), np.int32(40), np.int32(16), np.int32(1), np.float32(0.25),
             np.int32(0))
     run = dict(path="kernels/attention_tensorcore.cu", kernel="attention_tensorcore_tf32_d32",
-               grid=(1, 1, 1), block=(128, 1, 1), args=args, shared_mem=kernels.launch.fused_v3_smem(16),
+               grid=(1, 1, 1), block=(128, 1, 1), args=args,
+               shared_mem=kernels.registry.get("attention_tensorcore_tf32_d32").dynamic_shared,
                sanitize="thread", mode="fibers", timeout=600)
     assert "data race" not in cudacpu.run_in_subprocess(source, **run).report
     result = cudacpu.run_in_subprocess(source.replace(barrier, ""), **run)

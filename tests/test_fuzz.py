@@ -964,7 +964,7 @@ CLI_TOOLS = {
     "train": lambda argv: __import__("atensi.train", fromlist=["main"]).main(argv),
     "corpus": lambda argv: __import__("atensi.corpus", fromlist=["main"]).main(argv),
     "bench": lambda argv: __import__("atensi.bench", fromlist=["_main"])._main(argv),
-    "kernels": lambda argv: __import__("atensi.kernels.cli", fromlist=["_main"])._main(argv),
+    "kernels": lambda argv: __import__("atensi.kernels.cli", fromlist=["main"]).main(argv),
 }
 CLI_BAD = [["--steps", "x"], ["--steps"], ["--steps", "0"], ["--bogus"], ["--out"],
            ["--experiment", "z"], ["--device", "tpu"], ["--preset", "x"], ["--json"],

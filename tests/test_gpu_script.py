@@ -29,7 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from atensi import bench, kernels
+from atensi import bench, cuda_wheels, kernels
+from atensi.kernels import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gpu_check.sh"
@@ -225,12 +226,12 @@ def test_script_syntax_and_sanity():
 
 @pytest.mark.slow
 def test_preload_picks_names_by_cuda_major():
-    assert kernels._CUDA_WHEELS[12][0][1] == ("libnvrtc.so.12",)
-    assert kernels._CUDA_WHEELS[13][0] == ("cu13", ("libnvrtc.so.13",))
+    assert cuda_wheels.WHEELS[12][0][1] == ("libnvrtc.so.12",)
+    assert cuda_wheels.WHEELS[13][0] == ("cu13", ("libnvrtc.so.13",))
     # In a fresh process, as if CuPy were built for CUDA 13 (CuPy 14, cupy-cuda13x).
-    code = ("from atensi import kernels\n"
-            "kernels.loading._cuda_major = lambda: 13\n"
-            "print(kernels._preload_cuda_wheels())\n")
+    code = ("from atensi import cuda_wheels\n"
+            "cuda_wheels.cuda_major = lambda: 13\n"
+            "print(cuda_wheels.preload())\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, timeout=60)
     assert proc.returncode == 0, proc.stderr
@@ -241,8 +242,8 @@ def test_preload_picks_names_by_cuda_major():
 
 
 def _preload_for(major):
-    code = (f"from atensi import kernels\nkernels.loading._cuda_major = lambda: {major}\n"
-            "print(kernels._preload_cuda_wheels())\n")
+    code = (f"from atensi import cuda_wheels\ncuda_wheels.cuda_major = lambda: {major}\n"
+            "print(cuda_wheels.preload())\n")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
                           timeout=60).stdout
@@ -270,14 +271,15 @@ major, minor = ctypes.c_int(), ctypes.c_int()
 assert lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)) == 0
 include = sys.argv[2]
 out = {"version": [major.value, minor.value], "files": {}}
-for path in sorted(Path("kernels").glob("*.cu")):
+for file in kernels.registry.files():
+    path = Path("kernels") / file
     for arch in ("sm_80", "sm_90"):
         prog = ctypes.c_void_p()
         src = path.read_bytes()
         assert lib.nvrtcCreateProgram(ctypes.byref(prog), src, f"kernels/{path.name}".encode(),
                                       0, None, None) == 0
         opts = ["-std=c++17", f"-I{include}", "-ftz=true", f"-arch={arch}",
-                "--device-as-default-execution-space", "-Xptxas=-v"]
+                "--device-as-default-execution-space", "-Xptxas=-v", *kernels.registry.defines(file)]
         arr = (ctypes.c_char_p * len(opts))(*[o.encode() for o in opts])
         rc = lib.nvrtcCompileProgram(prog, len(opts), arr)
         size = ctypes.c_size_t()
@@ -286,7 +288,7 @@ for path in sorted(Path("kernels").glob("*.cu")):
         lib.nvrtcGetProgramLog(prog, buf)
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
         log = buf.value.decode()
-        found = kernels._parse_ptxas(log)
+        found = kernels.compiling._parse_ptxas(log)
         out["files"][f"{path.name} {arch}"] = {
             "rc": rc, "log": log[-2000:],
             "kernels": {k: [r.registers, r.spill_stores + r.spill_loads, r.stack_frame]
@@ -340,10 +342,12 @@ def test_compile_report_uses_cupys_options_and_reports_occupancy():
     for option in ("-ftz=true", "--device-as-default-execution-space", "-arch=sm_90",
                    "-std=c++17", "-Xptxas=-v"):
         assert option in report.options
+    # The registry's constants, as loading.get_function passes them to CuPy.
+    assert set(kernels.registry.defines("attention_fused.cu")) <= set(report.options)
     include = [o for o in report.options if o.startswith("-I")]
     assert any(o.endswith(os.path.join("cupy", "_core", "include")) for o in include)
     for name, res in report.kernels.items():
-        assert res.threads == kernels.FUSED_THREADS
+        assert res.threads == kernels.registry.get(name).threads == 128
         assert 0 < res.occupancy <= 1, (name, res)
     text = str(report)
     assert "okupansi" in text and "-ftz=true" in text and "folder -I" in text
@@ -367,7 +371,7 @@ def test_occupancy_arithmetic():
 def test_kernel_looked_up_once(monkeypatch):
     if "cpu" not in kernels.available_backends():
         pytest.skip("butuh g++")
-    first = kernels.get_function("causal_mask.cu", kernels.CAUSAL_MASK, "cpu")
+    first = kernels.get_function("causal_mask.cu", "causal_mask_v1", "cpu")
 
     def no_file_access(*args, **kwargs):
         raise AssertionError("get_function membaca berkas lagi")
@@ -377,7 +381,7 @@ def test_kernel_looked_up_once(monkeypatch):
     with pytest.raises(AssertionError, match="membaca berkas"):  # the trap is in the path
         kernels.get_function("tidak_ada.cu", "x", "cpu")
     for _ in range(3):
-        assert kernels.get_function("causal_mask.cu", kernels.CAUSAL_MASK, "cpu") is first
+        assert kernels.get_function("causal_mask.cu", "causal_mask_v1", "cpu") is first
 
 
 # --- Bench: latency rows ---------------------------------------------------------------------
@@ -409,7 +413,7 @@ def test_ptxas_table_command(capsys, monkeypatch):
         kernels.compile_report(ROOT / "kernels" / "causal_mask.cu", arch="sm_80")
     except RuntimeError as err:
         pytest.skip(f"NVRTC tidak ada: {err}")
-    assert kernels._main(["--tabel", "kernels/causal_mask.cu"]) == 0
+    assert cli.main(["--tabel", "kernels/causal_mask.cu"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["kernel", "arch", "register", "shared", "(byte)", "spill",
                                 "(byte)", "okupansi"]
@@ -449,8 +453,7 @@ def test_fused_v2_cp_async_pipeline_on_gpu(d_k, causal):
     seed = int(rng.integers(2**32))
     rng = np.random.default_rng(seed)
     Q, K, V = (rng.standard_normal((2, 3, 1030, d_k)).astype(np.float32) for _ in range(3))
-    out = kernels.attention(*(cp.asarray(x) for x in (Q, K, V)), causal=causal, fused=True,
-                            fused_version="v2", splits=1, backend="cupy")
+    out = kernels.attention(*(cp.asarray(x) for x in (Q, K, V)), causal=causal, impl="fused-v2", splits=1, backend="cupy")
     ref = reference.attention(*(kc.f64(x) for x in (Q, K, V)), causal=causal)
     got = cp.asnumpy(out).astype(np.float64)
     assert np.isfinite(got).all(), seed

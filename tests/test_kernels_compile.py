@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from atensi import kernels
+from atensi.kernels import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL_FILES = sorted((ROOT / "kernels").glob("*.cu"))
@@ -117,6 +118,6 @@ def test_arch_must_be_a_real_gpu():
 
 
 def test_command_line_prints_report(capsys):
-    assert kernels._main(["kernels/causal_mask.cu", "--arch", "sm_80"]) == 0
+    assert cli.main(["kernels/causal_mask.cu", "--arch", "sm_80"]) == 0
     out = capsys.readouterr().out
     assert "causal_mask_v1" in out and "spill 0+0 byte" in out and "ptxas info" in out

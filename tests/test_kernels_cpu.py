@@ -181,9 +181,9 @@ def test_backend_none_runs_on_cpu_here():
 
 
 def test_fused_is_reachable():
-    """attention(fused=True) runs the fused kernel (kernels/attention_fused.cu)."""
+    """attention(impl="fused-v1") runs the fused kernel (kernels/attention_fused.cu)."""
     Q, K, V = kc.qkv((2,), 33, 64, "fused")
-    out = kernels.attention(Q, K, V, fused=True, backend=BACKEND)
+    out = kernels.attention(Q, K, V, impl="fused-v1", backend=BACKEND)
     kc.assert_matches(out, reference.attention(*(kc.f64(x) for x in (Q, K, V))))
 
 

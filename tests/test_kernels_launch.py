@@ -42,8 +42,8 @@ def _child(code: str, timeout=300):
 
 
 @pytest.mark.parametrize("d_v", [2, 12])
-@pytest.mark.parametrize("fused", [False, True])
-def test_v_with_another_last_axis_is_refused_clearly(d_v, fused):
+@pytest.mark.parametrize("impl", ["chain-v2", "fused-v1"])
+def test_v_with_another_last_axis_is_refused_clearly(d_v, impl):
     """d_v < d_k overflowed the heap in weighted_sum.cu (segfault), d_v > d_k returned
     uninitialised memory, fused returned the wrong shape: now a clear refusal."""
     proc = _child(f"""
@@ -52,7 +52,7 @@ def test_v_with_another_last_axis_is_refused_clearly(d_v, fused):
         Q = np.ones((2, 9, 8), np.float32)
         V = np.ones((2, 9, {d_v}), np.float32)
         try:
-            kernels.attention(Q, Q, V, fused={fused}, backend="cpu")
+            kernels.attention(Q, Q, V, impl="{impl}", backend="cpu")
         except ValueError as err:
             print("DITOLAK", err)
         else:
@@ -129,11 +129,11 @@ INTERRUPTED = """
                   lambda: slow((3,), (32,), (np.zeros(3, np.float32), np.int32(10)))),
         "chain": (lambda: kernels.attention(Q, Q, Q, backend="cpu"),
                   lambda: kernels.attention(q, q, q, backend="cpu")),
-        "fused": (lambda: kernels.attention(Q, Q, Q, fused=True, backend="cpu"),
-                  lambda: kernels.attention(q, q, q, fused=True, backend="cpu")),
-        "split": (lambda: kernels.attention(Q, Q, Q, fused=True, fused_version="v2", splits=4,
+        "fused": (lambda: kernels.attention(Q, Q, Q, impl="fused-v1", backend="cpu"),
+                  lambda: kernels.attention(q, q, q, impl="fused-v1", backend="cpu")),
+        "split": (lambda: kernels.attention(Q, Q, Q, impl="fused-v2", splits=4,
                                             backend="cpu"),
-                  lambda: kernels.attention(q, q, q, fused=True, fused_version="v2", splits=4,
+                  lambda: kernels.attention(q, q, q, impl="fused-v2", splits=4,
                                             backend="cpu")),
         "backward": (lambda: kernels.attention_backward(Q, Q, Q, Q, backend="cpu"),
                      lambda: kernels.attention_backward(q, q, q, q, backend="cpu")),
@@ -186,7 +186,7 @@ def test_interrupted_launch_really_stops(kind, T):
 @pytest.mark.parametrize("call", [
     lambda: kernels.scores(np.zeros((20000, 64), np.float32), np.zeros((20000, 64), np.float32),
                            backend="cpu"),
-    lambda: kernels.attention(*(np.zeros((200000, 64), np.float32),) * 3, fused=True,
+    lambda: kernels.attention(*(np.zeros((200000, 64), np.float32),) * 3, impl="fused-v1",
                               backend="cpu"),
     lambda: kernels.attention(*(np.zeros((12, 4096, 64), np.float32),) * 3, backend="cpu"),
 ], ids=["scores-T20000", "fused-T200000", "chain-12x4096"])
@@ -288,10 +288,8 @@ def test_cancelled_flag_does_not_leak_into_other_modules():
 
 def _record_allocations_and_launches(monkeypatch):
     """Events in order: ("alloc", shape) for every output buffer, ("launch", name)."""
-    from atensi.kernels import api, backward, launch
-
     events = []
-    real_empty = kernels.inputs._empty
+    real_empty = kernels.arrays.empty
     real_get = kernels.loading.get_function
 
     def empty(shape, backend):
@@ -307,17 +305,16 @@ def _record_allocations_and_launches(monkeypatch):
 
         return run
 
-    for module in (api, backward, launch):
-        monkeypatch.setattr(module, "_empty", empty)
+    monkeypatch.setattr(kernels.arrays, "empty", empty)
     monkeypatch.setattr(kernels.loading, "get_function", get_function)
     return events
 
 
 @pytest.mark.parametrize("call", [
-    lambda Q, K, V, dO: kernels.attention(Q, K, V, version="v1", backend="cpu"),
-    lambda Q, K, V, dO: kernels.attention(Q, K, V, version="v3", backend="cpu"),
-    lambda Q, K, V, dO: kernels.attention(Q, K, V, fused=True, backend="cpu"),
-    lambda Q, K, V, dO: kernels.attention(Q, K, V, fused=True, fused_version="v2", splits=3,
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, impl="chain-v1", backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, impl="chain-v3", backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, impl="fused-v1", backend="cpu"),
+    lambda Q, K, V, dO: kernels.attention(Q, K, V, impl="fused-v2", splits=3,
                                           backend="cpu"),
     lambda Q, K, V, dO: kernels.attention_backward(Q, K, V, dO, backend="cpu"),
     lambda Q, K, V, dO: kernels.attention_backward(
@@ -343,14 +340,11 @@ def _column(n):
 BUDGET_SWEEP = {
     "scores": lambda n: kernels.scores(_column(n), _column(n), backend="cpu"),
     "chain": lambda n: kernels.attention(_column(n), _column(n), _column(n), backend="cpu"),
-    "fused-v1": lambda n: kernels.attention(_column(n), _column(n), _column(n), fused=True,
+    "fused-v1": lambda n: kernels.attention(_column(n), _column(n), _column(n), impl="fused-v1",
                                             causal=False, backend="cpu"),
-    "fused-v2": lambda n: kernels.attention(_column(n), _column(n), _column(n), fused=True,
-                                            fused_version="v2", splits=1, backend="cpu"),
-    "fused-v3": lambda n: kernels.attention(_column(n), _column(n), _column(n), fused=True,
-                                            fused_version="v3", backend="cpu"),
-    "split-K": lambda n: kernels.attention(_column(1), _column(1), _column(1), fused=True,
-                                           fused_version="v2", splits=n, backend="cpu"),
+    "fused-v2": lambda n: kernels.attention(_column(n), _column(n), _column(n), impl="fused-v2", splits=1, backend="cpu"),
+    "fused-v3": lambda n: kernels.attention(_column(n), _column(n), _column(n), impl="fused-v3", backend="cpu"),
+    "split-K": lambda n: kernels.attention(_column(1), _column(1), _column(1), impl="fused-v2", splits=n, backend="cpu"),
     "backward": lambda n: kernels.attention_backward(*(_column(n) for _ in range(4)),
                                                      backend="cpu"),
 }
@@ -403,7 +397,7 @@ def test_a_refusal_says_how_long_and_what_to_do(no_launch, monkeypatch):
     monkeypatch.setenv("ATENSI_CPU_BUDGET", "1e9")
     Q = np.zeros((1, 4), np.float32)
     with pytest.raises(ValueError) as info:
-        kernels.attention(Q, Q, Q, fused=True, fused_version="v2", splits=65535, backend="cpu")
+        kernels.attention(Q, Q, Q, impl="fused-v2", splits=65535, backend="cpu")
     message = str(info.value)
     assert re.search(r"kira-kira [\d,]+ (detik|menit|jam) di sini", message), message
     assert "backend='cupy'" in message and "attention_blocked" in message

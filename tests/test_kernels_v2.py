@@ -142,7 +142,7 @@ def test_softmax_causal_grid_loop(monkeypatch):
     assert [grid for _, grid, _ in launches] == [(3, 1, 1)]  # 10 rows, 3 blocks
 
 
-# ---- the chain: attention(version="v3") --------------------------------------
+# ---- the chain: attention(impl="chain-v3") --------------------------------------
 
 
 @pytest.mark.parametrize("causal", [False, True], ids=["penuh", "kausal"])
@@ -152,7 +152,7 @@ def test_attention_v3_chain(case, causal):
     lead, T, d_k = case
     rng = _rng("qkv", lead, T, d_k)
     Q, K, V = (rng.standard_normal(lead + (T, d_k)).astype(np.float32) for _ in range(3))
-    out = kernels.attention(Q, K, V, causal=causal, version="v3", backend=CPU)
+    out = kernels.attention(Q, K, V, causal=causal, impl="chain-v3", backend=CPU)
     ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=causal)
     _close(out, ref)
 
@@ -160,7 +160,7 @@ def test_attention_v3_chain(case, causal):
 def test_attention_v3_uses_the_skipping_kernels(monkeypatch):
     calls = kc.spy_launches(monkeypatch)
     Q = np.ones((5, 3), np.float32)
-    kernels.attention(Q, Q, Q, version="v3", backend=CPU)
+    kernels.attention(Q, Q, Q, impl="chain-v3", backend=CPU)
     assert [c[0] for c in calls] == ["scores_v2_tiled_causal", "softmax_v2_warp_causal",
                                      "weighted_sum_v2_tiled_causal"]
     calls.clear()
@@ -184,8 +184,7 @@ def check_fused_v2(case, backend, causal, scale=True, to=None, offset=0):
     Q, K, V = (rng.standard_normal(n + offset).astype(np.float32)[offset:]
                .reshape(lead + (T, d_k)) for _ in range(3))
     args = tuple(to(x) for x in (Q, K, V)) if to else (Q, K, V)
-    out = kernels.attention(*args, causal=causal, scale=scale, fused=True,
-                            fused_version="v2", backend=backend)
+    out = kernels.attention(*args, causal=causal, scale=scale, impl="fused-v2", backend=backend)
     assert type(out) is type(args[0]) and out.shape == Q.shape
     ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)),
                               causal=causal, scale=scale)
@@ -240,9 +239,9 @@ def test_fused_v2_vector_flag(monkeypatch, case, offset, vec):
 def test_fused_default_is_v1(monkeypatch):
     calls = kc.spy_launches(monkeypatch)
     Q = np.ones((5, 64), np.float32)
-    kernels.attention(Q, Q, Q, fused=True, backend=CPU)
+    kernels.attention(Q, Q, Q, impl="fused-v1", backend=CPU)
     assert calls[-1][0] == "attention_fused_d64"
-    kernels.attention(Q, Q, Q, fused=True, fused_version="v2", backend=CPU)
+    kernels.attention(Q, Q, Q, impl="fused-v2", backend=CPU)
     assert calls[-1][0] == "attention_fused_v2_d64"
 
 
@@ -264,13 +263,13 @@ def test_bad_arguments():
         kernels.softmax(A, causal="ya", backend=CPU)
     with pytest.raises(ValueError, match="'S'"):
         kernels.softmax(np.ones((4, 3), np.float32), causal=True, backend=CPU)
-    with pytest.raises(ValueError, match="'version'.*'v3'"):
-        kernels.attention(V, V, V, version="v4", backend=CPU)
-    with pytest.raises(ValueError, match="'fused_version'.*'v2', 'v3'"):
-        kernels.attention(V, V, V, fused=True, fused_version="v4", backend=CPU)
+    with pytest.raises(ValueError, match="'impl'.*'chain-v3'"):
+        kernels.attention(V, V, V, impl="chain-v4", backend=CPU)
+    with pytest.raises(ValueError, match="'impl'.*'fused-v2', 'fused-v3'"):
+        kernels.attention(V, V, V, impl="fused-v4", backend=CPU)
     wide = np.ones((3, 129), np.float32)
     with pytest.raises(ValueError, match="attention_fused_v2.*128"):
-        kernels.attention(wide, wide, wide, fused=True, fused_version="v2", backend=CPU)
+        kernels.attention(wide, wide, wide, impl="fused-v2", backend=CPU)
 
 
 # ---- NVRTC: sm_80 and sm_90, zero spills ----------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import kernels
+from atensi import kernels, validation
 
 RNG = np.random.default_rng(20240611)
 
@@ -132,9 +132,9 @@ CASES = {
         ["T = 1048561", "1048560", "grid.y"],
     ),
     "d_k beyond the fused kernel": (
-        lambda: kernels.attention(rand(3, 129), rand(3, 129), rand(3, 129), fused=True, backend="cpu"),
+        lambda: kernels.attention(rand(3, 129), rand(3, 129), rand(3, 129), impl="fused-v1", backend="cpu"),
         ValueError,
-        ["d_k = 129", "attention_fused", f"{kernels.FUSED_MAX_D_K}", "fused=False"],
+        ["d_k = 129", "attention_fused", f"{kernels.launch.fused_max_d_k('v1')}", "impl='chain-v2'"],
     ),
     "NaN in Q": (
         lambda: kernels.scores(np.where(np.arange(4) == 2, np.nan, Q).astype(np.float32), K, backend="cpu"),
@@ -177,7 +177,7 @@ CASES = {
         ["'version'", "2"],
     ),
     "NumPy and CuPy mixed": (
-        lambda: kernels._check_same_kind(Q=Q, K=FakeCupy()),
+        lambda: validation.check_same_kind(Q=Q, K=FakeCupy()),
         TypeError,
         ["'Q' array NumPy", "'K' array CuPy"],
     ),
@@ -205,12 +205,12 @@ def test_bad_input_is_refused(case):
 
 def test_d_k_limit_helper():
     """The limit check used by kernels that hold a row of d_k in registers."""
-    kernels._check_d_k_limit(128, 128, "attention_fused")
-    kernels._check_d_k_limit(4096, None, "scores_v2_tiled")
+    validation.check_d_k_limit(128, 128, "attention_fused")
+    validation.check_d_k_limit(4096, None, "scores_v2_tiled")
     with pytest.raises(ValueError, match=r"'Q'.*d_k = 129.*melebihi batas kernel attention_fused.*128"):
-        kernels._check_d_k_limit(129, 128, "attention_fused")
+        validation.check_d_k_limit(129, 128, "attention_fused")
     with pytest.raises(ValueError, match=r"d_k = 256\) melebihi"):
-        kernels._check_qkv(rand(3, 256), rand(3, 256), rand(3, 256), max_d_k=128)
+        validation.check_qkv(rand(3, 256), rand(3, 256), rand(3, 256), max_d_k=128)
 
 
 def test_cupy_backend_without_gpu(monkeypatch):

@@ -180,3 +180,15 @@ def test_no_nan_for_large_scores(T, magnitude):
 
 
 # --- TF32 rounding -------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_reference_does_not_import_the_kernel_loader():
+    """atensi.reference is pure array code: importing it loads no part of atensi.kernels."""
+    import subprocess
+    import sys
+
+    code = "import sys, atensi.reference; print(sorted(m for m in sys.modules if m.startswith('atensi')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         timeout=60).stdout
+    assert "atensi.kernels" not in out and "atensi.cudacpu" not in out, out

@@ -60,8 +60,9 @@ def test_causal_tiles_skip_about_half():
     causal = _by_name()["scores_v2_tiled_causal"].flops
     full = _by_name()["scores_v2_tiled"].flops
     assert 0.5 < causal / full < 0.52  # half, plus the diagonal tiles
-    assert R._tile_pairs(16) == 16 * 16 and R._tile_pairs(17) == 16 * 16 + 17
-    assert R._tile_pairs(32) == 16 * 16 * 3
+    tile_pairs = kernels.registry.tile_pairs
+    assert tile_pairs(16, 16) == 16 * 16 and tile_pairs(17, 16) == 16 * 16 + 17
+    assert tile_pairs(32, 16) == 16 * 16 * 3
 
 
 def test_models_scale_with_B():
@@ -107,11 +108,15 @@ def test_table_and_report_in_indonesian_format():
     assert "µs" in table and "1,61 G" in table  # scores_v1 at B = 1: 1.610.612.736 FLOP
 
 
-def test_unknown_kernels_are_skipped(tmp_path):
-    (tmp_path / "baru.cu").write_text(
-        'extern "C" __global__ void kernel_baru_v9(float* x) {}\n'
-        '// __global__ void bukan_kernel(int) dalam komentar\n'
-        'extern "C" __global__ void __launch_bounds__(128, 3) softmax_v7(float* x) {}\n'
-    )
-    assert R.kernel_names(tmp_path) == [("baru.cu", "kernel_baru_v9"), ("baru.cu", "softmax_v7")]
-    assert [m.kernel for m in R.models(kernels_dir=tmp_path)] == ["softmax_v7"]
+def test_kernels_without_a_model_are_skipped():
+    """Every registry kernel is listed; those without a FLOP/byte model are not in the table."""
+    registry = kernels.registry
+    assert R.kernel_names() == [(k.file, k.name) for k in registry.KERNELS]
+    without = {k.name for k in registry.KERNELS if k.model is None}
+    assert "attention_fused_v2_combine" in without and "attention_tensorcore_tf32_d64" in without
+    for d_k in (32, 64, 128):
+        shown = {m.kernel for m in R.models(d_k=d_k)}
+        assert not shown & without
+        # Per-width variants: exactly the one that runs for d_k.
+        widths = {registry.get(n).width for n in shown} - {None}
+        assert widths == {d_k}

@@ -23,12 +23,11 @@ PATHS = {
     "reference.attention_blocked": lambda Q, K, V: reference.attention_blocked(Q, K, V, scale=False, block=2),
     "kernels.scores": lambda Q, K, V: kernels.scores(Q, K, scale=False, backend="cpu"),
     "kernels.attention": lambda Q, K, V: kernels.attention(Q, K, V, scale=False, backend="cpu"),
-    "kernels.attention fused v1": lambda Q, K, V: kernels.attention(Q, K, V, scale=False, fused=True,
+    "kernels.attention fused v1": lambda Q, K, V: kernels.attention(Q, K, V, scale=False, impl="fused-v1",
                                                                     backend="cpu"),
-    "kernels.attention fused v2": lambda Q, K, V: kernels.attention(Q, K, V, scale=False, fused=True,
-                                                                    fused_version="v2", backend="cpu"),
+    "kernels.attention fused v2": lambda Q, K, V: kernels.attention(Q, K, V, scale=False, impl="fused-v2", backend="cpu"),
     "kernels.attention fused v2 split": lambda Q, K, V: kernels.attention(
-        Q, K, V, scale=False, fused=True, fused_version="v2", splits=2, backend="cpu"),
+        Q, K, V, scale=False, impl="fused-v2", splits=2, backend="cpu"),
     "kernels.attention_backward": lambda Q, K, V: kernels.attention_backward(Q, K, V, V, scale=False,
                                                                              backend="cpu"),
 }
@@ -54,6 +53,5 @@ def test_the_bound_counts_log2e_and_still_accepts_what_fits():
         validation.check_score_overflow(q, q)
     small = np.full((1, 2, 1), 1.0e19, f32)  # 1,0·10³⁸ × log2(e) fits
     validation.check_score_overflow(small, small)
-    out = kernels.attention(small, -small, np.ones((1, 2, 1), f32), scale=False, fused=True,
-                            fused_version="v2", backend="cpu")
+    out = kernels.attention(small, -small, np.ones((1, 2, 1), f32), scale=False, impl="fused-v2", backend="cpu")
     assert np.isfinite(out).all()

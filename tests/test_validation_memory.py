@@ -28,7 +28,7 @@ def test_address_space_limit_is_respected():
     assert proc.returncode == 0, proc.stderr[-2000:]
     free, line = proc.stdout.splitlines()[:2]
     assert float(free) < 4
-    assert line.startswith("DITOLAK") and "butuh sekitar" in line and "fused=True" in line
+    assert line.startswith("DITOLAK") and "butuh sekitar" in line and "impl='fused-v1'" in line
 
 
 def _fake_cgroup(tmp_path, monkeypatch, files):

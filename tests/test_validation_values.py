@@ -34,11 +34,11 @@ PATHS = {
         lambda Q, K, V: reference.attention_backward_blocked(Q, K, V, dO, block=2),
     "kernels.scores v1": lambda Q, K, V: kernels.scores(Q, K, version="v1", backend="cpu"),
     "kernels.scores v2": lambda Q, K, V: kernels.scores(Q, K, version="v2", backend="cpu"),
-    "kernels.attention v1": lambda Q, K, V: kernels.attention(Q, K, V, version="v1",
+    "kernels.attention v1": lambda Q, K, V: kernels.attention(Q, K, V, impl="chain-v1",
                                                               backend="cpu"),
-    "kernels.attention v2": lambda Q, K, V: kernels.attention(Q, K, V, version="v2",
+    "kernels.attention v2": lambda Q, K, V: kernels.attention(Q, K, V, impl="chain-v2",
                                                               backend="cpu"),
-    "kernels.attention fused": lambda Q, K, V: kernels.attention(Q, K, V, fused=True,
+    "kernels.attention fused": lambda Q, K, V: kernels.attention(Q, K, V, impl="fused-v1",
                                                                  backend="cpu"),
 }
 if hasattr(kernels, "attention_backward"):
@@ -121,8 +121,11 @@ CASES = {
         lambda: reference.scores(Q, K, scale=0.5), TypeError, ["'scale'", "0.5", "True"]),
     "kernels scale=0.5": (
         lambda: kernels.scores(Q, K, scale=0.5, backend="cpu"), TypeError, ["'scale'"]),
-    "fused='no' ran the fused kernel": (
-        lambda: kernels.attention(Q, K, K, fused="no", backend="cpu"), TypeError, ["'fused'"]),
+    "impl='fused' ran a fused kernel": (
+        lambda: kernels.attention(Q, K, K, impl="fused", backend="cpu"), ValueError,
+        ["'impl'", "'chain-v2'", "'fused-v1'", "'fused-v3'"]),
+    "impl=True ran a fused kernel": (
+        lambda: kernels.attention(Q, K, K, impl=True, backend="cpu"), ValueError, ["'impl'"]),
     "causal=None": (
         lambda: reference.attention(Q, K, K, causal=None), TypeError, ["'causal'"]),
     "block 2.5": (lambda: reference.attention_blocked(Q, K, K, block=2.5), TypeError,
@@ -202,9 +205,9 @@ def test_kernels_refuse_outputs_that_cannot_fit(monkeypatch):
     monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 2.0**20)
     kc.forbid_launches(monkeypatch, "diluncurkan")
     Q = np.zeros((1024, 8), np.float32)
-    with pytest.raises(MemoryError, match=r"fused=True"):
+    with pytest.raises(MemoryError, match=r"impl='fused-v1'"):
         kernels.attention(Q, Q, Q, backend="cpu")
-    with pytest.raises(MemoryError, match=r"fused=True"):
+    with pytest.raises(MemoryError, match=r"impl='fused-v1'"):
         kernels.scores(Q, Q, backend="cpu")
 
 
@@ -219,7 +222,7 @@ def test_softmax_row_length_is_checked_before_the_values(tmp_path, monkeypatch):
     def trap(*a, **k):
         raise AssertionError("nilai diperiksa sebelum panjang baris")
 
-    monkeypatch.setattr(kernels.api, "_check_finite", trap)  # where softmax looks it up
+    monkeypatch.setattr(validation, "check_finite", trap)  # the module that owns it
     with pytest.raises(AssertionError, match="nilai diperiksa"):  # the trap is in the path
         kernels.softmax(np.zeros((2, 3), np.float32), backend="cpu")
     with pytest.raises(ValueError, match=r"Panjang baris softmax n = 2147483648 melebihi"):
@@ -229,12 +232,12 @@ def test_softmax_row_length_is_checked_before_the_values(tmp_path, monkeypatch):
 
 ONLINE_SOFTMAX_PATHS = {
     "reference.attention_blocked": lambda Q, K, V: reference.attention_blocked(Q, K, V, block=8),
-    "fused-v1": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, backend="cpu"),
-    "fused-v2": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v2",
+    "fused-v1": lambda Q, K, V: kernels.attention(Q, K, V, impl="fused-v1", backend="cpu"),
+    "fused-v2": lambda Q, K, V: kernels.attention(Q, K, V, impl="fused-v2",
                                                   splits=1, backend="cpu"),
-    "fused-v2-split": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v2",
+    "fused-v2-split": lambda Q, K, V: kernels.attention(Q, K, V, impl="fused-v2",
                                                         splits=3, backend="cpu"),
-    "fused-v3": lambda Q, K, V: kernels.attention(Q, K, V, fused=True, fused_version="v3",
+    "fused-v3": lambda Q, K, V: kernels.attention(Q, K, V, impl="fused-v3",
                                                   backend="cpu"),
 }
 

@@ -40,9 +40,9 @@ def _xp(*arrays):
         if module == "cupy":
             import cupy
 
-            from atensi.kernels import _preload_cuda_wheels
+            from atensi import cuda_wheels
 
-            _preload_cuda_wheels()  # cuBLAS from its pip wheel, for xp.matmul
+            cuda_wheels.preload()  # cuBLAS from its pip wheel, for xp.matmul
             return cupy
     return np
 

@@ -419,7 +419,7 @@ def check_d_k_limit(d_k: int, limit, kernel: str) -> None:
     if limit is not None and d_k > limit:
         raise ValueError(
             f"Dimensi terakhir 'Q', 'K', 'V' (d_k = {d_k}) melebihi batas kernel {kernel}: "
-            f"paling besar {limit}. Pakai fused=False (rantai kernel biasa) atau kecilkan d_k."
+            f"paling besar {limit}. Pakai impl='chain-v2' (rantai kernel biasa) atau kecilkan d_k."
         )
 
 

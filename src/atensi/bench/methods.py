@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from atensi import cpu_fast, kernels, reference
+from atensi import cpu_fast, reference
+from atensi.kernels import launch
 
 H, D_K = 12, 64  # ANDREA-120M: 12 heads of d_k = 64
 ANDREA_T = 1024
@@ -96,25 +97,13 @@ def _chain(Qd, Kd, Vd, version, backend):
     """The kernel chain scores → softmax → weighted_sum, launched without the
     per-call validation of kernels.attention (inputs are known good here), so
     the GPU rows time the kernels and nothing else."""
-    B_, H_, T, d_k = Qd.shape
-    heads = B_ * H_
-    # v3: v2 plus the causal softmax and the tiled weighted sum.
-    version, causal_softmax, ws_version = kernels.ATTENTION_VERSIONS[version]
-    S = kernels._empty(Qd.shape[:-1] + (T,), backend)
-    kernels._launch_scores(Qd, Kd, S, heads, T, d_k, scale=True, causal=True,
-                           version=version, backend=backend)
-    A = kernels._empty(S.shape, backend)
-    kernels._launch_softmax(S, A, heads * T, T, version=version, backend=backend,
-                            causal=causal_softmax)
-    O = kernels._empty(Vd.shape, backend)
-    kernels._launch_weighted_sum(A, Vd, O, heads, T, d_k, backend=backend,
-                                 version=ws_version, causal=ws_version == "v2")
-    return O
+    return launch.launch_attention(Qd, Kd, Vd, impl=f"chain-{version}", causal=True,
+                                   scale=True, backend=backend)
 
 
 def _fused(Qd, Kd, Vd, backend, version="v1", splits=None):
-    return kernels._attention_fused(Qd, Kd, Vd, causal=True, scale=True, backend=backend,
-                                    version=version, splits=splits)
+    return launch.launch_fused(Qd, Kd, Vd, causal=True, scale=True, backend=backend,
+                               version=version, splits=splits)
 
 
 def _callable(key, Q, K, V):

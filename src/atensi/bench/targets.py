@@ -95,7 +95,8 @@ def engine_targets(archs=("sm_80", "sm_90"), T=256, d_k=D_K):
     out = {"compile_seconds": None, "compile_files": 0, "spill_bytes": None, "chain_ms": {}}
     try:
         reports = [kernels.compile_report(f, arch=a)
-                   for f in sorted(kernels.kernels_dir().glob("*.cu")) for a in archs]
+                   for f in sorted(kernels.kernel_path(n) for n in kernels.registry.files())
+                   for a in archs]
         out["compile_seconds"] = sum(r.seconds for r in reports)
         out["compile_files"] = len(reports) // len(archs)
         out["spill_bytes"] = sum(r.spill_bytes for r in reports)
@@ -104,8 +105,8 @@ def engine_targets(archs=("sm_80", "sm_90"), T=256, d_k=D_K):
     if shutil.which(os.environ.get("ATENSI_CXX", "g++")):
         Q, K, V = _inputs(1, T)
         Q, K, V = Q[0, 0], K[0, 0], V[0, 0]
-        for label, kwargs in (("v1", {"version": "v1"}), ("v2", {"version": "v2"}),
-                              ("fused", {"fused": True})):
+        for label, kwargs in (("v1", {"impl": "chain-v1"}), ("v2", {"impl": "chain-v2"}),
+                              ("fused", {"impl": "fused-v1"})):
             kernels.attention(Q, K, V, backend="cpu", **kwargs)  # compile + warm up
             times = []
             for _ in range(3):

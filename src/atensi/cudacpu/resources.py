@@ -65,9 +65,9 @@ def shared_limit(arch: str) -> int:
 def _nvrtc():
     """cupy.cuda.nvrtc, loaded from the pip wheel when needed; None when unavailable."""
     try:
-        from atensi.kernels.loading import _preload_cuda_wheels
+        from atensi import cuda_wheels
 
-        _preload_cuda_wheels()
+        cuda_wheels.preload()
         from cupy.cuda import nvrtc
 
         nvrtc.getVersion()

@@ -2,6 +2,6 @@
 
 import sys
 
-from atensi.kernels.cli import _main
+from atensi.kernels.cli import main
 
-sys.exit(_main())
+sys.exit(main())

@@ -19,7 +19,8 @@ Rantainya, satu *kernel* per rumus (semua hasil antara tetap di backend):
 ``lse`` adalah log-sum-exp per baris dari *forward* (bentuk ``Q.shape[:-1]``),
 misalnya dari ``reference.attention_blocked(..., return_lse=True)``. Validasi dan
 pemuatan *kernel* memakai bagian-bagian :mod:`atensi.kernels` yang sama dengan
-*forward*, jadi pesan kesalahannya juga sama.
+*forward*, jadi pesan kesalahannya juga sama; ukuran *block* dari
+:mod:`atensi.kernels.registry`.
 """
 
 from __future__ import annotations
@@ -27,39 +28,19 @@ from __future__ import annotations
 import numpy as np
 
 from atensi import validation as _v
-from atensi.kernels import launch, loading
-from atensi.kernels.inputs import (
-    _check_array,
-    _check_finite,
-    _check_qkv,
-    _check_same_kind,
-    _empty,
-    _kind,
-    _like_input,
-    _to_backend,
-)
-from atensi.kernels.launch import (
-    _ceil_div,
-    _check_T_limit,
-    _launch_scores,
-    _launch_softmax,
-    _scale_factor,
-    _softmax_block,
-)
+from atensi.kernels import arrays, launch, loading, registry
 from atensi.kernels.loading import resolve_backend
 
 FILE = "attention_backward.cu"
 FROM_LSE = "attention_weights_from_lse_v1"
 DV, DA, DQ, DK = (f"attention_backward_{x}_v1" for x in ("dv", "da", "dq", "dk"))
 SOFTMAX_BACKWARD = "softmax_backward_v1"
-ROW_BLOCK = (32, 8, 1)  # dV, dQ, dK: threadIdx.x -> column c, threadIdx.y -> row
-PAIR_BLOCK = (16, 16, 1)  # dA: threadIdx.x -> j, threadIdx.y -> i
 KERNELS = (FROM_LSE, DV, DA, SOFTMAX_BACKWARD, DQ, DK)
 
 
 def _check_dO(dO, Q, V):
-    _check_array(dO, "dO")
-    _check_same_kind(Q=Q, dO=dO)
+    _v.check_array(dO, "dO")
+    _v.check_same_kind(Q=Q, dO=dO)
     want = tuple(Q.shape[:-1]) + (V.shape[-1],)
     if tuple(dO.shape) != want:
         raise ValueError(
@@ -68,12 +49,12 @@ def _check_dO(dO, Q, V):
             f"{tuple(V.shape)}, tetapi yang diterima {tuple(dO.shape)}. Satu baris dO "
             "untuk setiap baris O."
         )
-    _check_finite(dO, "dO")
+    _v.check_finite(dO, "dO")
 
 
 def _check_lse(lse, Q):
-    _check_array(lse, "lse", min_ndim=1, layout="(..., T)")
-    _check_same_kind(Q=Q, lse=lse)
+    _v.check_array(lse, "lse", min_ndim=1, layout="(..., T)")
+    _v.check_same_kind(Q=Q, lse=lse)
     if tuple(lse.shape) != tuple(Q.shape[:-1]):
         raise ValueError(
             f"Argumen 'lse' (log-sum-exp per baris dari forward) harus berbentuk "
@@ -81,7 +62,7 @@ def _check_lse(lse, Q):
             f"tetapi yang diterima {tuple(lse.shape)}. Ambil dari "
             "reference.attention_blocked(Q, K, V, return_lse=True) dengan Q, K, V yang sama."
         )
-    _check_finite(lse, "lse")
+    _v.check_finite(lse, "lse")
 
 
 # ---------------------------------------------------------------------------
@@ -91,15 +72,15 @@ def _check_lse(lse, Q):
 
 def _launch_rows(name, args, H, T, d, backend):
     """dV, dQ, dK: one thread per (row, c)."""
-    bx, by, _ = ROW_BLOCK
-    grid = (_ceil_div(d, bx), _ceil_div(T, by), min(H, launch.MAX_GRID_YZ))
-    loading.get_function(FILE, name, backend)(grid, ROW_BLOCK, args)
+    block = registry.get(name).block  # threadIdx.x -> column c, threadIdx.y -> row
+    grid = (launch.ceil_div(d, block[0]), launch.ceil_div(T, block[1]), min(H, launch.MAX_GRID_YZ))
+    loading.get_function(FILE, name, backend)(grid, block, args)
 
 
 def _launch_per_row(name, args, rows, n, backend):
     """Softmax backward and A from lse: one block per row of length n."""
     grid = (min(rows, launch.MAX_GRID_X), 1, 1)
-    block = (_softmax_block(n), 1, 1)
+    block = (launch.row_block(n, name), 1, 1)
     loading.get_function(FILE, name, backend)(grid, block, args)
 
 
@@ -109,27 +90,27 @@ def _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, *, causal, scale, backend)
     rows = H * T
     # Every array before the first launch: a MemoryError then comes before any
     # emulated work, not after minutes of it.
-    Sd = _empty(Qd.shape[:-1] + (T,), backend)
-    Ad = _empty(Sd.shape, backend)
-    dAd = _empty(Sd.shape, backend)
-    dVd = _empty(Vd.shape, backend)
-    dQd, dKd = _empty(Qd.shape, backend), _empty(Kd.shape, backend)
-    _launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version="v2",
+    Sd = arrays.empty(Qd.shape[:-1] + (T,), backend)
+    Ad = arrays.empty(Sd.shape, backend)
+    dAd = arrays.empty(Sd.shape, backend)
+    dVd = arrays.empty(Vd.shape, backend)
+    dQd, dKd = arrays.empty(Qd.shape, backend), arrays.empty(Kd.shape, backend)
+    launch.launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version="v2",
                    backend=backend)
     if lsed is None:
-        _launch_softmax(Sd, Ad, rows, T, version="v2", backend=backend)
+        launch.launch_softmax(Sd, Ad, rows, T, version="v2", backend=backend)
     else:
         _launch_per_row(FROM_LSE, (Sd, lsed, Ad, np.int32(rows), np.int32(T)), rows, T, backend)
     _launch_rows(DV, (Ad, dOd, dVd, np.int32(H), np.int32(T), np.int32(d_v)), H, T, d_v,
                  backend)
-    grid = (_ceil_div(T, PAIR_BLOCK[0]), _ceil_div(T, PAIR_BLOCK[1]),
-            min(H, launch.MAX_GRID_YZ))
+    pair = registry.get(DA).block  # threadIdx.x -> j, threadIdx.y -> i
+    grid = (launch.ceil_div(T, pair[0]), launch.ceil_div(T, pair[1]), min(H, launch.MAX_GRID_YZ))
     loading.get_function(FILE, DA, backend)(
-        grid, PAIR_BLOCK, (dOd, Vd, dAd, np.int32(H), np.int32(T), np.int32(d_v)))
+        grid, pair, (dOd, Vd, dAd, np.int32(H), np.int32(T), np.int32(d_v)))
     dSd = Sd  # S is no longer needed: its memory holds dS
     _launch_per_row(SOFTMAX_BACKWARD, (Ad, dAd, dSd, np.int32(rows), np.int32(T)), rows, T,
                     backend)
-    s = _scale_factor(d_k, scale)
+    s = launch.scale_factor(d_k, scale)
     _launch_rows(DQ, (dSd, Kd, dQd, np.int32(H), np.int32(T), np.int32(d_k), s), H, T, d_k,
                  backend)
     _launch_rows(DK, (dSd, Qd, dKd, np.int32(H), np.int32(T), np.int32(d_k), s), H, T, d_k,
@@ -155,22 +136,22 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
     scale = _v.check_flag(scale, "scale")
-    H, T, d_k = _check_qkv(Q, K, V)
+    H, T, d_k = _v.check_qkv(Q, K, V)
     _check_dO(dO, Q, V)
     _v.check_gradient_overflow(dO, V)
     if lse is not None:
         _check_lse(lse, Q)
-    _check_T_limit(T, "scores")
-    _check_T_limit(T, "weighted_sum")
+    launch.check_T_limit(T, "scores")
+    launch.check_T_limit(T, "weighted_sum")
     _v.check_output_bytes(12.0 * H * T * T,
                           f"S, A dan dA {H} × {T} × {T} (float32, tiga array)",
                           "Pakai reference.attention_backward_blocked, yang tidak pernah "
-                          "membuat matriks (T, T), atau kecilkan T.", _kind(Q))
+                          "membuat matriks (T, T), atau kecilkan T.", _v.kind(Q))
     # scores, dV, dA, dQ, dK: five (T, T, d) products; the two softmax passes are small.
     _v.check_cpu_work(_v.pair_work(H, T, max(d_k, V.shape[-1]), products=5),
                       "attention_backward", backend)
-    Qd, Kd, Vd, dOd = (_to_backend(x, backend) for x in (Q, K, V, dO))
-    lsed = None if lse is None else _to_backend(lse, backend)
+    Qd, Kd, Vd, dOd = (arrays.to_backend(x, backend) for x in (Q, K, V, dO))
+    lsed = None if lse is None else arrays.to_backend(lse, backend)
     grads = _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, causal=causal, scale=scale,
                             backend=backend)
-    return tuple(_like_input(g, Q) for g in grads)
+    return tuple(arrays.like_input(g, Q) for g in grads)

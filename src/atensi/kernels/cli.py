@@ -4,9 +4,10 @@
     python -m atensi.kernels --arch sm_80               semua berkas di kernels/
     python -m atensi.kernels --tabel                    tabel ptxas sm_80 dan sm_90
     python -m atensi.kernels --sass [berkas.cu ...]     campuran instruksi SASS (model)
+    python -m atensi.kernels --daftar                   semua kernel di registri (tanpa kompilasi)
 
 Kesalahan (berkas tidak ada, NVRTC tidak ada, argumen salah) dilaporkan dalam
-satu baris bahasa Indonesia, tanpa *traceback*. :func:`_main` mengembalikan
+satu baris bahasa Indonesia, tanpa *traceback*. :func:`main` mengembalikan
 kode keluar (0 berhasil, 1 gagal, 2 argumen tidak sah).
 """
 
@@ -18,7 +19,8 @@ from pathlib import Path
 
 from atensi.arguments import Parser
 from atensi.kernels.compiling import CompileError, compile_report, ptxas_table
-from atensi.kernels.loading import kernels_dir
+from atensi.kernels import registry
+from atensi.kernels.loading import kernel_path, kernels_dir
 
 
 def _cli_file_problem(file: str):
@@ -46,11 +48,11 @@ def _cli_file_problem(file: str):
     return None
 
 
-def _main(argv=None) -> int:
+def main(argv=None) -> int:
     parser = Parser(
         prog="python -m atensi.kernels",
         description="Kompilasi kernel dengan NVRTC dan tampilkan laporan ptxas.",
-        usage_line="python -m atensi.kernels [--arch sm_XX | --tabel | --sass] [berkas.cu ...]",
+        usage_line="python -m atensi.kernels [--arch sm_XX | --tabel | --sass | --daftar] [berkas.cu ...]",
     )
     parser.add_argument("files", nargs="*", help="berkas .cu (bawaan: semua di kernels/)")
     parser.add_argument("--arch", default="sm_90", help="arsitektur, misalnya sm_80 (bawaan sm_90)")
@@ -58,7 +60,12 @@ def _main(argv=None) -> int:
                         help="satu tabel ptxas untuk sm_80 dan sm_90 (register, shared, spill, okupansi)")
     parser.add_argument("--sass", action="store_true",
                         help="campuran instruksi SASS per kernel, bagian FFMA dan batas puncak FP32 (model)")
+    parser.add_argument("--daftar", action="store_true",
+                        help="satu baris per kernel dari registri: berkas, nama, block (tanpa kompilasi)")
     args = parser.parse_args(argv)
+    if args.daftar:
+        print(registry.table())
+        return 0
     if args.sass:
         from atensi.kernels.sass import mix_table
 
@@ -86,7 +93,7 @@ def _main(argv=None) -> int:
               f"diterima {args.arch!r}.", file=sys.stderr)
         return 2
     try:
-        files = args.files or sorted(str(p) for p in kernels_dir().glob("*.cu"))
+        files = args.files or sorted(str(kernel_path(f)) for f in registry.files())
     except FileNotFoundError as err:
         print(str(err).splitlines()[0], file=sys.stderr)
         return 1

@@ -5,7 +5,10 @@
     occupancy(res, arch)                 okupansi teoretis satu kernel
 
 Opsi kompilasinya sama dengan yang dipakai ``cupy.RawModule``
-(``_cupy_options``), jadi angkanya milik biner yang benar-benar berjalan.
+(``_cupy_options``, termasuk konstanta ``-D`` dari
+:mod:`atensi.kernels.registry`), jadi angkanya milik biner yang benar-benar
+berjalan. *Thread* per *block* dan *shared memory* dinamis setiap kernel
+juga dibaca dari registri.
 Kompilasi yang gagal → :class:`CompileError` berisi log kompilator.
 """
 
@@ -16,11 +19,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atensi.kernels.launch import _ceil_div
+from atensi import cuda_wheels
+from atensi.kernels import registry
+from atensi.kernels.launch import ceil_div
 from atensi.kernels.loading import (
     NVRTC_OPTIONS,
     _display_name,
-    _preload_cuda_wheels,
+    kernel_path,
     kernels_dir,
 )
 
@@ -126,7 +131,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
             f"Argumen 'arch' harus berbentuk 'sm_XX' (misalnya 'sm_90'), tetapi yang "
             f"diterima {arch!r}. Dengan 'compute_XX' ptxas tidak berjalan dan tidak ada laporan."
         )
-    _preload_cuda_wheels()
+    cuda_wheels.preload()
     try:
         from cupy.cuda import nvrtc
 
@@ -137,7 +142,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
             "pip install -r requirements-dev.txt (cupy-cuda12x dan nvidia-cuda-nvrtc-cu12)."
         ) from err
     name = _display_name(path)
-    options = _cupy_options(arch) + ("-Xptxas=-v",)
+    options = _cupy_options(arch, path.name) + ("-Xptxas=-v",)
     start = time.perf_counter()
     program = nvrtc.createProgram(path.read_text(), name, [], [])
     try:
@@ -153,27 +158,18 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
     if failed:
         raise CompileError(name, log)
     found = _parse_ptxas(log)
+    known = {k.name: k for k in registry.KERNELS}
     for kernel, res in found.items():
-        res.threads = KERNEL_THREADS.get(kernel, 256)
-        res.dynamic_shared_bytes = KERNEL_DYNAMIC_SHARED.get(kernel, 0)
+        entry = known.get(kernel)
+        res.threads = entry.threads if entry else UNKNOWN_THREADS
+        res.dynamic_shared_bytes = entry.dynamic_shared if entry else 0
         res.occupancy = occupancy(res, arch)
     return CompileReport(name, arch, options, seconds, log, found)
 
 
-# Threads per block each launcher uses (softmax: its largest block), for the
-# occupancy figure of compile_report; other kernels count as 256.
-KERNEL_THREADS = {
-    "attention_fused_d32": 128, "attention_fused_d64": 128,
-    "attention_fused_d128": 128, "softmax_v1_shared": 256, "softmax_v2_warp": 256,
-    "attention_fused_v2_d32": 128, "attention_fused_v2_d64": 128,
-    "attention_fused_v2_d128": 128, "attention_fused_v2_split_d32": 128,
-    "attention_fused_v2_split_d64": 128, "attention_fused_v2_split_d128": 128,
-    "attention_fused_v2_combine": 128,
-}
-# Dynamic (extern __shared__) bytes a launcher asks for, which ptxas does not
-# see: counted with the static bytes in the occupancy figure.
-KERNEL_DYNAMIC_SHARED = {"attention_fused_v2_d128": 98304,
-                         "attention_fused_v2_split_d128": 98304}
+# Threads per block for the occupancy figure of a kernel the registry does not
+# know (a file outside kernels/); registry kernels use their own block.
+UNKNOWN_THREADS = 256
 # Per-SM limits (CUDA C++ Programming Guide, compute capabilities table):
 # (max warps, max blocks, registers, shared bytes usable by blocks).
 _SM_LIMITS = {"sm_80": (64, 32, 65536, 164 * 1024), "sm_90": (64, 32, 65536, 228 * 1024)}
@@ -187,12 +183,12 @@ def occupancy(res: KernelResources, arch: str = "sm_90") -> float:
     cadangan sistem per *block*). Arsitektur lain dihitung seperti sm_90.
     """
     max_warps, max_blocks, regs_sm, smem_sm = _SM_LIMITS.get(arch, _SM_LIMITS["sm_90"])
-    warps = _ceil_div(max(res.threads, 1), 32)
+    warps = ceil_div(max(res.threads, 1), 32)
     blocks = min(max_blocks, max_warps // warps)
     if res.registers:
-        per_warp = _ceil_div(res.registers * 32, 256) * 256
+        per_warp = ceil_div(res.registers * 32, 256) * 256
         blocks = min(blocks, (regs_sm // per_warp) // warps)
-    smem = _ceil_div(res.shared_bytes + res.dynamic_shared_bytes + 1024, 128) * 128
+    smem = ceil_div(res.shared_bytes + res.dynamic_shared_bytes + 1024, 128) * 128
     blocks = min(blocks, smem_sm // smem)
     return blocks * warps / max_warps
 
@@ -203,7 +199,7 @@ def ptxas_table(files=None, archs=("sm_80", "sm_90")) -> str:
     ``files``: berkas .cu (bawaan: semua di ``kernels/``). Angkanya dari
     :func:`compile_report`, jadi dari biner dengan opsi CuPy.
     """
-    files = files or sorted(kernels_dir().glob("*.cu"))
+    files = files or sorted(kernel_path(f) for f in registry.files())
     header = ("kernel", "arch", "register", "shared (byte)", "spill (byte)", "okupansi")
     rows = []
     for file in files:
@@ -221,10 +217,11 @@ def ptxas_table(files=None, archs=("sm_80", "sm_90")) -> str:
     return "\n".join(lines)
 
 
-def _cupy_options(arch: str) -> tuple:
-    """The options ``cupy.RawModule`` compiles a kernel with (CuPy 13 and 14).
+def _cupy_options(arch: str, file: str = "") -> tuple:
+    """The options ``cupy.RawModule`` compiles kernel ``file`` with (CuPy 13 and 14).
 
-    Read from CuPy's compiler: our NVRTC_OPTIONS, then its include folders
+    Read from CuPy's compiler: our NVRTC_OPTIONS and the file's -D constants
+    from the registry (as ``loading.get_function`` passes them), then its include folders
     (``cupy/_core/include``, its CCCL copy, CUDA_PATH/include, the
     nvidia-cuda-runtime wheel's headers), ``-ftz=true``, ``-arch=sm_XX``, and
     ``--device-as-default-execution-space`` for NVRTC 12 and later; so the
@@ -236,7 +233,7 @@ def _cupy_options(arch: str) -> tuple:
     include = Path(cupy.__file__).parent / "_core" / "include"
     options = [f"-I{include / 'cupy' / '_cccl' / lib}" for lib in ("cub", "thrust", "libcudacxx")
                if (include / "cupy" / "_cccl" / lib).is_dir()]
-    options += list(NVRTC_OPTIONS) + [f"-I{include}"]
+    options += list(NVRTC_OPTIONS) + list(registry.defines(file)) + [f"-I{include}"]
     cuda_path = cupy.cuda.get_cuda_path()
     if cuda_path and Path(cuda_path, "include").is_dir():
         options.append(f"-I{Path(cuda_path, 'include')}")

@@ -7,17 +7,20 @@ Hanya modul ini yang membaca berkas ``kernels/*.cu``. ``backend``:
     ``None``    ``"cupy"`` bila CuPy melihat GPU, selain itu ``"cpu"``.
 
 ``get_function(file, name, backend)`` memberi *kernel* yang siap diluncurkan
-(dikompilasi sekali, lalu diambil dari *cache*). Di mesin yang hanya punya
-driver NVIDIA, NVRTC dan cuBLAS dari wheel pip dimuat lebih dulu untuk CuPy
-(``_preload_cuda_wheels``).
+(dikompilasi sekali, lalu diambil dari *cache*), dengan konstanta berkas itu
+dari :mod:`atensi.kernels.registry` sebagai opsi ``-D``. Di mesin yang hanya
+punya driver NVIDIA, NVRTC dan cuBLAS dari wheel pip dimuat lebih dulu untuk
+CuPy (:func:`atensi.cuda_wheels.preload`).
 """
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import os
 from pathlib import Path
+
+from atensi import cuda_wheels
+from atensi.kernels import registry
 
 BACKENDS = ("cupy", "cpu")
 # Options for every NVRTC compile (CuPy adds -arch for the GPU it runs on).
@@ -66,70 +69,6 @@ def _display_name(path: Path) -> str:
         return str(path)
 
 
-# CUDA libraries that CuPy opens by file name only, per CUDA major version of
-# the CuPy wheel, as pip wheels ship them (requirements-gpu.txt):
-# (folder under nvidia/, libraries in load order). CUDA 12 wheels have one
-# folder per library; CUDA 13 wheels (no -cu13 suffix) all use nvidia/cu13.
-_CUDA_WHEELS = {
-    12: (("cuda_nvrtc", ("libnvrtc.so.12",)),
-         ("cublas", ("libcublasLt.so.12", "libcublas.so.12"))),
-    13: (("cu13", ("libnvrtc.so.13",)),
-         ("cu13", ("libcublasLt.so.13", "libcublas.so.13"))),
-}
-
-
-def _cuda_major():
-    """CUDA major version CuPy was built for (12: cupy-cuda12x, 13: cupy-cuda13x)."""
-    try:
-        from cupy_backends.cuda.api import driver
-
-        return driver.get_build_version() // 1000
-    except Exception:  # no CuPy, or a layout this code does not know
-        return None
-
-
-@functools.lru_cache(maxsize=None)
-def _preload_cuda_wheels() -> str:
-    """Load NVRTC and cuBLAS for CuPy, when CuPy would not find them itself.
-
-    CuPy's wheel opens libnvrtc.so.N and libcublas.so.N (N = its CUDA major
-    version) by name, from the library path only; a machine with just the
-    NVIDIA driver has neither there. For each library: when its name already
-    loads (CUDA toolkit or a machine image that has it), CuPy finds it itself
-    and nothing else happens; otherwise the pip wheel's copy is loaded
-    globally first. Returns one line saying what was done, for the logs.
-    """
-    major = _cuda_major()
-    if major not in _CUDA_WHEELS:
-        return f"CuPy untuk CUDA {major}: tidak ada yang dimuat"
-    import importlib.util
-
-    spec = importlib.util.find_spec("nvidia")
-    roots = list(spec.submodule_search_locations or []) if spec else []
-    done = []
-    for folder, libs in _CUDA_WHEELS[major]:
-        try:
-            for lib in libs:
-                ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
-            done.append(f"{libs[-1]} dari sistem")
-            continue
-        except OSError:
-            pass
-        for root in roots:
-            paths = [Path(root) / folder / "lib" / lib for lib in libs]
-            if all(path.is_file() for path in paths):
-                try:
-                    for path in paths:
-                        ctypes.CDLL(str(path), mode=ctypes.RTLD_GLOBAL)
-                    done.append(f"{libs[-1]} dari wheel nvidia/{folder}")
-                except OSError:
-                    pass  # CuPy then reports the missing library itself
-                break
-        else:
-            done.append(f"{libs[-1]} tidak ada")
-    return f"CuPy untuk CUDA {major}: " + ", ".join(done)
-
-
 @functools.lru_cache(maxsize=None)
 def _gpu_status() -> tuple[bool, str]:
     """(True, name) when CuPy sees a GPU, else (False, why not)."""
@@ -137,7 +76,7 @@ def _gpu_status() -> tuple[bool, str]:
         import cupy
     except ImportError:
         return False, "CuPy tidak terpasang (pip install -r requirements-gpu.txt)"
-    _preload_cuda_wheels()
+    cuda_wheels.preload()
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as err:  # no driver: cudaErrorInsufficientDriver and friends
@@ -149,7 +88,7 @@ def _gpu_status() -> tuple[bool, str]:
             return False, f"CuPy tidak menemukan driver CUDA ({type(err).__name__})"
         return False, (
             f"driver CUDA {driver // 1000}.{driver % 1000 // 10} terlalu lama untuk CuPy "
-            f"(dibuat untuk CUDA {_cuda_major()}): driver CUDA 12 butuh cupy-cuda12x "
+            f"(dibuat untuk CUDA {cuda_wheels.cuda_major()}): driver CUDA 12 butuh cupy-cuda12x "
             "(lihat requirements-gpu.txt)"
         )
     if count < 1:
@@ -219,14 +158,15 @@ def get_function(file: str, name: str, backend: str):
     if module is None:
         source = path.read_text()
         if backend == "cupy":
-            _preload_cuda_wheels()
+            cuda_wheels.preload()
             import cupy
 
-            module = cupy.RawModule(code=source, options=NVRTC_OPTIONS)
+            module = cupy.RawModule(code=source, options=NVRTC_OPTIONS + registry.defines(file))
         else:
             from atensi import cudacpu
 
-            module = cudacpu.RawModule(code=source, path=_display_name(path))
+            module = cudacpu.RawModule(code=source, path=_display_name(path),
+                                       options=registry.defines(file))
         _modules[(str(path), backend)] = module
     kernel = _functions[key] = module.get_function(name)
     return kernel

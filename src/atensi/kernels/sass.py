@@ -139,14 +139,15 @@ def _cubin(path: Path, arch: str) -> bytes:
     from cupy.cuda import nvrtc
 
     from atensi.kernels.compiling import CompileError, _cupy_options
-    from atensi.kernels.loading import _display_name, _preload_cuda_wheels
+    from atensi import cuda_wheels
+    from atensi.kernels.loading import _display_name
 
-    _preload_cuda_wheels()
+    cuda_wheels.preload()
     name = _display_name(path)
     program = nvrtc.createProgram(path.read_text(), name, [], [])
     try:
         try:
-            nvrtc.compileProgram(program, list(_cupy_options(arch)))
+            nvrtc.compileProgram(program, list(_cupy_options(arch, path.name)))
         except nvrtc.NVRTCError:
             raise CompileError(name, nvrtc.getProgramLog(program).rstrip("\x00")) from None
         data = nvrtc.getCUBIN(program)
@@ -218,10 +219,11 @@ def instruction_mix(path, arch: str = "sm_90") -> dict[str, Mix]:
 
 def mix_table(files=None, arch: str = "sm_90") -> str:
     """One row per kernel: the inner loop's mix, its FFMA share and the peak bounds."""
+    from atensi.kernels import registry
     from atensi.kernels.compiling import compile_report
-    from atensi.kernels.loading import kernels_dir
+    from atensi.kernels.loading import kernel_path
 
-    files = files or sorted(str(p) for p in kernels_dir().glob("*.cu"))
+    files = files or sorted(str(kernel_path(f)) for f in registry.files())
     head = ("kernel", *GROUPS, "total", "FFMA %", "batas puncak FP32 %", "batas puncak TF32 %",
             "batas TFLOP/s")
     rows = []

@@ -1,0 +1,288 @@
+"""Fakta setiap kernel di satu tempat: satu entri per ``__global__`` di ``kernels/*.cu``.
+
+Setiap :class:`Kernel` menyebut berkasnya, namanya, ukuran *block*, baris
+*query* per *block* (untuk *fused kernel*), lebar ``D`` yang dipakainya
+(varian ``_d32``/``_d64``/``_d128``), d_k terbesar yang didukung, *shared
+memory* dinamis yang diminta saat peluncuran, dan model FLOP/byte untuk
+roofline. Konstanta waktu kompilasi satu berkas (:data:`CONSTANTS`) sampai ke
+``.cu`` sebagai opsi ``-DNAMA=nilai`` (:func:`defines`), baik di NVRTC/CuPy
+maupun di :mod:`atensi.cudacpu`; berkas ``.cu`` menyimpan nilai yang sama
+sebagai ``#ifndef NAMA`` / ``#define NAMA nilai`` / ``#endif`` agar tetap
+terbaca dan bisa dikompilasi sendiri.
+
+Peluncur (``launch``, ``backward``), laporan ptxas (``compiling``), roofline,
+daftar sanitizer, ``scripts/gpu_check.sh``, tes, dan bab buku membaca angka
+dari sini; tidak ada yang membaca angka dari teks ``.cu``.
+
+    python -m atensi.kernels --daftar     satu baris per kernel: berkas, nama, block
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+# Compile-time constants per file, passed as -D: the #ifndef defaults in the
+# .cu must hold the same values (tests/test_registry.py checks it).
+CONSTANTS = {
+    "rope.cu": {},
+    "scores.cu": {"SCORES_TILE": 16},
+    "causal_mask.cu": {},
+    "softmax.cu": {"SOFTMAX_MAX_BLOCK": 1024},
+    "weighted_sum.cu": {"WS_BM": 64, "WS_BN": 64, "WS_BK": 16, "WS_THREADS": 256},
+    "attention_fused.cu": {"FUSED_THREADS": 128, "FUSED_BK": 32, "FUSED_MAX_DK": 128,
+                           "FUSED_SKEW": 4, "FV2_THREADS": 128, "FV2_BQ": 64, "FV2_BK": 32},
+    "attention_backward.cu": {"BACKWARD_MAX_BLOCK": 1024},
+    "attention_tensorcore.cu": {"TC_THREADS": 128, "TC_BQ": 64, "TC_BK": 32},
+}
+
+WIDTHS = (32, 64, 128)  # padded d_k of the per-width fused variants
+FLOAT_BYTES = 4
+
+
+@dataclass(frozen=True)
+class Model:
+    """Work of one launch over N = B·H heads: useful FLOP and minimum bytes."""
+
+    what: str  # one line, Indonesian
+    flops: float
+    bytes: float
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One ``__global__`` function and the facts its launcher and reports use."""
+
+    file: str
+    name: str
+    block: tuple[int, int, int]  # threads per block (per-row kernels: the largest used)
+    rows: int | None = None  # query rows per block (fused kernels)
+    width: int | None = None  # padded d_k of a per-width variant (_d32, _d64, _d128)
+    max_d_k: int | None = None  # largest d_k the kernel holds; None: any
+    dynamic_shared: int = 0  # bytes of extern __shared__ asked for at launch
+    model: Callable[[int, int, int, bool], Model] | None = None  # (N, T, d, causal)
+
+    @property
+    def threads(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def constants(self) -> dict:
+        """Compile-time constants of this kernel's file (shared by its kernels)."""
+        return CONSTANTS[self.file]
+
+
+# --- FLOP and byte models (the conventions are in atensi.roofline) ------------
+
+
+def causal_pairs(T: int) -> int:
+    """(i, j) with j <= i: the scores a causal row really uses."""
+    return T * (T + 1) // 2
+
+
+def tile_pairs(T: int, tile: int) -> int:
+    """Scores computed by a kernel that skips tiles wholly above the diagonal."""
+    total = 0
+    for a in range(0, T, tile):
+        rows = min(tile, T - a)
+        total += rows * min(a + tile, T)  # tiles b <= a: columns 0 .. a + tile
+    return total
+
+
+def _pairs(N, T, causal):
+    return N * (causal_pairs(T) if causal else T * T)
+
+
+def _scores(N, T, d, causal):
+    return Model("S = Q Kᵀ · s (semua T² skor)", 2 * N * T * T * d,
+                 FLOAT_BYTES * (2 * N * T * d + N * T * T))
+
+
+def _scores_causal(N, T, d, causal):
+    tile = CONSTANTS["scores.cu"]["SCORES_TILE"]
+    computed = N * (tile_pairs(T, tile) if causal else T * T)
+    return Model("S = Q Kᵀ · s, mask menyatu, ubin masa depan dilewati", 2 * computed * d,
+                 FLOAT_BYTES * (2 * N * T * d + N * T * T))
+
+
+def _causal_mask(N, T, d, causal):
+    return Model("S[i, j] = -inf bila j > i (baca S, tulis S)", 0, FLOAT_BYTES * 2 * N * T * T)
+
+
+def _softmax(N, T, d, causal):
+    # max, subtract, exp, add, divide: 5 operations per score.
+    sq = N * T * T
+    return Model("A = softmax(S) per baris (maks, exp, jumlah, bagi)", 5 * sq, FLOAT_BYTES * 2 * sq)
+
+
+def _softmax_causal(N, T, d, causal):
+    # Reads only S[i, 0..i], still writes all of A (zeros in the future).
+    pairs, sq = _pairs(N, T, causal), N * T * T
+    what = ("A = softmax(S), masa depan tidak dibaca (ditulis 0)" if causal
+            else "A = softmax(S) kausal (masa depan tidak dibaca)")
+    return Model(what, 5 * pairs, FLOAT_BYTES * (pairs + sq))
+
+
+def _weighted_sum(N, T, d, causal):
+    sq = N * T * T
+    return Model("O = A V", 2 * sq * d, FLOAT_BYTES * (sq + 2 * N * T * d))
+
+
+def _weighted_sum_causal(N, T, d, causal):
+    sq, used = N * T * T, _pairs(N, T, causal)
+    return Model("O = A V" + (" (lewati masa depan)" if used < sq else ""), 2 * used * d,
+                 FLOAT_BYTES * (used + 2 * N * T * d))
+
+
+def _fused(N, T, d, causal):
+    # Scores, online softmax (5 operations per visible score), A V; reads Q, K,
+    # V once, writes O once: no (T, T) array.
+    return Model("satu kernel: Q Kᵀ, softmax online, A V", _pairs(N, T, causal) * (4 * d + 5),
+                 FLOAT_BYTES * 4 * N * T * d)
+
+
+def _rope(N, T, d, causal):
+    # Per pair: 2 multiplies for the angle, 4 multiplies and 2 adds for the
+    # rotation (cos/sin not counted); reads and writes one (T, d) array.
+    vec = N * T * d
+    return Model("RoPE: putar pasangan Q atau K sesuai posisi", 8 * vec // 2,
+                 FLOAT_BYTES * 2 * vec)
+
+
+def _weights_from_lse(N, T, d, causal):
+    sq = N * T * T
+    return Model("A = exp(S − L) dari log-sum-exp (backward)", 2 * sq,
+                 FLOAT_BYTES * (2 * sq + N * T))
+
+
+def _softmax_backward(N, T, d, causal):
+    sq = N * T * T
+    return Model("dS = A ⊙ (dA − rowsum(dA ⊙ A))", 4 * sq, FLOAT_BYTES * 3 * sq)
+
+
+def _product(what, extra_vec=False):
+    """A (T, T) by (T, d) product: dV, dA, dQ, dK."""
+    def model(N, T, d, causal):
+        sq, vec = N * T * T, N * T * d
+        return Model(what, 2 * sq * d + (vec if extra_vec else 0), FLOAT_BYTES * (sq + 2 * vec))
+    return model
+
+
+# --- the entries, in book order ------------------------------------------------
+
+
+def _entries():
+    tile = CONSTANTS["scores.cu"]["SCORES_TILE"]
+    ws = CONSTANTS["weighted_sum.cu"]
+    fused = CONSTANTS["attention_fused.cu"]
+    tc = CONSTANTS["attention_tensorcore.cu"]
+    out = [
+        Kernel("rope.cu", "rope_v1", (256, 1, 1), model=_rope),
+        Kernel("scores.cu", "scores_v1_naive", (tile, tile, 1), model=_scores),
+        Kernel("scores.cu", "scores_v2_tiled", (tile, tile, 1), model=_scores),
+        Kernel("scores.cu", "scores_v2_tiled_causal", (tile, tile, 1), model=_scores_causal),
+        Kernel("causal_mask.cu", "causal_mask_v1", (16, 16, 1), model=_causal_mask),
+        # Softmax rows: the launcher picks a power of two from 32 up to this block.
+        Kernel("softmax.cu", "softmax_v1_shared", (256, 1, 1), model=_softmax),
+        Kernel("softmax.cu", "softmax_v2_warp", (256, 1, 1), model=_softmax),
+        Kernel("softmax.cu", "softmax_v2_warp_causal", (256, 1, 1), model=_softmax_causal),
+        Kernel("weighted_sum.cu", "weighted_sum_v1", (32, 8, 1), model=_weighted_sum),
+        Kernel("weighted_sum.cu", "weighted_sum_v2_tiled", (ws["WS_THREADS"], 1, 1),
+               rows=ws["WS_BM"], model=_weighted_sum),
+        Kernel("weighted_sum.cu", "weighted_sum_v2_tiled_causal", (ws["WS_THREADS"], 1, 1),
+               rows=ws["WS_BM"], model=_weighted_sum_causal),
+    ]
+    # Fused v1: rows per block = threads / P threads per row (P = 2, or 4 for D = 128).
+    for width, rows in ((32, 64), (64, 64), (128, 32)):
+        out.append(Kernel("attention_fused.cu", f"attention_fused_d{width}",
+                          (fused["FUSED_THREADS"], 1, 1), rows=rows, width=width,
+                          max_d_k=fused["FUSED_MAX_DK"], model=_fused))
+    # Fused v2: Qs + Ks + Vs = (BQ + 4 BK) · D floats; above 48 KiB as extern __shared__.
+    for kind in ("v2", "v2_split"):
+        for width in WIDTHS:
+            smem = (fused["FV2_BQ"] + 4 * fused["FV2_BK"]) * width * FLOAT_BYTES
+            out.append(Kernel("attention_fused.cu", f"attention_fused_{kind}_d{width}",
+                              (fused["FV2_THREADS"], 1, 1), rows=fused["FV2_BQ"], width=width,
+                              max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > 48 * 1024 else 0,
+                              model=_fused))
+    out.append(Kernel("attention_fused.cu", "attention_fused_v2_combine",
+                      (fused["FV2_THREADS"], 1, 1)))
+    out += [
+        Kernel("attention_backward.cu", "attention_weights_from_lse_v1", (256, 1, 1),
+               model=_weights_from_lse),
+        Kernel("attention_backward.cu", "attention_backward_dv_v1", (32, 8, 1),
+               model=_product("dV = Aᵀ dO")),
+        Kernel("attention_backward.cu", "attention_backward_da_v1", (16, 16, 1),
+               model=_product("dA = dO Vᵀ")),
+        Kernel("attention_backward.cu", "softmax_backward_v1", (256, 1, 1),
+               model=_softmax_backward),
+        Kernel("attention_backward.cu", "attention_backward_dq_v1", (32, 8, 1),
+               model=_product("dQ = dS K · s", extra_vec=True)),
+        Kernel("attention_backward.cu", "attention_backward_dk_v1", (32, 8, 1),
+               model=_product("dK = dSᵀ Q · s", extra_vec=True)),
+    ]
+    # Tensor cores: every width asks for TC_SMEM(D) bytes of dynamic shared memory:
+    # Qs, Os (BQ x (D + 8)), Ks, Vs (BK x (D + 8)), Ss (4 warps x 16 x (BK + 8)).
+    for split in ("", "split_"):
+        for precision in ("tf32", "3xtf32"):
+            for width in WIDTHS:
+                ld = width + 8
+                smem = FLOAT_BYTES * (2 * tc["TC_BQ"] * ld + 2 * tc["TC_BK"] * ld
+                                      + 4 * 16 * (tc["TC_BK"] + 8))
+                out.append(Kernel("attention_tensorcore.cu",
+                                  f"attention_tensorcore_{split}{precision}_d{width}",
+                                  (tc["TC_THREADS"], 1, 1), rows=tc["TC_BQ"], width=width,
+                                  max_d_k=WIDTHS[-1], dynamic_shared=smem))
+    return tuple(out)
+
+
+KERNELS = _entries()
+_BY_NAME = {k.name: k for k in KERNELS}
+
+
+def get(name: str) -> Kernel:
+    """Entri kernel ``name``, misalnya ``get("scores_v2_tiled").block``."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(
+            f"Kernel {name!r} tidak ada di registri atensi.kernels.registry. Kernel yang "
+            f"ada: {', '.join(_BY_NAME)}."
+        ) from None
+
+
+def width_for(d_k: int) -> int:
+    """The smallest padded width in 32, 64, 128 that holds ``d_k``."""
+    return next(w for w in WIDTHS if d_k <= w)
+
+
+def variant(family: str, d_k: int) -> Kernel:
+    """The per-width kernel ``<family>_dD`` that runs for ``d_k``."""
+    return get(f"{family}_d{width_for(d_k)}")
+
+
+def files() -> tuple[str, ...]:
+    """Kernel files in book order."""
+    return tuple(dict.fromkeys(k.file for k in KERNELS))
+
+
+def kernels_in(file: str) -> tuple[Kernel, ...]:
+    return tuple(k for k in KERNELS if k.file == file)
+
+
+def defines(file: str) -> tuple[str, ...]:
+    """``-DNAMA=nilai`` for every compile-time constant of ``file`` (none for files not listed)."""
+    return tuple(f"-D{name}={value}" for name, value in CONSTANTS.get(file, {}).items())
+
+
+def table() -> str:
+    """One line per kernel: file, name, block, rows, width, dynamic shared memory."""
+    lines = []
+    for k in KERNELS:
+        extra = [f"{k.rows} baris/block"] if k.rows else []
+        extra += [f"D = {k.width}"] if k.width else []
+        extra += [f"{k.dynamic_shared} byte shared dinamis"] if k.dynamic_shared else []
+        block = " x ".join(str(b) for b in k.block)
+        lines.append(f"{k.file:24} {k.name:36} block {block}"
+                     + (f"  ({', '.join(extra)})" if extra else ""))
+    return "\n".join(lines)

@@ -1,0 +1,131 @@
+"""atensi.kernels.registry: one entry per __global__, and the .cu files agree with it.
+
+This is the one place that reads the ``#ifndef`` defaults of the .cu files: the
+value compiled is the registry's (passed as -D), and the default must be the
+same so that a .cu compiled on its own tells the truth.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+from atensi import kernels
+from atensi.cudacpu import source
+from atensi.kernels import cli, loading, registry
+
+_DEFAULT = re.compile(r"^#ifndef (\w+)\n#define \1 (\S+)[^\n]*\n#endif", re.MULTILINE)
+
+
+def _text(file):
+    return kernels.kernel_path(file).read_text(encoding="utf-8")
+
+
+def test_every_kernel_file_is_in_the_registry():
+    assert sorted(registry.files()) == sorted(p.name for p in kernels.kernels_dir().glob("*.cu"))
+    assert set(registry.CONSTANTS) == set(registry.files())
+
+
+@pytest.mark.parametrize("file", registry.files())
+def test_one_entry_per_global(file):
+    """The emulator's parser finds the same __global__ functions as the registry lists."""
+    found = list(source.find_kernels(_text(file)))
+    listed = [k.name for k in registry.kernels_in(file)]
+    assert sorted(found) == sorted(listed)
+    assert len(set(listed)) == len(listed)
+
+
+@pytest.mark.parametrize("file", registry.files())
+def test_ifndef_defaults_equal_the_registry(file):
+    text = _text(file)
+    defaults = {name: value for name, value in _DEFAULT.findall(text)}
+    for name, value in registry.CONSTANTS[file].items():
+        assert name in defaults, f"{file}: {name} harus berbentuk #ifndef/#define/#endif"
+        assert defaults[name] == str(value), (file, name, defaults[name], value)
+        # Only the guarded form: no second, unguarded #define of the same name.
+        assert len(re.findall(rf"^#define {name}\b", text, re.MULTILINE)) == 1, (file, name)
+
+
+def test_defines_are_the_constants():
+    assert registry.defines("scores.cu") == ("-DSCORES_TILE=16",)
+    assert registry.defines("rope.cu") == ()
+    assert registry.defines("not_in_registry.cu") == ()
+    fused = registry.defines("attention_fused.cu")
+    assert "-DFV2_BQ=64" in fused and "-DFUSED_THREADS=128" in fused
+
+
+def test_get_function_compiles_with_the_registry_defines(monkeypatch):
+    """Both backends receive the file's -D options (here the emulator's RawModule)."""
+    from atensi import cudacpu
+
+    seen = []
+
+    class Module:
+        def __init__(self, code, path, options=()):
+            seen.append((path, tuple(options)))
+
+        def get_function(self, name):
+            return name
+
+    monkeypatch.setattr(cudacpu, "RawModule", Module)
+    monkeypatch.setattr(loading, "_modules", {})
+    monkeypatch.setattr(loading, "_functions", {})
+    assert loading.get_function("weighted_sum.cu", "weighted_sum_v2_tiled", "cpu") == \
+        "weighted_sum_v2_tiled"
+    assert seen == [("kernels/weighted_sum.cu", registry.defines("weighted_sum.cu"))]
+    assert "-DWS_THREADS=256" in seen[0][1]
+
+
+def test_a_define_changes_what_the_kernel_computes():
+    """-D really overrides the #ifndef default: scores v2 with a smaller tile
+    (block shape to match) still matches NumPy."""
+    from atensi import cudacpu
+
+    if "cpu" not in kernels.available_backends():
+        pytest.skip("butuh g++")
+    rng = np.random.default_rng(3)
+    T, d_k = 13, 5
+    Q, K = (rng.standard_normal((T, d_k)).astype(np.float32) for _ in range(2))
+    want = (Q.astype(np.float64) @ K.T.astype(np.float64)).astype(np.float32)
+    module = cudacpu.RawModule(_text("scores.cu"), path="kernels/scores.cu",
+                               options=("-DSCORES_TILE=8",))
+    S = np.zeros((T, T), np.float32)
+    args = (Q, K, S, np.int32(1), np.int32(T), np.int32(d_k), np.float32(1.0))
+    module.get_function("scores_v2_tiled")((2, 2, 1), (8, 8, 1), args)
+    np.testing.assert_allclose(S, want, rtol=1e-5, atol=1e-5)
+
+
+def test_entries_hold_their_facts():
+    assert registry.get("scores_v2_tiled").block == (16, 16, 1)
+    assert registry.get("weighted_sum_v1").block == (32, 8, 1)
+    fused = registry.get("attention_fused_d128")
+    assert (fused.width, fused.rows, fused.threads, fused.max_d_k) == (128, 32, 128, 128)
+    assert registry.variant("attention_fused_v2", 65).name == "attention_fused_v2_d128"
+    assert registry.variant("attention_tensorcore_split_tf32", 1).name == \
+        "attention_tensorcore_split_tf32_d32"
+    assert registry.get("attention_fused_d64").constants is registry.CONSTANTS["attention_fused.cu"]
+
+
+def test_unknown_kernel_is_named_in_indonesian():
+    with pytest.raises(KeyError, match=r"Kernel 'softmax_v9' tidak ada di registri.*softmax_v2_warp"):
+        registry.get("softmax_v9")
+
+
+def test_list_command(capsys):
+    assert cli.main(["--daftar"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(registry.KERNELS)
+    assert lines[0].split()[:2] == ["rope.cu", "rope_v1"]
+    assert any("attention_fused_v2_d128" in ln and "98304 byte shared dinamis" in ln for ln in lines)
+
+
+def test_public_names_only():
+    """atensi.kernels exports public names; every one of them exists."""
+    assert all(not name.startswith("_") for name in kernels.__all__)
+    assert all(hasattr(kernels, name) for name in kernels.__all__)
+    public = {n for n in vars(kernels) if not n.startswith("_")}
+    submodules = {"api", "arrays", "backward", "cli", "compiling", "launch", "loading",
+                  "registry", "sass", "annotations"}
+    assert public - submodules == set(kernels.__all__) - {"registry"}
+    assert kernels.IMPLS == ("chain-v1", "chain-v2", "chain-v3", "fused-v1", "fused-v2",
+                             "fused-v3")
