@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atensi import example, playground
+from atensi import example
+from atensi.explorers import playground
 from atensi.formatting import id_float
 
 ROOT = Path(__file__).resolve().parents[1]
