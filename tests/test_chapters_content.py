@@ -132,8 +132,8 @@ def test_cuda_on_ramp_covers_what_the_first_kernel_needs():
 
 
 def test_f_explorers_are_in_their_chapters():
-    assert "widgets.sharpness()" in "\n".join(code_sources("skala_akar_dk"))
-    assert "widgets.mask()" in "\n".join(code_sources("mask_kausal"))
+    assert "sharpness.explorer()" in "\n".join(code_sources("skala_akar_dk"))
+    assert "mask.explorer()" in "\n".join(code_sources("mask_kausal"))
 
 
 def test_posisi_chapter_shows_the_three_families_and_rope_as_a_step():
@@ -152,7 +152,7 @@ def test_posisi_chapter_shows_the_three_families_and_rope_as_a_step():
     assert "ALiBi" in text and "KV cache" in text
     # RoPE as a step: NumPy source, the thread loop, the kernel run and the explorer.
     for used in ("inspect.getsource(reference._rope)", "inspect.getsource(loops.rope)",
-                 "kernels.rope(", "rope_explorer.rope()", "position_plots."):
+                 "kernels.rope(", "rope.explorer()", "position_plots."):
         assert used in code, used
     # Predict-then-run, a coding task with an assert, and a bug hunt.
     lowered = text.lower()
@@ -604,7 +604,7 @@ def test_g_jumlah_v_shows_shapes_heads_and_w_o():
     assert "np.concatenate" in code  # concatenation of the heads, checked
     for topic in ("Atensi multi-*head*", "koneksi\n  residual", "layer norm", "MLP"):
         assert topic in text, f"jumlah_v: penunjuk ke topik berikutnya '{topic}' tidak ada"
-    assert "widgets.row()" in code
+    assert "row.explorer()" in code
     # The running example by hand and drawn; coding tasks with asserts.
     assert "example.qkv()" in code and "plots.weighted_sum_rows(" in code
     assert "Tebak dulu, lalu jalankan" in text
