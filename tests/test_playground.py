@@ -1,4 +1,4 @@
-"""atensi.playground: the row formula, the live anywidget, the static twin, and
+"""atensi.explorers.playground: the row formula, the live anywidget, the static twin, and
 the twin in a real browser (dragged by mouse, finger and keyboard, compared
 with NumPy), on a bare page and in the built book."""
 
