@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from atensi import measures, plots
-from atensi.explorers import framework, mask, row, sharpness
+from atensi.explorers import framework, mask, sharpness
+from atensi.explorers import row as row_explorer
 from atensi.reference import softmax
 
 f = plots.format_number
@@ -159,14 +160,14 @@ def test_mask_kinds_padding_window_prefix():
 
 @pytest.mark.slow
 def test_row_explorer_mixes_v_with_the_softmax_weights():
-    ex = row.live(row=4, temperature=1.0)
+    ex = row_explorer.live(row=4, temperature=1.0)
     assert set(ex.controls) == {"row", "temperature"}
     previous = None
-    for i in range(row.T):
+    for i in range(row_explorer.T):
         png, values, readout = drive(ex, "row", i)
         assert png != previous
         previous = png
-        s, w, V, out, _limits, _ = row.state(i, 1.0)
+        s, w, V, out, _limits, _ = row_explorer.state(i, 1.0)
         np.testing.assert_allclose(values["weights"], w)
         assert w.sum() == pytest.approx(1.0)
         assert (w[i + 1:] == 0).all() and np.isneginf(s[i + 1:]).all()
@@ -182,7 +183,7 @@ def test_row_explorer_mixes_v_with_the_softmax_weights():
     assert hot["entropy"] == pytest.approx(math.log(5), abs=0.05)  # nearly uniform over 0..4
     assert cold["entropy"] < values["entropy"] < hot["entropy"] or cold["entropy"] < hot["entropy"]
     with pytest.raises(ValueError, match="Argumen 'temperature'"):
-        row.state(1, 0.0)
+        row_explorer.state(1, 0.0)
 
 
 @pytest.mark.slow
@@ -260,7 +261,7 @@ def test_sphinx_extension_sets_book_mode(monkeypatch):
 @pytest.fixture(scope="module")
 def statics():
     return {"ketajaman": sharpness.static(), "mask": mask.static(),
-            "baris": row.static()}
+            "baris": row_explorer.static()}
 
 
 def payload(html):
@@ -273,7 +274,7 @@ def payload(html):
     ("ketajaman", 26, 26),
     ("mask", 4 * sum(mask.BOOK_T) + 3 * 4 * sum(mask.BOOK_T_KINDS),
      4 * len(mask.BOOK_T) + 3 * 2 * len(mask.BOOK_T_KINDS)),
-    ("baris", 8 * len(row.TEMPERATURES), 8 * len(row.TEMPERATURES)),
+    ("baris", 8 * len(row_explorer.TEMPERATURES), 8 * len(row_explorer.TEMPERATURES)),
 ])
 @pytest.mark.slow
 def test_static_twin_is_self_contained_and_small(statics, name, frames, images):
@@ -318,11 +319,11 @@ def test_static_twin_text_matches_the_live_readout(statics):
             drive(ex, key, value)
         key = (mask.KINDS.index(kind), mask.BOOK_T.index(T), 1, 1, row)
         assert statics["mask"].frames[key][1] in ex.readout.value
-    ex = row.live()
-    last = len(row.TEMPERATURES) - 1
-    for row, t_index in [(0, 0), (4, row.TEMPERATURES.index(1.0)), (7, last)]:
+    ex = row_explorer.live()
+    last = len(row_explorer.TEMPERATURES) - 1
+    for row, t_index in [(0, 0), (4, row_explorer.TEMPERATURES.index(1.0)), (7, last)]:
         drive(ex, "row", row)
-        drive(ex, "temperature", row.TEMPERATURES[t_index])
+        drive(ex, "temperature", row_explorer.TEMPERATURES[t_index])
         assert statics["baris"].frames[row, t_index][1] in ex.readout.value
 
 
@@ -345,7 +346,7 @@ def test_two_instances_get_different_ids(statics):
 @pytest.mark.parametrize("call", [
     lambda seed: sharpness.state(64, True, seed=seed),
     lambda seed: mask.state(8, True, True, 3, seed=seed),
-    lambda seed: row.state(2, 1.0, seed=seed),
+    lambda seed: row_explorer.state(2, 1.0, seed=seed),
 ])
 @pytest.mark.parametrize("seed, error", [(-1, ValueError), (1.5, TypeError), ("0", TypeError),
                                          (True, TypeError)])
@@ -407,7 +408,7 @@ def test_live_face_follows_the_declaration():
     ex = mask.live(T=8, row=3)
     assert ex.controls["kind"].description == "jenis mask"
     assert ex.controls["row"].max == 7 and ex.controls["T"].max == mask.T_MAX
-    cold = row.live()
+    cold = row_explorer.live()
     assert (cold.controls["temperature"].min, cold.controls["temperature"].max) == (-1, 1)
 
 
