@@ -179,14 +179,7 @@ def _declaration(model, sentences, start):
         Choice("layer", "layer", tuple(range(c.n_layer)), shown=lambda n: f"layer {n + 1}"),
         Choice("head", "head", tuple(range(c.n_head)), shown=lambda n: f"head {n + 1}"),
     )
-    explorer_ = Explorer(
-        name=NAME, title=WORD_TITLE if model.words else TITLE,
-        alt=f"Bobot atensi satu head model kecil untuk satu {unit}; "
-            f"{'kata' if model.words else 'karakter'} sebagai label sumbu",
-        controls=controls, render=lambda **v: None,
-        defaults={"sentence": 0, "layer": 0, "head": 0})
-    explorer_.start(start, static=False)  # every index by name, before any map is computed
-    maps = {s: _numpy_maps(model, s) for s in sentences}
+    maps = {}  # filled once every argument has been checked
 
     def render(sentence, layer, head):
         text = sentences[sentence]
@@ -199,7 +192,13 @@ def _declaration(model, sentences, start):
         summary = head_summary(A, text)
         return fig, summary, _text(summary, layer, head, text)
 
-    explorer_.render = render
+    explorer_ = Explorer(
+        name=NAME, title=WORD_TITLE if model.words else TITLE,
+        alt=f"Bobot atensi satu head model kecil untuk satu {unit}; "
+            f"{'kata' if model.words else 'karakter'} sebagai label sumbu",
+        controls=controls, render=render, defaults={"sentence": 0, "layer": 0, "head": 0})
+    explorer_.start(start, static=False)  # every index by name, before any map is computed
+    maps.update((s, _numpy_maps(model, s)) for s in sentences)
     # The frames depend on the model too: its maps, not only the control values.
     key = hash(tuple(float(maps[s].sum()) for s in sentences)) ^ hash(sentences)
     return explorer_, key
