@@ -12,14 +12,14 @@ import statistics
 import sys
 import time
 
-from atensi import widgets
+from atensi.explorers import mask, row, sharpness
 
 MOVES = {
-    "ketajaman": (widgets.sharpness_explorer,
+    "ketajaman": (sharpness.live,
                   [("d_k", d) for d in (1, 4, 16, 256, 1024, 4096)] + [("scale", True), ("scale", False)]),
-    "mask": (widgets.mask_explorer,
+    "mask": (mask.live,
              [("T", t) for t in (4, 12, 20, 32)] + [("row", 9), ("masked", False), ("scaled", False)]),
-    "baris": (widgets.row_explorer,
+    "baris": (row.live,
               [("row", r) for r in (0, 3, 7)] + [("temperature", t) for t in (0.1, 2.0, 10.0)]),
 }
 

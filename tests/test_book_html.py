@@ -268,8 +268,9 @@ def test_icon_fonts_hold_the_icons_the_book_shows_and_little_else(built_book):
 
 
 def test_explorer_frames_are_files_not_page_weight(built_book):
-    """The static explorers' frames are PNG files beside the site, not base64
-    in the chapter (which made a page 0,9 MB); every frame file exists."""
+    """The static explorers' pictures and frame tables are files beside the site,
+    not base64 and JSON in the chapter (which made a page 0,9 MB); the page keeps
+    the controls and the address of its frame script, and every file exists."""
     import json
 
     explorers = 0
@@ -278,9 +279,16 @@ def test_explorer_frames_are_files_not_page_weight(built_book):
         text = path.read_text(encoding="utf-8")
         assert "data:image/png;base64," not in text, page
         for raw in re.findall(r'class="atensi-data">(.*?)</script>', text, re.S):
-            data = json.loads(raw)
-            assert "images" not in data and data["urls"], page
-            assert all((path.parent / url).is_file() for url in data["urls"]), page
+            data = json.loads(raw.replace("<\\/", "</"))
+            assert "images" not in data and "frames" not in data and data["controls"], page
+            script = path.parent / data["src"]
+            assert script.suffix == ".js" and script.is_file(), page
+            table = script.read_text(encoding="utf-8")
+            assert f'["{data["id"]}"]' in table.split("=", 2)[1], page
+            body = table[table.index("] = ") + 4:].rstrip(";\n")
+            urls = json.loads(body.replace("<\\/", "</"))["urls"]
+            assert urls and all((path.parent / url).is_file() for url in urls), page
+            assert len(raw.encode("utf-8")) < 5_000, page  # controls only: no frame data
             explorers += 1
         assert len(text.encode("utf-8")) < 700_000, page
     assert explorers >= 3

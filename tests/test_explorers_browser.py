@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from atensi import rope_explorer, widgets
+from atensi.explorers import mask, rope, row, sharpness
 
 pytestmark = pytest.mark.browser
 
@@ -33,8 +33,8 @@ HOMES = {
     "baris": ["chapters/softmax", "chapters/jumlah_v"],
     "rope": ["chapters/posisi"],
 }
-BUILDERS = {"ketajaman": widgets.sharpness_static, "mask": widgets.mask_static,
-            "baris": widgets.row_static, "rope": rope_explorer.rope_static}
+BUILDERS = {"ketajaman": sharpness.static, "mask": mask.static,
+            "baris": row.static, "rope": rope.static}
 
 # Current face of one explorer: what a reader sees.
 STATE = """(root) => {
@@ -64,16 +64,44 @@ def text_of(fragment):
 
 
 def embedded(page, root):
-    """The explorer's frame table, read from the page itself."""
-    raw = root.locator("script.atensi-data").text_content()
-    return json.loads(raw)
+    """The explorer's controls and frame table, read from the page itself: inline in
+    a notebook's output, from the frame script it loaded in the built book."""
+    data = json.loads(root.locator("script.atensi-data").text_content())
+    if "src" in data:
+        data.update(page.evaluate("id => window.atensiExplorerData[id]", data["id"]))
+    return data
+
+
+LOADED = """(root) => {
+  const data = JSON.parse(root.querySelector('script.atensi-data').textContent);
+  if (!data.src) return null;
+  const name = data.src.split('/').pop();
+  return performance.getEntriesByType('resource').some(e => e.name.endsWith('/' + name))
+    || !!(window.atensiExplorerData && window.atensiExplorerData[data.id]);
+}"""
+
+
+def touch(page, root, first=True):
+    """The reader's first touch: the frames arrive (in the book: only now)."""
+    if first:
+        assert root.evaluate(LOADED) in (None, False), "bingkai dimuat sebelum disentuh"
+    root.locator("input[data-control]").first.dispatch_event("pointerdown")
+    root.evaluate("""r => new Promise((done, fail) => {
+      const start = Date.now();
+      (function wait() {
+        if (r.hasAttribute('data-ready')) done();
+        else if (Date.now() - start > 10000) fail(new Error('bingkai tidak datang'));
+        else setTimeout(wait, 20);
+      })();
+    })""")
+    assert root.evaluate(LOADED) in (None, True)
 
 
 def expected_face(data, state):
     key = ",".join(map(str, state))
     image, readout, boxes = data["frames"][key]
-    # In the built book the frames are files (_ext/fast_pages.py); in a
-    # notebook's output they are inline.
+    # In the built book the pictures are files (_ext/atensi_book/explorers.py);
+    # in a notebook's output they are inline.
     src = data["urls"][image] if "urls" in data else f"data:{data['mime']};base64,{data['images'][image]}"
     return key, src, text_of(readout), boxes
 
@@ -108,14 +136,15 @@ def nearest_valid(data, state, n):
     return max([v for v in options if v <= state[n]] or options[:1])
 
 
-def exercise(page, root):
+def exercise(page, root, first_touch=True):
     """Move every control to several values; each move must change the face correctly."""
+    # Figures after a page's first load lazily: the reader scrolls to the
+    # explorer first, and so does the test.
+    root.scroll_into_view_if_needed()
+    touch(page, root, first_touch)
     data = embedded(page, root)
     controls = data["controls"]
     state = [c["start"] for c in controls]
-    # Figures after a page's first load lazily (_ext/fast_pages.py): the
-    # reader scrolls to the explorer first, and so does the test.
-    root.scroll_into_view_if_needed()
     root.evaluate("""r => new Promise(done => {
       const img = r.querySelector('img.atensi-frame');
       if (img.complete && img.naturalWidth) done(); else img.addEventListener('load', done, {once: true});
@@ -275,3 +304,55 @@ def test_book_explorer_moves_offline(built_book, open_page, name, tmp_path):
         assert opened.blocked == [], f"permintaan keluar situs: {opened.blocked}"
         assert opened.failed == [], f"berkas situs gagal dimuat: {opened.failed}"
         assert opened.console_errors == [], f"galat konsol: {opened.console_errors}"
+
+
+# ------------------------------------------------------------ frames as files
+
+
+def test_frames_load_from_file_pages_on_first_touch(chromium, tmp_path):
+    """As in the book and the offline zip: the page opened from file://, its
+    frames in a script file that only the first touch loads. A slider moved
+    before they arrive shows its frame as soon as they do."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+    from atensi_book import explorers
+
+    context = chromium.new_context(viewport=PHONE)
+    blocked, errors = [], []
+
+    def route(route_):
+        if route_.request.url.startswith("file://"):
+            route_.continue_()
+        else:
+            blocked.append(route_.request.url)
+            route_.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    ex = BUILDERS["mask"]()
+    path = tmp_path / "chapters" / "bab.html"
+    path.parent.mkdir()
+    body = explorers.explorer_frames_to_files(ex._repr_html_(), path, tmp_path)
+    path.write_text('<!doctype html><html lang="id"><head><meta charset="utf-8">'
+                    '<meta name="viewport" content="width=device-width, initial-scale=1"></head>'
+                    f"<body>{body}</body></html>", encoding="utf-8")
+    page.goto(path.as_uri())
+    root = page.locator('.atensi-explorer[data-explorer="mask"]')
+    assert root.evaluate(LOADED) is False and not root.evaluate("r => r.hasAttribute('data-ready')")
+    # Keyboard first: focus alone starts the load, the arrow key moves row i.
+    row_input = root.locator('input[data-control="row"]')
+    row_input.focus()
+    row_input.press("ArrowRight")
+    root.evaluate("""r => new Promise(done => { (function wait() {
+      if (r.hasAttribute('data-ready')) done(); else setTimeout(wait, 20); })(); })""")
+    data = embedded(page, root)
+    state = [c["start"] for c in data["controls"]]
+    state[4] += 1
+    assert_face(page, root, data, state)
+    row_input.press("ArrowLeft")  # back to the start, where exercise() begins
+    exercise(page, root, first_touch=False)
+    context.close()
+    assert blocked == [] and errors == []

@@ -1,6 +1,6 @@
 """Fuzz: good and bad input to every public function of reference, kernels (cpu),
-cpu_fast, loops, masks, model, train, corpus, model_explorer, the helpers
-(measures, widgets' state functions, plots) and the command-line tools.
+cpu_fast, loops, masks, model, train, corpus, explorers.attention_maps, the helpers
+(measures, the explorers' state functions, plots) and the command-line tools.
 
 Each example starts from valid arguments and either keeps them or spoils one
 argument with one mutation (wrong dtype, list, None, NaN, +inf, -inf, 1e19,
@@ -33,7 +33,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atensi import cpu_fast, kernels, loops, masks, measures, plots, reference, widgets
+from atensi import cpu_fast, kernels, loops, masks, measures, plots, reference
+from atensi.explorers import mask as mask_explorer, row as row_explorer, sharpness
 
 COUNTS: Counter = Counter()
 POOR: list = []
@@ -581,8 +582,8 @@ def test_fuzz_measures_dot_products(d_k, n, scale):
        temperature=st.one_of(st.floats(0.1, 10),
                              st.sampled_from([0.0, -1.0, float("nan"), float("inf"), "1",
                                               None, 1e-30, 1e30, True])))
-def test_fuzz_widgets_row_state(row, temperature):
-    good_row = isinstance(row, int) and not isinstance(row, bool) and 0 <= row < widgets.ROW_T
+def test_fuzz_explorer_row_state(row, temperature):
+    good_row = isinstance(row, int) and not isinstance(row, bool) and 0 <= row < row_explorer.T
     good_t = (isinstance(temperature, float) and math.isfinite(temperature)
               and 1e-3 <= temperature <= 1e3)
     names = tuple(x for x, ok in (("row", good_row), ("temperature", good_t)) if not ok)
@@ -592,7 +593,7 @@ def test_fuzz_widgets_row_state(row, temperature):
         assert np.isfinite(w).all() and np.isfinite(o).all()
         assert abs(w.sum() - 1) < 1e-6
 
-    attempt(lambda: widgets.row_state(row, temperature), expect="refuse" if names else "accept",
+    attempt(lambda: row_explorer.state(row, temperature), expect="refuse" if names else "accept",
             names=names, check=check)
 
 
@@ -601,30 +602,30 @@ def test_fuzz_widgets_row_state(row, temperature):
        masked=st.sampled_from([True, False, "ya", 1, None]),
        scaled=st.sampled_from([True, False, "no", 0.5]),
        row=st.one_of(st.integers(0, 3), st.sampled_from([-1, 40, 1.5, None])),
-       kind=st.sampled_from(list(widgets.MASK_KINDS) + ["bogus", None, ["kausal"]]))
-def test_fuzz_widgets_mask_state(T, masked, scaled, row, kind):
-    good_T = isinstance(T, int) and not isinstance(T, bool) and 4 <= T <= widgets.MASK_T_MAX
+       kind=st.sampled_from(list(mask_explorer.KINDS) + ["bogus", None, ["kausal"]]))
+def test_fuzz_explorer_mask_state(T, masked, scaled, row, kind):
+    good_T = isinstance(T, int) and not isinstance(T, bool) and 4 <= T <= mask_explorer.T_MAX
     good_row = (isinstance(row, int) and not isinstance(row, bool) and good_T and 0 <= row < T)
     names = tuple(x for x, ok in (("T", good_T), ("masked", isinstance(masked, bool)),
                                   ("scaled", isinstance(scaled, bool)), ("row", good_row),
-                                  ("kind", isinstance(kind, str) and kind in widgets.MASK_KINDS))
+                                  ("kind", isinstance(kind, str) and kind in mask_explorer.KINDS))
                   if not ok)
 
     def check(out):
         S, A, values = out
         assert not np.isnan(A).any()
 
-    attempt(lambda: widgets.mask_state(T, masked, scaled, row, kind=kind),
+    attempt(lambda: mask_explorer.state(T, masked, scaled, row, kind=kind),
             expect="refuse" if names else "accept", names=names, check=check)
 
 
 @FUZZ
-@given(d_k=st.sampled_from(list(widgets.D_K_VALUES) + [3, 0, "64", None, 64.5, True]),
+@given(d_k=st.sampled_from(list(sharpness.D_K_VALUES) + [3, 0, "64", None, 64.5, True]),
        scale=st.sampled_from([True, False, "no", 1, None]))
-def test_fuzz_widgets_sharpness_state(d_k, scale):
-    good_dk = (isinstance(d_k, int) and not isinstance(d_k, bool) and d_k in widgets.D_K_VALUES)
+def test_fuzz_explorer_sharpness_state(d_k, scale):
+    good_dk = (isinstance(d_k, int) and not isinstance(d_k, bool) and d_k in sharpness.D_K_VALUES)
     names = tuple(x for x, ok in (("d_k", good_dk), ("scale", isinstance(scale, bool))) if not ok)
-    attempt(lambda: widgets.sharpness_state(d_k, scale), expect="refuse" if names else "accept",
+    attempt(lambda: sharpness.state(d_k, scale), expect="refuse" if names else "accept",
             names=names)
 
 
@@ -669,7 +670,7 @@ def test_fuzz_plots_softmax_temperature(weights, temps):
 
 
 # ---------------------------------------------------------------------------
-# The newer modules: masks, model, train, corpus, model_explorer
+# The newer modules: masks, model, train, corpus, explorers.attention_maps
 # ---------------------------------------------------------------------------
 
 BAD_INTS = [0, -1, 2.5, "4", None, True, np.float64(3.0), [3]]
@@ -919,8 +920,8 @@ def test_fuzz_file_readers(kind, reader, tmp_path_factory):
 @FUZZ
 @given(A=st.sampled_from(["ok", "shape", "nan", "list", "string"]),
        text=st.sampled_from(["abcd", "ab", "", 5, None]))
-def test_fuzz_model_explorer_head_summary(A, text):
-    from atensi import model_explorer
+def test_fuzz_attention_maps_head_summary(A, text):
+    from atensi.explorers import attention_maps
 
     T = len(text) if isinstance(text, str) else 4
     base = o_softmax(o_mask(np.zeros((max(T, 1), max(T, 1)))))
@@ -932,7 +933,7 @@ def test_fuzz_model_explorer_head_summary(A, text):
     def check(out):
         assert all(0 <= v <= 1 for v in out.values())
 
-    attempt(lambda: model_explorer.head_summary(value, text),
+    attempt(lambda: attention_maps.head_summary(value, text),
             expect="refuse" if names else "accept", names=names, check=check)
 
 

@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.book]
 sys.path.insert(0, str(ROOT / "scripts"))
 import lab  # noqa: E402
 
-EXPLORER_CALL = re.compile(r"^\s*(widgets|model_explorer)\.\w+\(", re.M)
+EXPLORER_CALL = re.compile(r"^\s*(sharpness|mask|row|attention_maps)\.explorer\(", re.M)
 CHAPTERS_WITH_EXPLORERS = [
     page.split("/")[-1]
     for page in toc_pages()

@@ -207,7 +207,7 @@ def test_reference_attention_is_what_the_model_calls(monkeypatch):
 
 
 def test_head_summary_names_a_previous_character_head():
-    from atensi.model_explorer import head_summary
+    from atensi.explorers.attention_maps import head_summary
 
     text = "ab cd efg"
     A = np.eye(len(text), k=-1)
@@ -221,23 +221,23 @@ def test_head_summary_names_a_previous_character_head():
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["static", "live"])
 def test_attention_map_explorer_has_one_frame_per_sentence_layer_and_head(mode):
-    from atensi import model_explorer
+    from atensi.explorers import attention_maps
 
     chars = "abc d."
     config = Config(vocab=len(chars), T=12, d_model=8, n_head=2, n_layer=1, d_mlp=8)
     model = TinyGPT(config, chars)
     sentences = ("ab cd.", "dcba a")
-    box = model_explorer.attention_maps(model, sentences, mode=mode)
+    box = attention_maps.explorer(model, sentences, mode=mode)
     if mode == "static":
         assert len(box.frames) == 2 * 1 * 2
         html = box.to_html()
         assert 'data-explorer="peta-atensi"' in html and "Kalimat:" in html
     else:
         assert set(box.controls) == {"sentence", "layer", "head"}
-        box.controls["head"].value = 2
+        box.controls["head"].value = 1  # the second head
         assert set(box.values) == {"sebelumnya", "dua_sebelumnya", "diri", "awal_kata"}
     with pytest.raises(ValueError, match="tidak dikenal"):
-        model_explorer.attention_maps(model, ("xyz",), mode=mode)
+        attention_maps.explorer(model, ("xyz",), mode=mode)
 
 
 # --- bad input: refused clearly, never a plausible wrong answer --------------------

@@ -1,8 +1,9 @@
-"""model_explorer: every bad argument is refused by name, before any map is drawn."""
+"""atensi.explorers.attention_maps: every bad argument is refused by name, before any map is drawn."""
 
 import pytest
 
-from atensi import model_explorer, train
+from atensi import model_plots, train
+from atensi.explorers import attention_maps
 from atensi.model import TinyGPT
 
 
@@ -16,8 +17,8 @@ def no_drawing(monkeypatch):
     def fail(*args, **kwargs):
         pytest.fail("peta digambar sebelum argumennya diperiksa")
 
-    monkeypatch.setattr(model_explorer, "attention_figure", fail)
-    monkeypatch.setattr(model_explorer, "_maps", fail)
+    monkeypatch.setattr(model_plots, "attention_figure", fail)
+    monkeypatch.setattr(attention_maps, "_numpy_maps", fail)
 
 
 @pytest.mark.parametrize("kwargs, error, words", [
@@ -37,14 +38,14 @@ def test_bad_arguments_are_refused_by_name_before_drawing(model, no_drawing, kwa
                                                            words, mode):
     pytest.importorskip("ipywidgets")
     with pytest.raises(error, match=words):
-        model_explorer.attention_maps(model, mode=mode, **kwargs)
+        attention_maps.explorer(model, mode=mode, **kwargs)
 
 
 def test_the_static_and_live_builders_check_too(model, no_drawing):
     pytest.importorskip("ipywidgets")
     with pytest.raises(ValueError, match="'head'"):
-        model_explorer.attention_maps_explorer(model, head=9)
+        attention_maps.live(model, head=9)
     with pytest.raises(ValueError, match="'layer'"):
-        model_explorer.attention_maps_static(model, layer=5)
+        attention_maps.static(model, layer=5)
     with pytest.raises(TypeError, match="'model'"):
-        model_explorer.attention_maps_static("bukan model")
+        attention_maps.static("bukan model")

@@ -60,6 +60,8 @@ def test_wheel_ships_every_kernel_and_the_emulator_header(wheel):
     for name in KERNEL_FILES:
         assert f"atensi/kernels/{name}" in names
     assert "atensi/cudacpu/cuda_cpu.h" in names
+    for name in ("static.js", "static.css", "playground.js", "playground.css"):
+        assert f"atensi/explorers/{name}" in names  # the explorers' page code
 
 
 def test_installed_copy_runs_a_kernel_on_the_cpu(wheel, tmp_path):

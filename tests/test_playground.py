@@ -1,4 +1,4 @@
-"""atensi.playground: the row formula, the live anywidget, the static twin, and
+"""atensi.explorers.playground: the row formula, the live anywidget, the static twin, and
 the twin in a real browser (dragged by mouse, finger and keyboard, compared
 with NumPy), on a bare page and in the built book."""
 
@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atensi import example, playground
+from atensi import example
+from atensi.explorers import playground
 from atensi.formatting import id_float
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from atensi import model_explorer, recall, recall_train, reference
+from atensi import recall, recall_train, reference
+from atensi.explorers import attention_maps
 from atensi.model import Config, TinyGPT, init_params
 
 WORDS = ("Budi", "Ani", "apel", "buku", "punya", ".", "Ini")
@@ -268,20 +269,20 @@ def test_word_head_summary_counts_the_earlier_same_word():
     A = np.tril(np.ones((5, 5)))
     A[2] = [0.7, 0.1, 0.2, 0, 0]  # "a" again: 0.7 on the earlier "a"
     A[4] = [0.1, 0.6, 0.1, 0.1, 0.1]  # "b" again: 0.6 on the earlier "b"
-    summary = model_explorer.word_head_summary(A, words)
+    summary = attention_maps.word_head_summary(A, words)
     assert np.isclose(summary["kata_sama"], (0.7 + 0.6) / 2)
     assert np.isclose(summary["sebelumnya"], np.mean([A[2, 1], A[3, 2], A[4, 3]]))
     with pytest.raises(ValueError, match="berbentuk"):
-        model_explorer.word_head_summary(A[:4, :4], words)
+        attention_maps.word_head_summary(A[:4, :4], words)
 
 
 @pytest.mark.slow
 def test_the_static_explorer_shows_word_labels_for_the_word_model(committed, split):
     story = recall.story(split.test[0][:-1])
-    box = model_explorer.attention_maps(committed, (story,), mode="static")
+    box = attention_maps.explorer(committed, (story,), mode="static")
     c = committed.config
     assert len(box.frames) == c.n_layer * c.n_head
     html = box.to_html()
     assert "Cerita:" in html and "kata yang sama" in html
     with pytest.raises(ValueError, match="tidak dikenal"):
-        model_explorer.attention_maps(committed, ("Budi punya mobil",), mode="static")
+        attention_maps.explorer(committed, ("Budi punya mobil",), mode="static")

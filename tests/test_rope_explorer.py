@@ -1,4 +1,4 @@
-"""atensi.rope_explorer and atensi.position_plots: the RoPE explorer (live and
+"""atensi.explorers.rope and atensi.position_plots: the RoPE explorer (live and
 static) and the figures of the Posisi chapter."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import re
 import numpy as np
 import pytest
 
-from atensi import example, position_plots, reference, rope_explorer as RE, style
+from atensi import example, position_plots, reference, style
+from atensi.explorers import rope as RE
 
 f = style.format_number
 
@@ -19,7 +20,7 @@ def test_state_is_the_reference_rope_score_of_the_running_example():
     Q, K, _ = example.qkv()
     q, k = Q[example.TOKENS.index("dia")], K[example.TOKENS.index("Budi")]
     for delta, shift in ((0, 0), (2, 3), (5, 11)):
-        v = RE.rope_state(delta, shift)
+        v = RE.state(delta, shift)
         assert (v["i"], v["j"]) == (shift + delta, shift)
         q_rot = reference.rope(q[None].astype(np.float64), offset=v["i"])[0]
         k_rot = reference.rope(k[None].astype(np.float64), offset=v["j"])[0]
@@ -34,20 +35,20 @@ def test_state_is_the_reference_rope_score_of_the_running_example():
 def test_score_is_fixed_for_a_fixed_offset_and_changes_with_it():
     by_delta = {}
     for delta in RE.DELTAS:
-        v = RE.rope_state(delta, 0)
+        v = RE.state(delta, 0)
         assert np.ptp(v["scores"]) < 1e-9  # every shift c, the same score
         for c in (1, 7, 15):
-            assert RE.rope_state(delta, c)["score"] == pytest.approx(v["score"], abs=1e-9)
+            assert RE.state(delta, c)["score"] == pytest.approx(v["score"], abs=1e-9)
         by_delta[delta] = v["score"]
     assert len({round(s, 6) for s in by_delta.values()}) == len(RE.DELTAS)
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: RE.rope_state(8, 0), r"'delta' harus salah satu dari"),
-    (lambda: RE.rope_state(1.0, 0), r"'delta' harus salah satu dari"),
-    (lambda: RE.rope_state(1, -1), r"'shift' harus salah satu dari"),
-    (lambda: RE.rope_static(delta=5), r"'delta' harus salah satu dari 0, 1, 2, 3"),
-    (lambda: RE.rope(mode="kadang"), r"'mode' harus 'live', 'static' atau None"),
+    (lambda: RE.state(8, 0), r"'delta' harus salah satu dari"),
+    (lambda: RE.state(1.0, 0), r"'delta' harus salah satu dari"),
+    (lambda: RE.state(1, -1), r"'shift' harus salah satu dari"),
+    (lambda: RE.static(delta=5), r"'delta' harus salah satu dari 0, 1, 2, 3"),
+    (lambda: RE.explorer(mode="kadang"), r"'mode' harus 'live', 'static' atau None"),
 ])
 def test_bad_arguments_are_refused_in_indonesian(call, match):
     with pytest.raises(ValueError, match=match):
@@ -57,7 +58,7 @@ def test_bad_arguments_are_refused_in_indonesian(call, match):
 @pytest.mark.slow
 def test_live_explorer_redraws_when_a_slider_moves():
     pytest.importorskip("ipywidgets")
-    ex = RE.rope(mode="live")
+    ex = RE.explorer(mode="live")
     assert set(ex.controls) == {"delta", "shift"}
     assert ex.controls["delta"].description == "selisih i − j"
     first = bytes(ex.image.value)
@@ -72,20 +73,20 @@ def test_live_explorer_redraws_when_a_slider_moves():
 
 @pytest.fixture(scope="module")
 def static():
-    return RE.rope(mode="static")
+    return RE.explorer(mode="static")
 
 
 @pytest.mark.slow
 def test_static_twin_has_every_frame_and_its_readout(static):
-    assert len(static.frames) == len(RE.STATIC_DELTAS) * len(RE.STATIC_SHIFTS)
+    assert len(static.frames) == len(RE.BOOK_DELTAS) * len(RE.BOOK_SHIFTS)
     page = static.to_html()
     assert 'data-explorer="rope"' in page and page.count('type="range"') == 2
     assert "http" not in page.split("<script", 1)[0]  # no network for the picture
     data = json.loads(re.search(r'class="atensi-data">(.*?)</script>', page, re.S).group(1)
                       .replace("<\\/", "</"))
     for key, (image, text, _boxes) in static.frames.items():
-        delta, shift = RE.STATIC_DELTAS[key[0]], RE.STATIC_SHIFTS[key[1]]
-        v = RE.rope_state(delta, shift, RE.STATIC_SHIFTS)
+        delta, shift = RE.BOOK_DELTAS[key[0]], RE.BOOK_SHIFTS[key[1]]
+        v = RE.state(delta, shift, RE.BOOK_SHIFTS)
         assert f"<b>{f(v['score'], 3)}</b>" in text and f"i = {v['i']}" in text
         assert data["frames"][",".join(map(str, key))][1] == text
     # Pictures differ between frames (the vectors turn with c).
@@ -103,7 +104,7 @@ def test_figures_take_data_and_return_figures():
     fig = position_plots.rotation_figure(K, reference.rope(K), example.TOKENS, title="putar")
     texts = {t.get_text() for t in fig.axes[0].texts}
     assert set(example.TOKENS) <= texts
-    v = RE.rope_state(2, 1)
+    v = RE.state(2, 1)
     fig = position_plots.rope_plane_figure(
         v["q"], v["k"], v["q_rot"], v["k_rot"], i=v["i"], j=v["j"], shifts=v["shifts"],
         scores=v["scores"], shift=1, limit=RE.LIMIT, plain_score=v["plain_score"])

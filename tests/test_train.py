@@ -183,7 +183,7 @@ def test_chapter_loads_the_committed_results_and_glues_what_it_computes():
     text = path.read_text(encoding="utf-8")
     code = "\n".join(c.source for c in jupytext.read(path).cells if c.cell_type == "code")
     assert "TinyGPT.load(train.WEIGHTS)" in code and "train.load_experiment()" in code
-    assert "model_explorer.attention_maps(bobot)" in code
+    assert "attention_maps.explorer(bobot)" in code
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
     defined = set(re.findall(r"glue\(\s*f?\"([^\"{]+)\"", code))
     for prefix in re.findall(r"glue\(\s*f\"([^\"{]+)\{k\}\"", code):

@@ -3,13 +3,17 @@
 - **Static twins.** ``ATENSI_BOOK=1`` is set in the build process before any
   notebook runs; the kernels that execute the chapters inherit it, so every
   build (make, tests, CI, by hand) embeds the prerendered explorers (see
-  ``atensi.widgets``). An ``ATENSI_BOOK=0`` already set is respected, to check
-  the opposite.
-- **Frames as files.** A chapter's HTML carried every frame as base64 (up to
-  0,9 MB). They become PNG files under ``_images/penjelajah/`` (named by their
-  content); the explorer shows its first frame from there and fetches the
-  rest when the reader first touches it. Only on the site: ``make pdf``
-  prints one page and needs just the first frames.
+  ``atensi.explorers.framework``). An ``ATENSI_BOOK=0`` already set is
+  respected, to check the opposite.
+- **Frames as files.** A notebook's output carries every frame of an explorer
+  (up to 0,9 MB of base64 pictures and readouts). On the site they leave the
+  page: each picture becomes a PNG under ``_images/penjelajah/`` and the frame
+  table (readouts, outlines, picture addresses) one script file beside them,
+  both named by their content. The page keeps its controls, the first
+  picture and the first readout; ``static.js`` inserts ``<script src>`` for
+  the frame table when the reader first touches the explorer (a script
+  element loads from ``file://`` and from the offline zip, a fetch would not).
+  Only on the site: ``make pdf`` prints one page and needs just the first frames.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import os
 import re
 from pathlib import Path
 
-from atensi.widgets import ENV_VAR
+from atensi.explorers.framework import ENV_VAR, json_for_script
 
 
 def book_mode() -> None:
@@ -33,30 +37,49 @@ EXPLORER_DATA = re.compile(
 FRAMES_DIR = "_images/penjelajah"
 
 
+def _write_once(target: Path, content: bytes) -> None:
+    """Files are named by their content: one that exists is already right."""
+    if target.exists():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_bytes(content)
+    os.replace(tmp, target)
+
+
+def frame_script(name: str, frames: dict) -> str:
+    """The frame table as a script that registers itself under ``name``."""
+    return ("(window.atensiExplorerData = window.atensiExplorerData || {})"
+            f"[{json.dumps(name)}] = {json_for_script(frames)};\n")
+
+
 def explorer_frames_to_files(html: str, page: Path, outdir: Path) -> str:
-    """Each explorer's base64 frames written once as files (named by their
-    content), and the page pointing at them instead."""
+    """Each explorer's pictures and frame table written once as files, and the page
+    pointing at them instead."""
+    def relative(target: Path) -> str:
+        return os.path.relpath(target, page.parent).replace(os.sep, "/")
+
     def fix(match: re.Match) -> str:
         data = json.loads(match["json"])
-        images = data.pop("images", None)
-        if not images:
+        images, frames = data.pop("images", None), data.pop("frames", None)
+        if not images or not frames:
             return match.group(0)
         urls = []
         for encoded in images:
             png = base64.b64decode(encoded)
             target = outdir / FRAMES_DIR / f"{hashlib.sha1(png).hexdigest()[:20]}.png"
-            if not target.exists():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(png)
-            urls.append(os.path.relpath(target, page.parent).replace(os.sep, "/"))
+            _write_once(target, png)
+            urls.append(relative(target))
             swaps[f"data:{data.get('mime', 'image/png')};base64,{encoded}"] = urls[-1]
-        data["urls"] = urls
-        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        payload = payload.replace("</", "<\\/").replace("<!--", "<\\!--")
-        return f"{match.group(1)}{payload}{match.group(3)}"
+        table = {"frames": frames, "urls": urls}
+        name = hashlib.sha1(json_for_script(table).encode("utf-8")).hexdigest()[:20]
+        target = outdir / FRAMES_DIR / f"{name}.js"
+        _write_once(target, frame_script(name, table).encode("utf-8"))
+        data.update(id=name, src=relative(target))
+        return f"{match.group(1)}{json_for_script(data)}{match.group(3)}"
 
     swaps: dict[str, str] = {}
     html = EXPLORER_DATA.sub(fix, html)
-    for data_uri, url in swaps.items():  # the first frame, shown before any script
+    for data_uri, url in swaps.items():  # the first picture, shown before any script
         html = html.replace(f'src="{data_uri}"', f'src="{url}"')
     return html

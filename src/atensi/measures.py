@@ -1,6 +1,6 @@
 """Ukuran kecil untuk membaca satu baris softmax: entropi, Jacobian, sebaran skor.
 
-Dipakai oleh penjelajah (``atensi.widgets``) dan oleh bab-bab buku, supaya
+Dipakai oleh penjelajah (``atensi.explorers``) dan oleh bab-bab buku, supaya
 angka di teks dan angka di gambar berasal dari rumus yang sama.
 
     entropy(p)                H(p) = -Σ p log p      (nat, log natural)

@@ -15,7 +15,7 @@ Gambar untuk bab:
     roofline(puncak, pita, titik)  atap roofline dan intensitas setiap kernel
     work_map(M, label)             pola kerja kernel per sel, tanpa batang warna
 
-Gambar untuk penjelajah (``atensi.widgets``):
+Gambar untuk penjelajah (``atensi.explorers``):
     sharpness_figure, mask_figure, row_figure
 
 Perhitungan ada di pemanggil (``reference``, ``measures``, sel bab): fungsi

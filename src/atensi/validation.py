@@ -369,6 +369,20 @@ def check_int(value, name: str, *, low: int = 1, high: int | None = None) -> int
     return value
 
 
+def check_choice(value, choices, name: str):
+    """``value`` is one of ``choices``: a real int for int choices (not a bool, not 2.0)."""
+    plain = isinstance(value, (str, int, float, np.integer, np.floating))
+    if (not plain or isinstance(value, (bool, np.bool_))
+            or (isinstance(value, (float, np.floating)) and all(isinstance(c, int) for c in choices))
+            or value not in choices):
+        shown = ", ".join(f"{c:g}".replace(".", ",") if isinstance(c, float) else
+                          (repr(c) if isinstance(c, str) else str(c)) for c in choices)
+        raise ValueError(
+            f"Argumen '{name}' harus salah satu dari {shown}, tetapi yang diterima {value!r}."
+        )
+    return value
+
+
 def check_block(block) -> int:
     return check_int(block, "block", low=1, high=MAX_BLOCK)
 

@@ -1,9 +1,9 @@
 """Penjelajah RoPE: geser posisi, lihat q dan k berputar dan skornya tetap.
 
-Dibangun di atas mesin ``atensi.widgets`` (kontrol, kembaran statis, bingkai)::
+Pemakaian di bab::
 
-    from atensi import rope_explorer
-    rope_explorer.rope()      # hidup di Jupyter, statis di buku (ATENSI_BOOK)
+    from atensi.explorers import rope
+    rope.explorer()      # hidup di Jupyter, statis di buku (ATENSI_BOOK)
 
 Vektornya dari contoh berjalan (:mod:`atensi.example`): *query* kata *dia*
 dan *key* kata *Budi*, d_k = 2, jadi RoPE hanya punya satu pasangan yang
@@ -19,17 +19,18 @@ import math
 
 import numpy as np
 
-from . import example, position_plots, style, widgets
-from .reference import rope as _rope
-from .widgets import Control, StaticExplorer, _check_choice, _frames, _resolve
+from .. import example, position_plots, style
+from .. import validation as _val
+from ..reference import rope as _rope
+from .framework import Explorer, Range
 
 NAME = "rope"
 TITLE = "Penjelajah RoPE: posisi berputar, skor tetap"
 QUERY_WORD, KEY_WORD = "dia", "Budi"
 DELTAS = tuple(range(8))   # i − j in the live explorer
 SHIFTS = tuple(range(16))  # c in the live explorer
-STATIC_DELTAS = tuple(range(4))
-STATIC_SHIFTS = tuple(range(5))
+BOOK_DELTAS = tuple(range(4))
+BOOK_SHIFTS = tuple(range(5))
 LIMIT = 3.6  # plane half-width: |q| = 3 and |k| = 2 in the running example
 
 
@@ -43,14 +44,14 @@ def _rotated(v, position):
     return _rope(v[None, :], offset=int(position))[0]
 
 
-def rope_state(delta, shift, shifts=SHIFTS):
+def state(delta, shift, shifts=SHIFTS):
     """q, k, hasil putarannya dan skornya untuk ``i − j = delta`` dan geseran ``shift``.
 
     ``values["scores"]``: skor untuk setiap geseran di ``shifts`` dengan selisih
     yang sama (semuanya sama, sampai pembulatan).
     """
-    _check_choice(delta, DELTAS, "delta")
-    _check_choice(shift, tuple(shifts), "shift")
+    _val.check_choice(delta, DELTAS, "delta")
+    _val.check_choice(shift, tuple(shifts), "shift")
     q, k = _vectors()
     scale = 1.0 / math.sqrt(q.size)
     j, i = shift, shift + delta
@@ -82,53 +83,40 @@ def _text(v):
             "antara keduanya, dan skornya, tidak berubah.</p>")
 
 
-def _render(delta, shift, shifts=SHIFTS):
-    v = rope_state(delta, shift, shifts)
+def render(delta, shift, shifts=SHIFTS):
+    v = state(delta, shift, shifts)
     fig = position_plots.rope_plane_figure(
         v["q"], v["k"], v["q_rot"], v["k_rot"], i=v["i"], j=v["j"], shifts=v["shifts"],
         scores=v["scores"], shift=shift, limit=LIMIT, plain_score=v["plain_score"])
     return fig, v, _text(v)
 
 
-def rope_static(delta=2, shift=0):
+def _book_frame(delta, shift):
+    """The book's readout speaks of the shifts it offers, 0…4."""
+    fig, _values, text = render(delta, shift, BOOK_SHIFTS)
+    return fig, text, []
+
+
+EXPLORER = Explorer(
+    name=NAME, title=TITLE,
+    alt="Query dan key contoh berjalan sebelum dan sesudah diputar RoPE, "
+        "dan skornya untuk setiap geseran posisi",
+    controls=(Range("delta", "selisih i − j", DELTAS[0], DELTAS[-1], book=BOOK_DELTAS,
+                    shown="i − j = {}"),
+              Range("shift", "geseran c", SHIFTS[0], SHIFTS[-1], book=BOOK_SHIFTS,
+                    shown="c = {}")),
+    render=render, frame=_book_frame, defaults={"delta": 2, "shift": 0})
+
+
+def explorer(mode=None, **start):
+    """Hidup di Jupyter, statis bila ``ATENSI_BOOK`` diset; ``start``: delta, shift."""
+    return EXPLORER.show(mode, **start)
+
+
+def live(**start):
+    return EXPLORER.live(**start)
+
+
+def static(**start):
     """Kembaran statis: i − j = 0…3 × geseran c = 0…4, semua bingkai sudah digambar."""
-    _check_choice(delta, STATIC_DELTAS, "delta")
-    _check_choice(shift, STATIC_SHIFTS, "shift")
-    controls = [
-        Control("delta", "selisih i − j", "range", STATIC_DELTAS,
-                tuple(f"i − j = {d}" for d in STATIC_DELTAS), STATIC_DELTAS.index(delta)),
-        Control("shift", "geseran c", "range", STATIC_SHIFTS,
-                tuple(f"c = {c}" for c in STATIC_SHIFTS), STATIC_SHIFTS.index(shift)),
-    ]
-
-    def render(d, c):
-        fig, _values, text = _render(d, c, STATIC_SHIFTS)
-        return fig, text, []
-
-    frames, images = _frames(NAME, controls, render)
-    return StaticExplorer(NAME, TITLE, controls, frames, images,
-                          alt="Query dan key contoh berjalan sebelum dan sesudah diputar RoPE, "
-                              "dan skornya untuk setiap geseran posisi")
-
-
-def rope_explorer(delta=2, shift=0):
-    """Penjelajah hidup (ipywidgets): selisih i − j dan geseran c."""
-    _check_choice(delta, DELTAS, "delta")
-    _check_choice(shift, SHIFTS, "shift")
-    import ipywidgets as W
-
-    controls = {
-        "delta": W.IntSlider(value=delta, min=DELTAS[0], max=DELTAS[-1],
-                             description="selisih i − j"),
-        "shift": W.IntSlider(value=shift, min=SHIFTS[0], max=SHIFTS[-1],
-                             description="geseran c"),
-    }
-    return widgets._build_live(NAME, TITLE, controls,
-                               lambda delta, shift: _render(delta, shift))
-
-
-def rope(mode=None, **start):
-    """Penjelajah RoPE: hidup di Jupyter, statis bila ``ATENSI_BOOK`` diset."""
-    if _resolve(mode) == "live":
-        return rope_explorer(**start)
-    return rope_static(**start)
+    return EXPLORER.static(**start)

@@ -6,10 +6,11 @@ sakelar menyalakan atau mematikan pembagian √d_k dan mask.
 
 Pemakaian di bab (satu sel)::
 
-    from atensi import playground
+    from atensi.explorers import playground
     playground.explorer()
 
-Seperti penjelajah di ``atensi.widgets``, ``ATENSI_BOOK`` menentukan bentuknya:
+Seperti penjelajah lain (``atensi.explorers.framework``), ``ATENSI_BOOK``
+menentukan bentuknya:
 
 * tidak diset (Jupyter, Colab, VS Code): ``live()``, sebuah *anywidget*;
   halaman hanya menggambar dan mengirim vektor yang digeser, Python
@@ -24,17 +25,13 @@ keduanya, untuk satu baris: skor, skor setelah mask, bobot, dan keluaran.
 
 import html
 import itertools
-import json
-import os
-from pathlib import Path
 
 import numpy as np
 
-from . import example, reference
-from . import validation as _val
-from .widgets import ENV_VAR
+from .. import example, reference
+from .. import validation as _val
+from .framework import ASSETS, asset, json_for_script, resolve_mode
 
-ASSETS = Path(__file__).parent / "explorers"
 JS_PATH = ASSETS / "playground.js"
 CSS_PATH = ASSETS / "playground.css"
 
@@ -146,12 +143,8 @@ class PlaygroundStatic:
         self.element_id = f"atensi-playground-{next(_instances)}"
 
     def to_html(self):
-        script, style = JS_PATH.read_text(encoding="utf-8"), CSS_PATH.read_text(encoding="utf-8")
-        for name, text in (("playground.js", script), ("playground.css", style)):
-            if "</script" in text.lower() or "</style" in text.lower():
-                raise ValueError(f"{name} tidak boleh berisi '</script' atau '</style'.")
-        payload = json.dumps(self.data, ensure_ascii=False, separators=(",", ":"))
-        payload = payload.replace("</", "<\\/").replace("<!--", "<\\!--")
+        script, style = asset(JS_PATH.name), asset(CSS_PATH.name)
+        payload = json_for_script(self.data)
         return (
             f'<div class="atensi-playground" id="{self.element_id}" data-host="static">'
             f"<style>{style}</style>"
@@ -212,9 +205,5 @@ def live(*, scale=True, mask=True, target=f"Q{ROW}"):
 
 def explorer(mode=None, *, scale=True, mask=True):
     """Hidup (anywidget) atau statis; ``mode=None``: statis bila ``ATENSI_BOOK`` diset."""
-    if mode is None:
-        book = os.environ.get(ENV_VAR, "").strip().lower() not in ("", "0", "false", "no")
-        mode = "static" if book else "live"
-    if mode not in ("live", "static"):
-        raise ValueError(f"Argumen 'mode' harus 'live', 'static' atau None, tetapi yang diterima {mode!r}.")
+    mode = resolve_mode(mode)
     return live(scale=scale, mask=mask) if mode == "live" else static(scale=scale, mask=mask)

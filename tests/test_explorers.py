@@ -1,10 +1,12 @@
-"""atensi.widgets: live explorers driven from code, static twins, live/static choice."""
+"""atensi.explorers: the framework and the sharpness, mask and row explorers: live
+faces driven from code, static twins, live/static choice, the JavaScript lint."""
 
 import base64
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atensi import measures, style, widgets
+from atensi import measures, style
+from atensi.explorers import framework, mask, sharpness
+from atensi.explorers import row as row_explorer
 from atensi.reference import softmax
 
 f = style.format_number
@@ -30,15 +34,15 @@ def drive(explorer, key, value):
 
 @pytest.mark.slow
 def test_sharpness_max_probability_grows_without_scaling_and_stays_flat_with_it():
-    ex = widgets.sharpness_explorer(d_k=1, scale=False)
+    ex = sharpness.live(d_k=1, scale=False)
     assert set(ex.controls) == {"d_k", "scale"}
-    assert list(ex.controls["d_k"].options) == [2**e for e in range(13)]
+    assert [value for _label, value in ex.controls["d_k"].options] == [2**e for e in range(13)]
     assert ex.controls["scale"].description == "bagi dengan √d_k"
     results = {}
     for scale in (False, True):
         drive(ex, "scale", scale)
         previous = None
-        for d_k in widgets.D_K_VALUES:
+        for d_k in sharpness.D_K_VALUES:
             png, values, readout = drive(ex, "d_k", d_k)
             assert values["d_k"] == d_k and values["scale"] is scale
             assert png.startswith(b"\x89PNG") and png != previous  # the picture changed
@@ -47,8 +51,8 @@ def test_sharpness_max_probability_grows_without_scaling_and_stays_flat_with_it(
             for name in ("p_max", "entropy", "jacobian", "mean_p_max"):
                 assert f(values[name], 3) in readout
             results[scale, d_k] = dict(values)
-    raw = [results[False, d]["mean_p_max"] for d in widgets.D_K_VALUES]
-    scaled = [results[True, d]["mean_p_max"] for d in widgets.D_K_VALUES]
+    raw = [results[False, d]["mean_p_max"] for d in sharpness.D_K_VALUES]
+    scaled = [results[True, d]["mean_p_max"] for d in sharpness.D_K_VALUES]
     # Without scaling: from near-uniform (1/16 would be 0.06) to one-hot.
     assert raw[0] < 0.3 and raw[-1] > 0.97
     assert all(raw[k + 2] > raw[k] for k in range(len(raw) - 2))  # every 4x in d_k
@@ -56,7 +60,7 @@ def test_sharpness_max_probability_grows_without_scaling_and_stays_flat_with_it(
     # With scaling: flat.
     assert max(scaled) - min(scaled) < 0.05 and all(0.2 < p < 0.3 for p in scaled)
     # Spread of the dot products: √d_k without, 1 with scaling.
-    for d_k in widgets.D_K_VALUES:
+    for d_k in sharpness.D_K_VALUES:
         assert results[False, d_k]["spread"] == pytest.approx(math.sqrt(d_k), rel=0.1)
         assert results[True, d_k]["spread"] == pytest.approx(1.0, rel=0.1)
     # Gradient through softmax vanishes without scaling only.
@@ -66,17 +70,17 @@ def test_sharpness_max_probability_grows_without_scaling_and_stays_flat_with_it(
 
 
 def test_sharpness_readouts_are_the_drawn_row():
-    dots, values = widgets.sharpness_state(256, scale=True)
-    assert dots.shape == (widgets.SHARP_ROWS, widgets.SHARP_KEYS)
+    dots, values = sharpness.state(256, scale=True)
+    assert dots.shape == (sharpness.ROWS, sharpness.KEYS)
     p = softmax(dots[0])
     assert values["p_max"] == pytest.approx(p.max())
     assert values["entropy"] == pytest.approx(measures.entropy(p))
     assert values["jacobian"] == pytest.approx(measures.jacobian_norm(p))
     assert values["mean_p_max"] == pytest.approx(softmax(dots).max(axis=-1).mean())
-    raw, _ = widgets.sharpness_state(256, scale=False)
+    raw, _ = sharpness.state(256, scale=False)
     np.testing.assert_allclose(dots, raw / 16)
     with pytest.raises(ValueError, match="Argumen 'd_k'.*100"):
-        widgets.sharpness_state(100, scale=False)
+        sharpness.state(100, scale=False)
 
 
 # ------------------------------------------------------------------ live 2
@@ -84,7 +88,7 @@ def test_sharpness_readouts_are_the_drawn_row():
 
 @pytest.mark.slow
 def test_mask_explorer_shows_what_row_i_sees():
-    ex = widgets.mask_explorer(T=8, masked=True, scaled=True, row=3)
+    ex = mask.live(T=8, masked=True, scaled=True, row=3)
     assert set(ex.controls) == {"kind", "T", "masked", "scaled", "row"}
     assert ex.controls["kind"].value == "kausal"
     assert (ex.controls["T"].min, ex.controls["T"].max) == (4, 32)
@@ -114,23 +118,23 @@ def test_mask_explorer_shows_what_row_i_sees():
 
 
 def test_mask_state_weights_are_zero_in_the_future():
-    S, A, values = widgets.mask_state(16, True, True, 7)
+    S, A, values = mask.state(16, True, True, 7)
     assert np.isneginf(S[np.triu_indices(16, 1)]).all()
     assert (A[np.triu_indices(16, 1)] == 0).all()
     np.testing.assert_allclose(A.sum(axis=-1), 1.0, atol=1e-12)
-    S_raw, _, _ = widgets.mask_state(16, True, False, 7)
+    S_raw, _, _ = mask.state(16, True, False, 7)
     np.testing.assert_allclose(S[np.tril_indices(16)], S_raw[np.tril_indices(16)] / 4, rtol=1e-6)
     with pytest.raises(ValueError, match="Argumen 'T'.*33"):
-        widgets.mask_state(33, True, True, 0)
+        mask.state(33, True, True, 0)
     with pytest.raises(ValueError, match="Argumen 'row'.*8"):
-        widgets.mask_state(8, True, True, 8)
+        mask.state(8, True, True, 8)
 
 
 @pytest.mark.slow
 def test_mask_kinds_padding_window_prefix():
     from atensi import masks
 
-    ex = widgets.mask_explorer(T=8, row=7)
+    ex = mask.live(T=8, row=7)
     png, values, readout = drive(ex, "kind", "padding")
     assert values["kind"] == "padding" and values["L"] == 6
     assert values["seen"] == [] and "tidak melihat apa pun" in readout
@@ -141,14 +145,14 @@ def test_mask_kinds_padding_window_prefix():
     assert values["p"] == 4 and values["seen"] == list(range(8))
     _, values, readout = drive(ex, "row", 1)
     assert values["seen"] == [0, 1, 2, 3] and "awalan" in readout
-    for kind in widgets.MASK_KINDS:
-        S, A, _ = widgets.mask_state(12, True, True, 0, kind=kind)
-        visible = widgets.mask_visible(kind, 12)
+    for kind in mask.KINDS:
+        S, A, _ = mask.state(12, True, True, 0, kind=kind)
+        visible = mask.visible(kind, 12)
         assert np.array_equal(np.isfinite(S), visible)
         assert (A[~visible] == 0).all() and not np.isnan(A).any()
-    assert np.array_equal(widgets.mask_visible("kausal", 5), masks.causal(5))
+    assert np.array_equal(mask.visible("kausal", 5), masks.causal(5))
     with pytest.raises(ValueError, match="Argumen 'kind'.*'segitiga'"):
-        widgets.mask_state(8, True, True, 0, kind="segitiga")
+        mask.state(8, True, True, 0, kind="segitiga")
 
 
 # ------------------------------------------------------------------ live 3
@@ -156,14 +160,14 @@ def test_mask_kinds_padding_window_prefix():
 
 @pytest.mark.slow
 def test_row_explorer_mixes_v_with_the_softmax_weights():
-    ex = widgets.row_explorer(row=4, temperature=1.0)
+    ex = row_explorer.live(row=4, temperature=1.0)
     assert set(ex.controls) == {"row", "temperature"}
     previous = None
-    for i in range(widgets.ROW_T):
+    for i in range(row_explorer.T):
         png, values, readout = drive(ex, "row", i)
         assert png != previous
         previous = png
-        s, w, V, out, _limits, _ = widgets.row_state(i, 1.0)
+        s, w, V, out, _limits, _ = row_explorer.state(i, 1.0)
         np.testing.assert_allclose(values["weights"], w)
         assert w.sum() == pytest.approx(1.0)
         assert (w[i + 1:] == 0).all() and np.isneginf(s[i + 1:]).all()
@@ -179,12 +183,12 @@ def test_row_explorer_mixes_v_with_the_softmax_weights():
     assert hot["entropy"] == pytest.approx(math.log(5), abs=0.05)  # nearly uniform over 0..4
     assert cold["entropy"] < values["entropy"] < hot["entropy"] or cold["entropy"] < hot["entropy"]
     with pytest.raises(ValueError, match="Argumen 'temperature'"):
-        widgets.row_state(1, 0.0)
+        row_explorer.state(1, 0.0)
 
 
 @pytest.mark.slow
 def test_live_explorers_record_redraw_time():
-    ex = widgets.mask_explorer()
+    ex = mask.live()
     ex.cache.cache_clear()
     drive(ex, "T", 12)
     assert ex.render_ms is not None and ex.render_ms > 0
@@ -214,24 +218,24 @@ def test_redraw_benchmark_prints_its_table():
 def test_environment_variable_picks_live_or_static(monkeypatch):
     import ipywidgets
 
-    monkeypatch.delenv(widgets.ENV_VAR, raising=False)
-    assert isinstance(widgets.sharpness(), ipywidgets.VBox)
-    monkeypatch.setenv(widgets.ENV_VAR, "1")
-    assert isinstance(widgets.sharpness(), widgets.StaticExplorer)
-    assert isinstance(widgets.explorer("ketajaman", mode="live"), ipywidgets.VBox)
-    monkeypatch.setenv(widgets.ENV_VAR, "0")
-    assert isinstance(widgets.sharpness(), ipywidgets.VBox)
-    assert isinstance(widgets.explorer("ketajaman", mode="static"), widgets.StaticExplorer)
-    with pytest.raises(ValueError, match="Argumen 'name'.*'softmax'"):
-        widgets.explorer("softmax")
+    monkeypatch.delenv(framework.ENV_VAR, raising=False)
+    assert isinstance(sharpness.explorer(), ipywidgets.VBox)
+    monkeypatch.setenv(framework.ENV_VAR, "1")
+    assert isinstance(sharpness.explorer(), framework.StaticExplorer)
+    assert isinstance(sharpness.explorer(mode="live"), ipywidgets.VBox)
+    monkeypatch.setenv(framework.ENV_VAR, "0")
+    assert isinstance(sharpness.explorer(), ipywidgets.VBox)
+    assert isinstance(sharpness.explorer(mode="static"), framework.StaticExplorer)
+    with pytest.raises(TypeError, match="tidak dikenal: dk.*d_k, scale"):
+        sharpness.explorer(dk=64)
     with pytest.raises(ValueError, match="Argumen 'mode'"):
-        widgets.explorer("mask", mode="frozen")
+        mask.explorer(mode="frozen")
 
 
 @pytest.mark.slow
 def test_book_mode_never_creates_an_ipywidget():
     """Frozen widget state in the book comes from widgets created in the kernel."""
-    code = ("import sys; from atensi import widgets; e = widgets.sharpness(); "
+    code = ("import sys; from atensi.explorers import sharpness; e = sharpness.explorer(); "
             "html = e._repr_html_(); print(type(e).__name__, 'ipywidgets' in sys.modules)")
     env = dict(os.environ, ATENSI_BOOK="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
@@ -243,12 +247,12 @@ def test_sphinx_extension_sets_book_mode(monkeypatch):
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "_ext"))
     from atensi_book import explorers
 
-    monkeypatch.delenv(widgets.ENV_VAR, raising=False)
+    monkeypatch.delenv(framework.ENV_VAR, raising=False)
     explorers.book_mode()
-    assert os.environ[widgets.ENV_VAR] == "1"
-    monkeypatch.setenv(widgets.ENV_VAR, "0")
+    assert os.environ[framework.ENV_VAR] == "1"
+    monkeypatch.setenv(framework.ENV_VAR, "0")
     explorers.book_mode()
-    assert os.environ[widgets.ENV_VAR] == "0"
+    assert os.environ[framework.ENV_VAR] == "0"
 
 
 # ------------------------------------------------------------------ static
@@ -256,8 +260,8 @@ def test_sphinx_extension_sets_book_mode(monkeypatch):
 
 @pytest.fixture(scope="module")
 def statics():
-    return {"ketajaman": widgets.sharpness_static(), "mask": widgets.mask_static(),
-            "baris": widgets.row_static()}
+    return {"ketajaman": sharpness.static(), "mask": mask.static(),
+            "baris": row_explorer.static()}
 
 
 def payload(html):
@@ -268,9 +272,9 @@ def payload(html):
 
 @pytest.mark.parametrize("name, frames, images", [
     ("ketajaman", 26, 26),
-    ("mask", 4 * sum(widgets.MASK_STATIC_T) + 3 * 4 * sum(widgets.MASK_STATIC_T_KINDS),
-     4 * len(widgets.MASK_STATIC_T) + 3 * 2 * len(widgets.MASK_STATIC_T_KINDS)),
-    ("baris", 8 * len(widgets.TEMPERATURES), 8 * len(widgets.TEMPERATURES)),
+    ("mask", 4 * sum(mask.BOOK_T) + 3 * 4 * sum(mask.BOOK_T_KINDS),
+     4 * len(mask.BOOK_T) + 3 * 2 * len(mask.BOOK_T_KINDS)),
+    ("baris", 8 * len(row_explorer.TEMPERATURES), 8 * len(row_explorer.TEMPERATURES)),
 ])
 @pytest.mark.slow
 def test_static_twin_is_self_contained_and_small(statics, name, frames, images):
@@ -297,35 +301,35 @@ def test_static_twin_is_self_contained_and_small(statics, name, frames, images):
 @pytest.mark.slow
 def test_static_twin_text_matches_the_live_readout(statics):
     """Both faces of an explorer say the same numbers for the same state."""
-    ex = widgets.sharpness_explorer()
+    ex = sharpness.live()
     for d_index, scale in [(0, 0), (6, 0), (12, 0), (12, 1)]:
         drive(ex, "scale", bool(scale))
-        drive(ex, "d_k", widgets.D_K_VALUES[d_index])
+        drive(ex, "d_k", sharpness.D_K_VALUES[d_index])
         assert statics["ketajaman"].frames[d_index, scale][1] in ex.readout.value
-    ex = widgets.mask_explorer()
+    ex = mask.live()
     for T, masked, scaled, row in [(4, 1, 1, 3), (16, 0, 1, 9), (32, 1, 0, 31)]:
         for key, value in (("T", T), ("masked", bool(masked)), ("scaled", bool(scaled)),
                            ("row", row)):
             drive(ex, key, value)
-        key = (0, widgets.MASK_STATIC_T.index(T), masked, scaled, row)
+        key = (0, mask.BOOK_T.index(T), masked, scaled, row)
         assert statics["mask"].frames[key][1] in ex.readout.value
     for kind, T, row in [("padding", 8, 7), ("jendela", 16, 9), ("prefix", 8, 1)]:
         for key, value in (("kind", kind), ("T", T), ("masked", True), ("scaled", True),
                            ("row", row)):
             drive(ex, key, value)
-        key = (widgets.MASK_KINDS.index(kind), widgets.MASK_STATIC_T.index(T), 1, 1, row)
+        key = (mask.KINDS.index(kind), mask.BOOK_T.index(T), 1, 1, row)
         assert statics["mask"].frames[key][1] in ex.readout.value
-    ex = widgets.row_explorer()
-    last = len(widgets.TEMPERATURES) - 1
-    for row, t_index in [(0, 0), (4, widgets.TEMPERATURES.index(1.0)), (7, last)]:
+    ex = row_explorer.live()
+    last = len(row_explorer.TEMPERATURES) - 1
+    for row, t_index in [(0, 0), (4, row_explorer.TEMPERATURES.index(1.0)), (7, last)]:
         drive(ex, "row", row)
-        drive(ex, "temperature", widgets.TEMPERATURES[t_index])
+        drive(ex, "temperature", row_explorer.TEMPERATURES[t_index])
         assert statics["baris"].frames[row, t_index][1] in ex.readout.value
 
 
 def test_static_mask_rows_exist_only_inside_the_matrix(statics):
     frames = statics["mask"].frames
-    for t_index, T in enumerate(widgets.MASK_STATIC_T):
+    for t_index, T in enumerate(mask.BOOK_T):
         rows = sorted(k[4] for k in frames if k[:4] == (0, t_index, 1, 1))
         assert rows == list(range(T))
         boxes = [frames[0, t_index, 1, 1, i][2] for i in range(T)]
@@ -334,18 +338,132 @@ def test_static_mask_rows_exist_only_inside_the_matrix(statics):
 
 
 def test_two_instances_get_different_ids(statics):
-    again = widgets.sharpness_static()
+    again = sharpness.static()
     assert again.element_id != statics["ketajaman"].element_id
     assert again.images == statics["ketajaman"].images
 
 
 @pytest.mark.parametrize("call", [
-    lambda seed: widgets.sharpness_state(64, True, seed=seed),
-    lambda seed: widgets.mask_state(8, True, True, 3, seed=seed),
-    lambda seed: widgets.row_state(2, 1.0, seed=seed),
+    lambda seed: sharpness.state(64, True, seed=seed),
+    lambda seed: mask.state(8, True, True, 3, seed=seed),
+    lambda seed: row_explorer.state(2, 1.0, seed=seed),
 ])
 @pytest.mark.parametrize("seed, error", [(-1, ValueError), (1.5, TypeError), ("0", TypeError),
                                          (True, TypeError)])
 def test_seed_is_checked_by_name(call, seed, error):
     with pytest.raises(error, match="'seed'"):
         call(seed)
+
+
+# ------------------------------------------------------------------ framework
+
+
+def tiny_explorer(**extra):
+    """An explorer whose pictures are tiny PNG stand-ins: no matplotlib, fast."""
+    def frame(n, flag):
+        return (b"\x89PNG" + bytes([n, flag])), f"<p>n = {n}, flag = {flag}</p>", []
+
+    return framework.Explorer(
+        name="uji", title="Uji", alt="gambar uji",
+        controls=(framework.Range("n", "angka n", 0, 5, book=(0, 2, 4), shown="n = {}"),
+                  framework.Toggle("flag", "bendera")),
+        render=lambda n, flag: None, frame=frame, defaults={"n": 2, "flag": False}, **extra)
+
+
+def test_one_declaration_gives_both_faces_their_ranges():
+    ex = tiny_explorer()
+    twin = ex.static()
+    assert [(c.key, c.kind, c.values) for c in twin.controls] == [
+        ("n", "range", (0, 2, 4)), ("flag", "checkbox", (False, True))]
+    assert twin.controls[0].shown == ("n = 0", "n = 2", "n = 4")
+    assert len(twin.frames) == 6 and (1, 0) in twin.frames
+    # The live face accepts every step, the book only what it prerendered.
+    assert ex.start({"n": 5}, static=False)["n"] == 5
+    with pytest.raises(ValueError, match="Argumen 'n' harus salah satu dari 0, 2, 4"):
+        ex.static(n=5)
+    with pytest.raises(ValueError, match="Argumen 'n' harus bilangan bulat 0 sampai 5"):
+        ex.start({"n": 6}, static=False)
+    with pytest.raises(TypeError, match="'flag'"):
+        ex.start({"flag": "ya"}, static=False)
+
+
+def test_limit_and_in_book_leave_out_frames_that_do_not_exist():
+    ex = framework.Explorer(
+        name="uji-batas", title="Uji", alt="gambar uji",
+        controls=(framework.Range("T", "T", 1, 4), framework.Range("i", "i", 0, 3,
+                                                                   limit=lambda v: v["T"] - 1)),
+        render=lambda T, i: None, frame=lambda T, i: (bytes([T, i]), f"{T},{i}", []),
+        in_book=lambda T, i: T != 3, defaults={"T": 2, "i": 1})
+    twin = ex.static()
+    assert sorted(twin.frames) == [(0, 0), (1, 0), (1, 1), (3, 0), (3, 1), (3, 2), (3, 3)]
+    with pytest.raises(ValueError, match="Argumen 'i' harus salah satu dari 0, 1,"):
+        ex.static(T=2, i=2)
+    # The HTML offers only the rows that exist for the start T.
+    assert twin.options([1, 1], 1) == [0, 1]
+    assert 'max="1" step="1" value="1" data-control="i"' in twin.to_html()
+
+
+def test_live_face_follows_the_declaration():
+    pytest.importorskip("ipywidgets")
+    ex = mask.live(T=8, row=3)
+    assert ex.controls["kind"].description == "jenis mask"
+    assert ex.controls["row"].max == 7 and ex.controls["T"].max == mask.T_MAX
+    cold = row_explorer.live()
+    assert (cold.controls["temperature"].min, cold.controls["temperature"].max) == (-1, 1)
+
+
+def test_javascript_files_pass_node_check(tmp_path):
+    """Every JavaScript file of the package parses (node --check); modules as modules."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node tidak terpasang")
+    files = sorted(framework.ASSETS.glob("*.js"))
+    assert {p.name for p in files} >= {"static.js", "playground.js"}
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        module = re.search(r"^export ", text, re.M) is not None
+        target = tmp_path / (path.stem + (".mjs" if module else ".cjs"))
+        target.write_text(text, encoding="utf-8")
+        run = subprocess.run([node, "--check", str(target)], capture_output=True, text=True)
+        assert run.returncode == 0, f"{path.name}: {run.stderr}"
+    broken = tmp_path / "rusak.cjs"
+    broken.write_text("(function () {", encoding="utf-8")
+    assert subprocess.run([node, "--check", str(broken)], capture_output=True).returncode != 0
+
+
+def test_assets_may_not_close_their_element(monkeypatch, tmp_path):
+    (tmp_path / "x.js").write_text("var a = '</script>';", encoding="utf-8")
+    monkeypatch.setattr(framework, "ASSETS", tmp_path)
+    with pytest.raises(ValueError, match="x.js tidak boleh berisi"):
+        framework.asset("x.js")
+
+
+def test_book_moves_pictures_and_frame_table_into_files(monkeypatch, tmp_path):
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "_ext"))
+    from atensi_book import explorers
+
+    twin = tiny_explorer().static()
+    page = tmp_path / "chapters" / "bab.html"
+    page.parent.mkdir()
+    html = twin.to_html()
+    out = explorers.explorer_frames_to_files(html, page, tmp_path)
+    assert "base64,iVBOR" not in out and len(out) < len(html)
+    data = payload(out)
+    assert "frames" not in data and "images" not in data
+    assert data["controls"] == payload(html)["controls"] and data["options"] == [[0, 1, 2], [0, 1]]
+    script = (page.parent / data["src"]).resolve()
+    assert script.parent == (tmp_path / explorers.FRAMES_DIR).resolve()
+    text = script.read_text(encoding="utf-8")
+    prefix = f'(window.atensiExplorerData = window.atensiExplorerData || {{}})["{data["id"]}"] = '
+    assert text.startswith(prefix) and text.endswith(";\n")
+    table = json.loads(text[len(prefix):-2].replace("<\\/", "</"))
+    assert table["frames"] == payload(html)["frames"]
+    pictures = [(page.parent / u).resolve().read_bytes() for u in table["urls"]]
+    assert pictures == twin.images
+    first = table["urls"][twin.frames[1, 0][0]]
+    assert f'src="{first}"' in out  # the first picture still shows before any script
+    # Named by content: a second page with the same explorer shares the files.
+    before = sorted((tmp_path / explorers.FRAMES_DIR).iterdir())
+    again = explorers.explorer_frames_to_files(html, tmp_path / "chapters" / "lain.html", tmp_path)
+    assert payload(again)["src"] == data["src"]
+    assert sorted((tmp_path / explorers.FRAMES_DIR).iterdir()) == before
