@@ -518,7 +518,7 @@ def test_flash_v2_explains_seven_ideas_and_runs_both_versions():
     assert numbered[:7] == list(range(1, 8)), f"flash_v2: tujuh gagasan bernomor tidak ada: {numbered}"
     assert "kernels.fused_splits(" in code and "plots.work_map(" in code
     # Both fused versions run on the same inputs and are compared with NumPy.
-    assert re.search(r"for \w+ in \(\"v1\", \"v2\"\):\n\s+\w+ = kernels\.attention\(", code)
+    assert re.search(r"for \w+ in \(\"fused-v1\", \"fused-v2\"\):\n\s+\w+ = kernels\.attention\(", code)
 
 
 def test_kinerja_covers_roofline_tensor_cores_tf32_io_and_the_measured_table():
