@@ -127,6 +127,8 @@ if rows:
         if v is not None and k.startswith("gpu"):
             print(f"{k}: {v:.3g}")
 EOF
+        # The expected numbers are data (results/targets.json), not library constants.
+        PYTHONPATH="$PYPATH" "$PY" scripts/check_targets.py "$BENCH_JSON" 2>/dev/null | grep -v "tidak diukur" | head -n 8
         PYTHONPATH="$PYPATH" "$PY" - "$HEADLINE_JSON" <<'EOF' 2>/dev/null | head -n 16
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -205,7 +207,7 @@ print('python', sys.version.split()[0], 'cupy', cupy.__version__)
 print(kernels._preload_cuda_wheels())
 print('backend:', kernels.available_backends(), kernels._gpu_status()[1])
 assert kernels.gpu_available(), kernels._gpu_status()[1]
-from atensi.bench.machine import _gpu_info
+from atensi.bench import _gpu_info
 print(_gpu_info())
 "
     if grep -q '^GAGAL  info' "$RESULTS"; then

@@ -33,7 +33,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atensi import cpu_fast, kernels, loops, masks, measures, plots, reference, widgets
+from atensi import kernels, loops, masks, measures, plots, reference, widgets
+from atensi.bench import cpu_fast
 
 COUNTS: Counter = Counter()
 POOR: list = []
