@@ -837,6 +837,41 @@ def check_probabilities(p, name: str = "p", axis=-1) -> np.ndarray:
     return p
 
 
+
+def loop_matrices(*, allow_neg_inf=False, **arrays) -> list:
+    """For :mod:`atensi.loops`: NumPy float matrices of one head, finite
+    (-inf allowed in the scores ``S`` when ``allow_neg_inf``: masked)."""
+    out = []
+    for name, x in arrays.items():
+        if kind(x) == "cupy":
+            raise TypeError(f"Argumen '{name}' harus array NumPy: atensi.loops berjalan di "
+                            f"CPU. Pindahkan dulu dengan {name}.get().")
+        x = as_float_array(x, name, layout="(T, T)" if name in ("S", "A") else "(T, d_k)")
+        if x.ndim != 2:
+            raise ValueError(
+                f"Argumen '{name}' harus matriks satu head (2 dimensi), tetapi bentuknya "
+                f"{tuple(x.shape)}. Ambil satu head dulu, misalnya {name}[0], atau pakai "
+                "atensi.reference untuk banyak head.")
+        check_finite(x, name, allow_neg_inf=allow_neg_inf and name in ("S",))
+        out.append(x)
+    return out
+
+
+def check_loop_steps(limit: int, count: int, what: str) -> None:
+    """Python loops do about 10⁶ steps a second: refuse more than ``limit``."""
+    if count > limit:
+        raise ValueError(
+            f"{what} butuh sekitar {id_sci(count)} langkah perulangan Python, lebih dari "
+            f"batas {id_sci(limit)} (bisa bermenit-menit). Kecilkan T, atau pakai "
+            "atensi.reference (NumPy) untuk ukuran ini.")
+
+
+def check_equal(what: str, a: str, n: int, b: str, m: int) -> None:
+    """Two sizes that must agree, e.g. d_k of Q and of K."""
+    if n != m:
+        raise ValueError(f"{what}: {a} = {n} dan {b} = {m} harus sama.")
+
+
 # ---------------------------------------------------------------------------
 # Positions (RoPE, sinusoidal encodings)
 # ---------------------------------------------------------------------------
