@@ -872,6 +872,59 @@ def check_equal(what: str, a: str, n: int, b: str, m: int) -> None:
         raise ValueError(f"{what}: {a} = {n} dan {b} = {m} harus sama.")
 
 
+def check_weights_for_v(A, V) -> None:
+    """Weights A (..., T_q, T_k) and values V (..., T_k, d_v): one V row per key."""
+    if A.shape[-1] != V.shape[-2]:
+        raise ValueError(
+            f"Sumbu terakhir 'A' (satu bobot per key) harus sama dengan T milik 'V' (satu "
+            f"baris value per key), tetapi yang diterima A.shape = {tuple(A.shape)} dan "
+            f"V.shape = {tuple(V.shape)}."
+        )
+
+
+def check_backward_shapes(Q, K, V, dO, O=None, lse=None) -> None:
+    """Shapes of dO (and O, lse) against Q, K, V, before anything is computed."""
+    rows = tuple(np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])) + (Q.shape[-2],)
+    out_shape = rows + (V.shape[-1],)
+    for name, x, want in (("dO", dO, out_shape), ("O", O, out_shape),
+                          ("lse", lse, rows)):
+        if x is not None and tuple(x.shape) != want:
+            raise ValueError(
+                f"Argumen '{name}' harus berbentuk {want} (bentuk keluaran O = A V "
+                f"untuk Q.shape = {tuple(Q.shape)} dan V.shape = {tuple(V.shape)}"
+                + ("; satu nilai per baris Q" if name == "lse" else "")
+                + f"), tetapi yang diterima {tuple(x.shape)}."
+            )
+
+
+def check_difference_step(X, h) -> None:
+    """X ± h must be X moved by h, to 1 %: otherwise the difference quotient is
+    rounding (in float16, or with a tiny h, X + h == X and the gradient is 0)."""
+    xp = xp_of(X)
+    step = X.dtype.type(h)
+    moved = ((X + step) - X).astype(np.float64)
+    worst = float(xp.max(xp.abs(moved - h))) / h
+    if worst > 0.01:
+        raise ValueError(
+            f"Argumen 'h' = {h:g} terlalu kecil untuk X bertipe {X.dtype} (nilai terbesar "
+            f"|X| = {float(xp.max(xp.abs(X))):.3g}): X + h dibulatkan, langkahnya meleset "
+            f"{worst:.0%}, dan gradiennya menjadi hasil pembulatan (nol, bila X + h == X). "
+            "Pakai X.astype(np.float64) dan h sekitar 1e-6 (atau sebanding dengan |X|).")
+
+
+def check_scalar_result(value) -> float:
+    """What the function 'f' of a numerical gradient returned: one finite number."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"Fungsi 'f' harus mengembalikan satu bilangan, tetapi mengembalikan "
+                        f"{type(value).__name__}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"Fungsi 'f' mengembalikan {value} untuk X di sekitar titik ini; "
+                         "beda hingga butuh nilai hingga.")
+    return value
+
+
 # ---------------------------------------------------------------------------
 # Positions (RoPE, sinusoidal encodings)
 # ---------------------------------------------------------------------------
