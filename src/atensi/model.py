@@ -321,60 +321,15 @@ class TinyGPT:
         return _xp(self.params["wte"])
 
     def encode(self, text: str, name: str = "text") -> np.ndarray:
-        if not isinstance(text, str):
-            raise TypeError(f"Argumen '{name}' harus str, bukan {type(text).__name__}.")
-        if self.words:
-            return self._encode_words(text)
-        unknown = sorted({c for c in text if c not in self._index})
-        if unknown:
-            raise ValueError(
-                f"Argumen '{name}' berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
-                "Model hanya mengenal karakter korpusnya (lihat model.chars); ganti atau hapus "
-                "karakter itu."
-            )
-        return np.array([self._index[c] for c in text], dtype=np.int64)
-
-    def _encode_words(self, text: str) -> np.ndarray:
-        tokens = text.split()
-        unknown = sorted({w for w in tokens if w not in self._index})
-        if unknown:
-            raise ValueError(
-                f"Teks berisi kata yang tidak dikenal model: {', '.join(unknown)}. Model kata "
-                "hanya mengenal kosakatanya (lihat model.chars); pisahkan tanda baca dengan "
-                "spasi, atau ganti kata itu."
-            )
-        return np.array([self._index[w] for w in tokens], dtype=np.int64)
+        tokens = _v.check_text(text, self._index, name, words=self.words)
+        return np.array([self._index[t] for t in tokens], dtype=np.int64)
 
     def decode(self, ids) -> str:
-        ids = np.asarray(ids.get() if hasattr(ids, "get") else ids)
-        if ids.size and ids.dtype.kind not in "iu":
-            raise TypeError(
-                f"Argumen 'ids' harus bilangan bulat (indeks token), tetapi yang diterima "
-                f"tipe {ids.dtype}. Bulatkan dulu, misalnya ids.astype(int).")
-        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= len(self.chars)):
-            raise ValueError(
-                f"Token di 'ids' harus 0..{len(self.chars) - 1}, tetapi ada {int(ids.min())}.."
-                f"{int(ids.max())}.")
+        ids = _v.check_token_ids(ids, len(self.chars))
         return ("" if not self.words else " ").join(self.chars[int(i)] for i in ids.ravel())
 
     def _check_ids(self, idx, name="idx"):
-        idx = np.asarray(idx.get() if hasattr(idx, "get") else idx)
-        if idx.ndim != 2 or idx.dtype.kind not in "iu":
-            raise ValueError(
-                f"Argumen '{name}' harus array bilangan bulat berbentuk (B, T), tetapi yang "
-                f"diterima bentuk {idx.shape} dtype {idx.dtype}."
-            )
-        if idx.shape[1] > self.config.T or idx.shape[1] < 1:
-            raise ValueError(
-                f"Panjang urutan '{name}' harus 1..{self.config.T} (config.T), tetapi "
-                f"{idx.shape[1]}. Potong teksnya."
-            )
-        if idx.size and (idx.min() < 0 or idx.max() >= self.config.vocab):
-            raise ValueError(
-                f"Token di '{name}' harus 0..{self.config.vocab - 1}, tetapi ada "
-                f"{int(idx.min())}..{int(idx.max())}."
-            )
-        return self.xp.asarray(idx)
+        return self.xp.asarray(_v.check_token_batch(idx, self.config.T, self.config.vocab, name))
 
     # -- forward ----------------------------------------------------------
     def _block(self, x, n, attention):

@@ -925,6 +925,72 @@ def check_scalar_result(value) -> float:
     return value
 
 
+
+# ---------------------------------------------------------------------------
+# Tokens (atensi.model): text in, token ids out
+# ---------------------------------------------------------------------------
+
+
+def check_text(text, vocabulary, name: str = "text", *, words: bool = False) -> list:
+    """Text as its tokens (words split at spaces, or characters), each in ``vocabulary``."""
+    if not isinstance(text, str):
+        raise TypeError(f"Argumen '{name}' harus str, bukan {type(text).__name__}.")
+    tokens = text.split() if words else list(text)
+    unknown = sorted({t for t in tokens if t not in vocabulary})
+    if unknown and words:
+        raise ValueError(
+            f"Argumen '{name}' berisi kata yang tidak dikenal model: {', '.join(unknown)}. "
+            "Model kata hanya mengenal kosakatanya (lihat model.chars); pisahkan tanda baca "
+            "dengan spasi, atau ganti kata itu."
+        )
+    if unknown:
+        raise ValueError(
+            f"Argumen '{name}' berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
+            "Model hanya mengenal karakter korpusnya (lihat model.chars); ganti atau hapus "
+            "karakter itu."
+        )
+    return tokens
+
+
+def _host_array(x) -> np.ndarray:
+    return np.asarray(x.get() if hasattr(x, "get") else x)
+
+
+def check_token_ids(ids, vocab: int, name: str = "ids") -> np.ndarray:
+    """Token ids to decode: whole numbers 0…vocab − 1, any shape."""
+    ids = _host_array(ids)
+    if ids.size and ids.dtype.kind not in "iu":
+        raise TypeError(
+            f"Argumen '{name}' harus bilangan bulat (indeks token), tetapi yang diterima "
+            f"tipe {ids.dtype}. Bulatkan dulu, misalnya {name}.astype(int).")
+    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= vocab):
+        raise ValueError(
+            f"Token di '{name}' harus 0..{vocab - 1}, tetapi ada {int(ids.min())}.."
+            f"{int(ids.max())}.")
+    return ids
+
+
+def check_token_batch(idx, T: int, vocab: int, name: str = "idx") -> np.ndarray:
+    """A (B, T') batch of token ids, 1 <= T' <= T, each 0…vocab − 1 (on the host)."""
+    idx = _host_array(idx)
+    if idx.ndim != 2 or idx.dtype.kind not in "iu":
+        raise ValueError(
+            f"Argumen '{name}' harus array bilangan bulat berbentuk (B, T), tetapi yang "
+            f"diterima bentuk {idx.shape} dtype {idx.dtype}."
+        )
+    if idx.shape[1] > T or idx.shape[1] < 1:
+        raise ValueError(
+            f"Panjang urutan '{name}' harus 1..{T} (config.T), tetapi "
+            f"{idx.shape[1]}. Potong teksnya."
+        )
+    if idx.size and (idx.min() < 0 or idx.max() >= vocab):
+        raise ValueError(
+            f"Token di '{name}' harus 0..{vocab - 1}, tetapi ada "
+            f"{int(idx.min())}..{int(idx.max())}."
+        )
+    return idx
+
+
 # ---------------------------------------------------------------------------
 # Positions (RoPE, sinusoidal encodings)
 # ---------------------------------------------------------------------------
