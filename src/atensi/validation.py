@@ -991,6 +991,58 @@ def check_token_batch(idx, T: int, vocab: int, name: str = "idx") -> np.ndarray:
     return idx
 
 
+def check_target_tokens(targets, shape, vocab: int) -> None:
+    """Targets: integers 0..vocab-1 shaped like the logits without their last axis
+    (a negative index would silently pick a token from the end)."""
+    dtype = getattr(targets, "dtype", None)
+    if dtype is None or dtype.kind not in "iu":
+        raise TypeError(
+            f"Argumen 'targets' harus array bilangan bulat (indeks token), tetapi yang "
+            f"diterima {type(targets).__name__} bertipe {dtype}."
+        )
+    if tuple(targets.shape) != tuple(shape):
+        raise ValueError(
+            f"Argumen 'targets' harus berbentuk {tuple(shape)} (bentuk logit tanpa sumbu "
+            f"terakhir), tetapi yang diterima {tuple(targets.shape)}."
+        )
+    if targets.size and (int(targets.min()) < 0 or int(targets.max()) >= vocab):
+        raise ValueError(
+            f"Token di 'targets' harus 0..{vocab - 1}, tetapi ada {int(targets.min())}.."
+            f"{int(targets.max())}. Indeks negatif tidak boleh (tidak dihitung dari belakang)."
+        )
+
+
+def check_model_params(params, expected: dict) -> dict:
+    """A model's parameter dict: every name of ``expected`` (name → shape), that
+    shape, real finite floats."""
+    if not isinstance(params, dict):
+        raise TypeError(f"Argumen 'params' harus dict nama -> array, bukan {type(params).__name__}.")
+    missing = sorted(set(expected) - set(params))
+    extra = sorted(set(params) - set(expected))
+    if missing or extra:
+        raise ValueError(
+            "Argumen 'params' tidak cocok dengan config: "
+            + "; ".join(x for x in (f"tidak ada {', '.join(missing[:4])}" if missing else "",
+                                   f"berlebih {', '.join(map(str, extra[:4]))}" if extra else "")
+                        if x)
+            + ". Buat dengan atensi.model.init_params(config).")
+    for name, shape in expected.items():
+        value = params[name]
+        dtype = getattr(value, "dtype", None)
+        if dtype is None or dtype.kind != "f":
+            raise TypeError(
+                f"Parameter '{name}' harus array float (NumPy/CuPy), tetapi yang diterima "
+                f"{type(value).__name__} bertipe {dtype}.")
+        if tuple(value.shape) != shape:
+            raise ValueError(
+                f"Parameter '{name}' harus berbentuk {shape}, tetapi yang diterima "
+                f"{tuple(value.shape)}.")
+        if not bool(xp_of(value).isfinite(value).all()):
+            raise ValueError(f"Parameter '{name}' berisi NaN atau inf. Latih ulang atau muat "
+                             "bobot lain.")
+    return params
+
+
 # ---------------------------------------------------------------------------
 # Positions (RoPE, sinusoidal encodings)
 # ---------------------------------------------------------------------------
