@@ -1,8 +1,9 @@
-"""Satu lapisan validasi untuk :mod:`atensi.reference` dan :mod:`atensi.kernels`.
+"""Satu lapisan validasi untuk seluruh pustaka: ``reference``, ``kernels``,
+``loops``, ``masks``, ``measures``, ``model``.
 
 Setiap argumen yang salah ditolak *sebelum* pekerjaan apa pun dimulai, dengan
 pesan berbahasa Indonesia yang menyebut nama argumennya, apa yang salah, dan
-apa yang harus dilakukan. Kedua modul memakai fungsi yang sama, jadi argumen
+apa yang harus dilakukan. Semua modul memakai fungsi yang sama, jadi argumen
 yang sama mendapat pesan yang sama, jalur mana pun yang dipakai pembaca.
 
 Yang diperiksa:
@@ -23,6 +24,8 @@ Yang diperiksa:
   kembali (``online_softmax_v_scale``);
 - ``scale``, ``causal``, ``fused`` harus bool sungguhan; ``block`` bilangan
   bulat 1…65536; ``version`` string yang dikenal;
+- mask boolean (bentuk, tipe, panjang *padding*), baris peluang (``measures``),
+  teks dan token model, parameter model;
 - ukuran keluaran diperkirakan sebelum memori dipesan; pekerjaan emulasi CPU
   yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``; kerjanya
   H·T²·max(d_k, 16) per perkalian (T, T, d_k), dibagi kecepatan jalurnya,
