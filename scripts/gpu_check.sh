@@ -128,6 +128,8 @@ if rows:
         if v is not None and k.startswith("gpu"):
             print(f"{k}: {v:.3g}")
 EOF
+        # The expected numbers are data (results/targets.json), not library constants.
+        PYTHONPATH="$PYPATH" "$PY" scripts/check_targets.py "$BENCH_JSON" 2>/dev/null | grep -v "tidak diukur" | head -n 8
         PYTHONPATH="$PYPATH" "$PY" - "$HEADLINE_JSON" <<'EOF' 2>/dev/null | head -n 16
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -207,7 +209,7 @@ from atensi import cuda_wheels; print(cuda_wheels.preload())
 print('backend:', kernels.available_backends(), kernels.loading._gpu_status()[1])
 assert kernels.gpu_available(), kernels.loading._gpu_status()[1]
 print(kernels.registry.table())  # every kernel the checks below launch
-from atensi.bench.machine import _gpu_info
+from atensi.bench import _gpu_info
 print(_gpu_info())
 "
     if grep -q '^GAGAL  info' "$RESULTS"; then

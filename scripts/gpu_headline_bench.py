@@ -79,7 +79,7 @@ def run(out_path: str, Ts=(1024, 4096)) -> dict:
     import cupy as cp
 
     from atensi import kernels
-    from atensi.bench.machine import _gpu_info
+    from atensi.bench import _gpu_info
 
     kernels.gpu_available()  # loads the CUDA libraries from the pip wheels when needed
     gpu = _gpu_info()

@@ -376,22 +376,6 @@ def test_gpu_blocked_reference_on_cupy():
         _assert_grad(g, w)
 
 
-# --- the bench row -------------------------------------------------------------------
-
-
-def test_bench_backward_row():
-    from atensi import bench
-
-    b = bench.backward_targets(T=256, block=64, repeats=1, max_seconds=0.1)
-    assert b["plain"]["T"] == 256 and b["blocked"]["max_rel_err"] < 1e-5
-    assert 0 < b["memory_ratio"] < 1 / 2  # 1/8 is the target at T = 1024
-    text = "\n".join(bench._backward_lines(b))
-    assert "berubin / biasa" in text and "MiB" in text
-    assert "target" not in text  # the target is stated for T = 1024 only
-    b["plain"]["T"] = b["blocked"]["T"] = 1024
-    assert "(target ≤ 0,125)" in "\n".join(bench._backward_lines(b))
-
-
 # --- AddressSanitizer / ThreadSanitizer ---------------------------------------------
 
 _SANITIZED_SCRIPT = """

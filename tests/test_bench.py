@@ -161,7 +161,7 @@ def _row(method, B, T, ms, mib, share=None):
             "B": B, "T": T, "time_ms": ms, "peak_mib": mib, "fp32_peak_share": share}
 
 
-def test_summary_computes_the_targets():
+def test_summary_computes_the_ratios():
     rows = [
         _row("numpy_naive", 1, 1024, 120.0, 144.0),
         _row("numpy_blocked", 1, 1024, 40.0, 6.0),
@@ -214,12 +214,88 @@ def test_gpu_rows():
 
 
 @pytest.mark.slow
-def test_engine_targets_report_compile_and_emulated_chain():
-    """The engine targets are printed by the bench; here only that they are measured."""
-    e = bench.engine_targets(archs=("sm_90",), T=16)
+def test_compile_and_emulation_are_measured():
+    e = bench.compile_and_emulation(archs=("sm_90",), T=16)
     assert e["compile_files"] == len(list(kernels.kernels_dir().glob("*.cu")))
     assert e["compile_seconds"] > 0 and e["spill_bytes"] == 0
     assert set(e["chain_ms"]) == {"v1", "v2", "fused"}
     assert all(ms > 0 for ms in e["chain_ms"].values())
-    text = "\n".join(bench._engine_lines(e, T=16))
-    assert "NVRTC" in text and "target ≤ 2 s" in text
+    text = "\n".join(bench._compile_lines(e, T=16))
+    assert "NVRTC" in text and "T = 16" in text and "target" not in text
+
+
+def test_backward_rows_plain_and_blocked():
+    b = bench.backward_comparison(T=256, block=64, repeats=1, max_seconds=0.1)
+    assert b["plain"]["T"] == 256 and b["blocked"]["max_rel_err"] < 1e-5
+    assert 0 < b["memory_ratio"] < 1 / 2
+    text = "\n".join(bench._backward_lines(b))
+    assert "berubin / biasa" in text and "MiB" in text and "target" not in text
+
+
+# ---- results/targets.json and scripts/check_targets.py ----------------------------------
+
+TARGETS = json.loads((ROOT / "results" / "targets.json").read_text(encoding="utf-8"))["targets"]
+
+
+def _check_targets():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("check_targets", ROOT / "scripts" / "check_targets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _full_results(**changes):
+    """A results file as the CLI writes it, with every target measured."""
+    rows = [
+        _row("numpy_naive", 1, 1024, 120.0, 144.0),
+        _row("numpy_blocked", 1, 1024, 40.0, 6.0),
+        _row("gpu_chain_v1", 8, 1024, 30.0, 800.0),
+        _row("cupy_cublas", 8, 1024, 3.0, 900.0),
+        _row("gpu_fused", 8, 1024, 2.0, 24.0, share=0.25),
+    ]
+    results = {
+        "schema": bench.SCHEMA, "rows": rows,
+        "cpu_vs_torch": [{"ratio": 1.4}, {"ratio": 1.1}],
+        "compile_and_emulation": {"compile_seconds": 3.0, "chain_ms": {"v1": 900.0, "fused": 300.0}},
+        "backward": {"plain": {"B": 1, "T": 1024}, "memory_ratio": 0.05},
+    }
+    results.update(changes)
+    return results
+
+
+def test_targets_are_data_outside_the_library():
+    source = (ROOT / "src" / "atensi" / "bench" / "__init__.py").read_text(encoding="utf-8")
+    assert "target ≥" not in source and "target ≤" not in source
+    for name, target in TARGETS.items():
+        assert ("min" in target) != ("max" in target), name
+        assert target["what"], name
+
+
+def test_every_target_is_read_from_a_results_file():
+    check = _check_targets()
+    assert set(TARGETS) <= set(check.measured(_full_results()))
+    lines, ok = check.check(_full_results(), TARGETS)
+    assert ok and len(lines) == len(TARGETS) and all("terpenuhi" in line for line in lines)
+
+
+def test_a_missed_target_fails_and_an_unmeasured_one_is_said():
+    check = _check_targets()
+    slow = _full_results(compile_and_emulation={"compile_seconds": 9.5, "chain_ms": {}})
+    lines, ok = check.check(slow, TARGETS)
+    assert not ok
+    assert any(line.startswith("compile_seconds: 9,5") and "TIDAK terpenuhi" in line for line in lines)
+    assert any(line.startswith("emulated_chain_ms: tidak diukur") for line in lines)
+    # The backward memory target is stated for B = 1, T = 1024 only.
+    other = _full_results(backward={"plain": {"B": 1, "T": 256}, "memory_ratio": 0.3})
+    assert "backward_memory_ratio" not in check.measured(other)
+
+
+def test_check_targets_command(tmp_path):
+    check = _check_targets()
+    path = bench.save_results(_full_results(cpu_vs_torch=[{"ratio": 0.5}]), tmp_path / "hasil.json")
+    assert check.main([str(path)]) == 1
+    with pytest.raises(SystemExit) as stop:
+        check.main([str(tmp_path / "tidak_ada.json")])
+    assert stop.value.code == 2

@@ -72,7 +72,7 @@ def test_bench_json_path_is_checked_before_benchmarking(tmp_path, monkeypatch, c
     def trap(*a, **k):
         raise AssertionError("tolok ukur berjalan padahal --json tidak bisa ditulis")
 
-    monkeypatch.setattr(bench.measure, "run", trap)  # where _main looks it up
+    monkeypatch.setattr(bench, "run", trap)  # where _main looks it up
     with pytest.raises(AssertionError, match="tolok ukur berjalan"):  # the trap is in the path
         bench._main(["--preset", "tiny", "--device", "cpu"])
     capsys.readouterr()

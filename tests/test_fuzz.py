@@ -33,7 +33,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from atensi import cpu_fast, kernels, loops, masks, measures, plots, reference
+from atensi import kernels, loops, masks, measures, plots, reference
+from atensi.bench import cpu_fast
 from atensi.explorers import mask as mask_explorer, row as row_explorer, sharpness
 
 COUNTS: Counter = Counter()

@@ -75,8 +75,10 @@ def test_random_dot_products_are_seeded():
 def test_errors_are_indonesian_and_name_the_argument():
     with pytest.raises(ValueError, match="Argumen 'd_k'.*0"):
         measures.random_dot_products(0)
-    with pytest.raises(ValueError, match="Argumen 'd_k'"):
+    with pytest.raises(TypeError, match="Argumen 'd_k' harus bilangan bulat"):
         measures.dot_product_spread(2.5)
+    with pytest.raises(ValueError, match="Argumen 'd_k' harus bilangan bulat 1 sampai 1.048.576"):
+        measures.random_dot_products(2**20 + 1)
     with pytest.raises(ValueError, match="Argumen 'n'"):
         measures.random_dot_products(4, n=0)
     with pytest.raises(ValueError, match="Argumen 'p'.*NaN"):

@@ -5,20 +5,30 @@ berasal dari sel yang dijalankan, tidak diketik tangan.
 """
 
 
-def glue(name, value, display=True):
-    """Tempelkan ``value`` ke prosa bab dengan nama ``name`` (``myst_nb.glue``).
+# MyST-NB reads a glued value back from a display output whose MIME types
+# carry this prefix (myst_nb.ext.glue.GLUE_PREFIX), with "scrapbook" metadata.
+GLUE_PREFIX = "application/papermill.record/"
 
-    Di luar buku (Colab, Jupyter tanpa MyST-NB) nilainya cukup ditampilkan.
+
+def glue(name, value, display=True):
+    """Tempelkan ``value`` ke prosa bab dengan nama ``name``, seperti ``myst_nb.glue``.
+
+    Keluarannya sama persis dengan milik MyST-NB, tetapi tanpa mengimpor
+    ``myst_nb.ext.glue``: modul itu mengimpor nbformat dan jsonschema, yang di
+    sini butuh beberapa detik pada ``glue`` pertama setiap bab. Di luar buku
+    (Colab, Jupyter biasa) nilainya cukup ditampilkan bila ``display``.
     """
     try:
-        from myst_nb import glue as glue_into_book
+        from IPython.core.formatters import format_display_data
+        from IPython.display import display as show
     except ImportError:
         if display:
-            from IPython.display import display as show
-
-            show(value)
+            print(value)
         return
-    glue_into_book(name, value, display=display)
+    bundle, metadata = format_display_data(value)
+    prefix = "" if display else GLUE_PREFIX
+    metadata["scrapbook"] = {"name": name, "mime_prefix": prefix}
+    show({prefix + kind: data for kind, data in bundle.items()}, raw=True, metadata=metadata)
 
 
 def id_int(n):

@@ -17,53 +17,13 @@ import numpy as np
 from . import validation as _val
 
 
-def _probabilities(p, name="p", axis=-1):
-    if isinstance(p, np.ma.MaskedArray):
-        raise TypeError(
-            f"Argumen '{name}' harus array biasa, bukan masked array (np.ma). "
-            f"Pakai {name}.filled(0.0): posisi yang ditutup mask berpeluang 0."
-        )
-    try:
-        p = np.asarray(p, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(
-            f"Argumen '{name}' harus array angka (vektor peluang), tetapi yang diterima "
-            f"{type(p).__name__}. Berikan satu baris softmax, misalnya softmax(S)[i]."
-        ) from None
-    if p.ndim < 1 or p.shape[-1] == 0:
-        raise ValueError(
-            f"Argumen '{name}' harus berupa vektor peluang yang tidak kosong, "
-            f"tetapi bentuk yang diterima {p.shape}. Berikan satu baris softmax, "
-            "misalnya softmax(S)[i]."
-        )
-    if np.isnan(p).any():
-        raise ValueError(
-            f"Argumen '{name}' berisi NaN. Periksa skor sebelum softmax "
-            "(softmax dari atensi.reference tidak pernah menghasilkan NaN)."
-        )
-    axis = _val.check_axis(axis, p.ndim)
-    if np.isinf(p).any() or (p < -1e-9).any() or (p > 1 + 1e-9).any():
-        raise ValueError(
-            f"Argumen '{name}' harus berisi peluang antara 0 dan 1, tetapi nilainya dari "
-            f"{p.min()!r} sampai {p.max()!r}. Berikan hasil softmax, bukan skor."
-        )
-    sums = p.sum(axis=axis)
-    if not np.all((np.abs(sums - 1) <= 1e-3) | (sums == 0)):
-        raise ValueError(
-            f"Setiap baris argumen '{name}' harus berjumlah 1 (atau 0 untuk baris yang "
-            f"seluruhnya ditutup mask), tetapi ada yang berjumlah {float(sums.flat[np.argmax(np.abs(sums - 1))])!r}. "
-            "Berikan hasil softmax, atau bagi dulu dengan jumlahnya."
-        )
-    return p
-
-
 def entropy(p, axis=-1):
     """Entropi ``-Σ p log p`` dalam nat (log natural), per baris.
 
     Suku dengan ``p = 0`` (misalnya posisi yang dimask) bernilai 0. Nilainya 0
     untuk baris *one-hot* dan ``log n`` untuk baris seragam dengan n posisi.
     """
-    p = _probabilities(p, axis=axis)
+    p = _val.check_probabilities(p, axis=axis)
     safe = np.where(p > 0, p, 1.0)
     # 0.0 - x, not -x: a one-hot row gives 0.0, not -0.0.
     return 0.0 - np.sum(np.where(p > 0, p * np.log(safe), 0.0), axis=axis)
@@ -76,7 +36,7 @@ def softmax_jacobian(p):
     ``(..., n, n)``. Saat satu peluang mendekati 1, semua entri J mendekati 0:
     gradien yang melewati softmax itu hilang.
     """
-    p = _probabilities(p)
+    p = _val.check_probabilities(p)
     diag = p[..., :, None] * np.eye(p.shape[-1])
     return diag - p[..., :, None] * p[..., None, :]
 
@@ -99,14 +59,8 @@ def random_dot_products(d_k, n=2000, seed=0, scale=False):
     Vektor berdimensi ``d_k`` dengan komponen bervarians 1 (bukan vektor
     satuan) memberi dot product bervarians ``d_k``: simpangan bakunya √d_k.
     """
-    if isinstance(d_k, bool) or not isinstance(d_k, (int, np.integer)) or d_k < 1:
-        raise ValueError(
-            f"Argumen 'd_k' harus bilangan bulat >= 1, tetapi yang diterima {d_k!r}."
-        )
-    if d_k > 2**20:
-        raise ValueError(f"Argumen 'd_k' harus paling besar 1.048.576, tetapi yang diterima {d_k!r}.")
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"Argumen 'n' harus bilangan bulat >= 1, tetapi yang diterima {n!r}.")
+    d_k = _val.check_int(d_k, "d_k", high=2**20)
+    n = _val.check_int(n, "n")
     scale = _val.check_flag(scale, "scale")
     _val.check_output_bytes(8.0 * int(n) * int(d_k), f"{n} pasang vektor berdimensi {d_k}",
                             "Kecilkan 'n' atau 'd_k'.")

@@ -192,7 +192,7 @@ def cross_entropy(logits, targets):
     """Rata-rata -log p(target) dalam nat, dan gradiennya terhadap ``logits``."""
     xp = _xp(logits)
     V = logits.shape[-1]
-    _check_targets(targets, logits.shape[:-1], V)
+    _v.check_target_tokens(targets, logits.shape[:-1], V)
     flat = logits.reshape(-1, V)
     t = targets.reshape(-1)
     shifted = flat - flat.max(axis=-1, keepdims=True)
@@ -204,58 +204,6 @@ def cross_entropy(logits, targets):
     d[rows, t] -= 1
     d *= d.dtype.type(1.0 / flat.shape[0])
     return loss, d.reshape(logits.shape)
-
-
-def _check_targets(targets, shape, vocab) -> None:
-    """Targets: integers 0..vocab-1 shaped like the logits without their last axis
-    (a negative index would silently pick a token from the end)."""
-    dtype = getattr(targets, "dtype", None)
-    if dtype is None or dtype.kind not in "iu":
-        raise TypeError(
-            f"Argumen 'targets' harus array bilangan bulat (indeks token), tetapi yang "
-            f"diterima {type(targets).__name__} bertipe {dtype}."
-        )
-    if tuple(targets.shape) != tuple(shape):
-        raise ValueError(
-            f"Argumen 'targets' harus berbentuk {tuple(shape)} (bentuk logit tanpa sumbu "
-            f"terakhir), tetapi yang diterima {tuple(targets.shape)}."
-        )
-    if targets.size and (int(targets.min()) < 0 or int(targets.max()) >= vocab):
-        raise ValueError(
-            f"Token di 'targets' harus 0..{vocab - 1}, tetapi ada {int(targets.min())}.."
-            f"{int(targets.max())}. Indeks negatif tidak boleh (tidak dihitung dari belakang)."
-        )
-
-
-def _check_params(params, config: Config) -> dict:
-    """The parameter dict of ``config``: every name, its shape, real finite floats."""
-    if not isinstance(params, dict):
-        raise TypeError(f"Argumen 'params' harus dict nama -> array, bukan {type(params).__name__}.")
-    expected = param_shapes(config)
-    missing = sorted(set(expected) - set(params))
-    extra = sorted(set(params) - set(expected))
-    if missing or extra:
-        raise ValueError(
-            "Argumen 'params' tidak cocok dengan config: "
-            + "; ".join(x for x in (f"tidak ada {', '.join(missing[:4])}" if missing else "",
-                                   f"berlebih {', '.join(map(str, extra[:4]))}" if extra else "")
-                        if x)
-            + ". Buat dengan atensi.model.init_params(config).")
-    for name, shape in expected.items():
-        value = params[name]
-        dtype = getattr(value, "dtype", None)
-        if dtype is None or dtype.kind != "f":
-            raise TypeError(
-                f"Parameter '{name}' harus array float (NumPy/CuPy), tetapi yang diterima "
-                f"{type(value).__name__} bertipe {dtype}.")
-        if tuple(value.shape) != shape:
-            raise ValueError(
-                f"Parameter '{name}' harus berbentuk {shape}, tetapi yang diterima "
-                f"{tuple(value.shape)}.")
-        if not bool(_xp(value).isfinite(value).all()):
-            raise ValueError(f"Parameter '{name}' berisi NaN atau inf. Latih ulang atau muat "
-                             "bobot lain.")
-    return params
 
 
 def _params_bytes(config: Config, itemsize: int = 4) -> float:
@@ -296,7 +244,7 @@ class TinyGPT:
             _v.check_output_bytes(_params_bytes(config), f"Parameter model ({config})",
                                   "Kecilkan d_model, d_mlp, n_layer, T atau vocab.")
             params = init_params(config)
-        self.params = _check_params(params, config)
+        self.params = _v.check_model_params(params, param_shapes(config))
 
     # -- bookkeeping ------------------------------------------------------
     @property
@@ -321,60 +269,15 @@ class TinyGPT:
         return _xp(self.params["wte"])
 
     def encode(self, text: str, name: str = "text") -> np.ndarray:
-        if not isinstance(text, str):
-            raise TypeError(f"Argumen '{name}' harus str, bukan {type(text).__name__}.")
-        if self.words:
-            return self._encode_words(text)
-        unknown = sorted({c for c in text if c not in self._index})
-        if unknown:
-            raise ValueError(
-                f"Argumen '{name}' berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
-                "Model hanya mengenal karakter korpusnya (lihat model.chars); ganti atau hapus "
-                "karakter itu."
-            )
-        return np.array([self._index[c] for c in text], dtype=np.int64)
-
-    def _encode_words(self, text: str) -> np.ndarray:
-        tokens = text.split()
-        unknown = sorted({w for w in tokens if w not in self._index})
-        if unknown:
-            raise ValueError(
-                f"Teks berisi kata yang tidak dikenal model: {', '.join(unknown)}. Model kata "
-                "hanya mengenal kosakatanya (lihat model.chars); pisahkan tanda baca dengan "
-                "spasi, atau ganti kata itu."
-            )
-        return np.array([self._index[w] for w in tokens], dtype=np.int64)
+        tokens = _v.check_text(text, self._index, name, words=self.words)
+        return np.array([self._index[t] for t in tokens], dtype=np.int64)
 
     def decode(self, ids) -> str:
-        ids = np.asarray(ids.get() if hasattr(ids, "get") else ids)
-        if ids.size and ids.dtype.kind not in "iu":
-            raise TypeError(
-                f"Argumen 'ids' harus bilangan bulat (indeks token), tetapi yang diterima "
-                f"tipe {ids.dtype}. Bulatkan dulu, misalnya ids.astype(int).")
-        if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= len(self.chars)):
-            raise ValueError(
-                f"Token di 'ids' harus 0..{len(self.chars) - 1}, tetapi ada {int(ids.min())}.."
-                f"{int(ids.max())}.")
+        ids = _v.check_token_ids(ids, len(self.chars))
         return ("" if not self.words else " ").join(self.chars[int(i)] for i in ids.ravel())
 
     def _check_ids(self, idx, name="idx"):
-        idx = np.asarray(idx.get() if hasattr(idx, "get") else idx)
-        if idx.ndim != 2 or idx.dtype.kind not in "iu":
-            raise ValueError(
-                f"Argumen '{name}' harus array bilangan bulat berbentuk (B, T), tetapi yang "
-                f"diterima bentuk {idx.shape} dtype {idx.dtype}."
-            )
-        if idx.shape[1] > self.config.T or idx.shape[1] < 1:
-            raise ValueError(
-                f"Panjang urutan '{name}' harus 1..{self.config.T} (config.T), tetapi "
-                f"{idx.shape[1]}. Potong teksnya."
-            )
-        if idx.size and (idx.min() < 0 or idx.max() >= self.config.vocab):
-            raise ValueError(
-                f"Token di '{name}' harus 0..{self.config.vocab - 1}, tetapi ada "
-                f"{int(idx.min())}..{int(idx.max())}."
-            )
-        return self.xp.asarray(idx)
+        return self.xp.asarray(_v.check_token_batch(idx, self.config.T, self.config.vocab, name))
 
     # -- forward ----------------------------------------------------------
     def _block(self, x, n, attention):

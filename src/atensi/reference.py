@@ -101,12 +101,7 @@ def weighted_sum(A, V):
     A = _val.as_float_array(A, "A", layout="(..., T, T)")
     V = _val.as_float_array(V, "V", layout="(..., T, d_v)")
     _val.check_same_kind(A=A, V=V)
-    if A.shape[-1] != V.shape[-2]:
-        raise ValueError(
-            f"Sumbu terakhir 'A' (satu bobot per key) harus sama dengan T milik 'V' (satu "
-            f"baris value per key), tetapi yang diterima A.shape = {tuple(A.shape)} dan "
-            f"V.shape = {tuple(V.shape)}."
-        )
+    _val.check_weights_for_v(A, V)
     _val.check_leading({"A": A, "V": V}, broadcast=True)
     _val.check_finite(A, "A")
     _val.check_finite(V, "V")
@@ -263,21 +258,6 @@ def _sum_to(g, shape):
     return g.sum(axis=ones, keepdims=True) if ones else g
 
 
-def _check_backward_inputs(Q, K, V, dO, O=None, lse=None):
-    """Bentuk dO (dan O, lse) harus cocok dengan Q, K, V sebelum apa pun dihitung."""
-    rows = _lead(Q, K, V) + (Q.shape[-2],)
-    out_shape = rows + (V.shape[-1],)
-    for name, x, want in (("dO", dO, out_shape), ("O", O, out_shape),
-                          ("lse", lse, rows)):
-        if x is not None and tuple(x.shape) != want:
-            raise ValueError(
-                f"Argumen '{name}' harus berbentuk {want} (bentuk keluaran O = A V "
-                f"untuk Q.shape = {tuple(Q.shape)} dan V.shape = {tuple(V.shape)}"
-                + ("; satu nilai per baris Q" if name == "lse" else "")
-                + f"), tetapi yang diterima {tuple(x.shape)}."
-            )
-
-
 def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
                                block=128, O=None, lse=None):
     """Gradien :func:`attention_backward`, tanpa pernah membuat array (T, T).
@@ -306,7 +286,7 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
         lse = _val.check_finite(_val.as_float_array(lse, "lse", min_ndim=1, layout="(..., T)"),
                                 "lse")
     xp = _xp(Q, K, V, dO)
-    _check_backward_inputs(Q, K, V, dO, O, lse)
+    _val.check_backward_shapes(Q, K, V, dO, O, lse)
     given_lse = lse is not None
     if O is None or lse is None:
         O_new, lse_new = attention_blocked(
@@ -368,45 +348,17 @@ def numerical_gradient(f, X, *, h=1e-6):
     X = _val.as_float_array(X, "X", min_ndim=0, layout="(...)")
     h = _val.check_positive(h, "h")
     _val.check_finite(X, "X")
-    _check_step(X, h)
+    _val.check_difference_step(X, h)
     grad = np.zeros(X.shape, dtype=np.float64)
     for idx in np.ndindex(X.shape):
         keep = X[idx]
         X[idx] = keep + h
-        f_plus = _value_of(f, X)
+        f_plus = _val.check_scalar_result(f(X))
         X[idx] = keep - h
-        f_minus = _value_of(f, X)
+        f_minus = _val.check_scalar_result(f(X))
         X[idx] = keep
         grad[idx] = (f_plus - f_minus) / (2 * h)
     return grad
-
-
-def _check_step(X, h):
-    """X ± h must be X moved by h, to 1 %: otherwise the difference quotient is
-    rounding (in float16, or with a tiny h, X + h == X and the gradient is 0)."""
-    xp = _xp(X)
-    step = X.dtype.type(h)
-    moved = ((X + step) - X).astype(np.float64)
-    worst = float(xp.max(xp.abs(moved - h))) / h
-    if worst > 0.01:
-        raise ValueError(
-            f"Argumen 'h' = {h:g} terlalu kecil untuk X bertipe {X.dtype} (nilai terbesar "
-            f"|X| = {float(xp.max(xp.abs(X))):.3g}): X + h dibulatkan, langkahnya meleset "
-            f"{worst:.0%}, dan gradiennya menjadi hasil pembulatan (nol, bila X + h == X). "
-            "Pakai X.astype(np.float64) dan h sekitar 1e-6 (atau sebanding dengan |X|).")
-
-
-def _value_of(f, X) -> float:
-    value = f(X)
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"Fungsi 'f' harus mengembalikan satu bilangan, tetapi mengembalikan "
-                        f"{type(value).__name__}.") from None
-    if not math.isfinite(value):
-        raise ValueError(f"Fungsi 'f' mengembalikan {value} untuk X di sekitar titik ini; "
-                         "beda hingga butuh nilai hingga.")
-    return value
 
 
 # ---------------------------------------------------------------------------

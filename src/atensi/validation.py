@@ -1,8 +1,9 @@
-"""Satu lapisan validasi untuk :mod:`atensi.reference` dan :mod:`atensi.kernels`.
+"""Satu lapisan validasi untuk seluruh pustaka: ``reference``, ``kernels``,
+``loops``, ``masks``, ``measures``, ``model``.
 
 Setiap argumen yang salah ditolak *sebelum* pekerjaan apa pun dimulai, dengan
 pesan berbahasa Indonesia yang menyebut nama argumennya, apa yang salah, dan
-apa yang harus dilakukan. Kedua modul memakai fungsi yang sama, jadi argumen
+apa yang harus dilakukan. Semua modul memakai fungsi yang sama, jadi argumen
 yang sama mendapat pesan yang sama, jalur mana pun yang dipakai pembaca.
 
 Yang diperiksa:
@@ -23,6 +24,8 @@ Yang diperiksa:
   kembali (``online_softmax_v_scale``);
 - ``scale``, ``causal``, ``fused`` harus bool sungguhan; ``block`` bilangan
   bulat 1…65536; ``version`` string yang dikenal;
+- mask boolean (bentuk, tipe, panjang *padding*), baris peluang (``measures``),
+  teks dan token model, parameter model;
 - ukuran keluaran diperkirakan sebelum memori dipesan; pekerjaan emulasi CPU
   yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``; kerjanya
   H·T²·max(d_k, 16) per perkalian (T, T, d_k), dibagi kecepatan jalurnya,
@@ -810,6 +813,253 @@ def check_positive(value, name: str) -> float:
     return check_number(value, name, low=0.0, low_open=True)
 
 
+def check_probabilities(p, name: str = "p", axis=-1) -> np.ndarray:
+    """Rows of probabilities (a softmax output) as float64: each in [0, 1], summing to 1 (or 0 when masked)."""
+    if isinstance(p, np.ma.MaskedArray):
+        raise TypeError(
+            f"Argumen '{name}' harus array biasa, bukan masked array (np.ma). "
+            f"Pakai {name}.filled(0.0): posisi yang ditutup mask berpeluang 0."
+        )
+    try:
+        p = np.asarray(p, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"Argumen '{name}' harus array angka (vektor peluang), tetapi yang diterima "
+            f"{type(p).__name__}. Berikan satu baris softmax, misalnya softmax(S)[i]."
+        ) from None
+    if p.ndim < 1 or p.shape[-1] == 0:
+        raise ValueError(
+            f"Argumen '{name}' harus berupa vektor peluang yang tidak kosong, "
+            f"tetapi bentuk yang diterima {p.shape}. Berikan satu baris softmax, "
+            "misalnya softmax(S)[i]."
+        )
+    if np.isnan(p).any():
+        raise ValueError(
+            f"Argumen '{name}' berisi NaN. Periksa skor sebelum softmax "
+            "(softmax dari atensi.reference tidak pernah menghasilkan NaN)."
+        )
+    axis = check_axis(axis, p.ndim)
+    if np.isinf(p).any() or (p < -1e-9).any() or (p > 1 + 1e-9).any():
+        raise ValueError(
+            f"Argumen '{name}' harus berisi peluang antara 0 dan 1, tetapi nilainya dari "
+            f"{p.min()!r} sampai {p.max()!r}. Berikan hasil softmax, bukan skor."
+        )
+    sums = p.sum(axis=axis)
+    if not np.all((np.abs(sums - 1) <= 1e-3) | (sums == 0)):
+        raise ValueError(
+            f"Setiap baris argumen '{name}' harus berjumlah 1 (atau 0 untuk baris yang "
+            f"seluruhnya ditutup mask), tetapi ada yang berjumlah {float(sums.flat[np.argmax(np.abs(sums - 1))])!r}. "
+            "Berikan hasil softmax, atau bagi dulu dengan jumlahnya."
+        )
+    return p
+
+
+
+def loop_matrices(*, allow_neg_inf=False, **arrays) -> list:
+    """For :mod:`atensi.loops`: NumPy float matrices of one head, finite
+    (-inf allowed in the scores ``S`` when ``allow_neg_inf``: masked)."""
+    out = []
+    for name, x in arrays.items():
+        if kind(x) == "cupy":
+            raise TypeError(f"Argumen '{name}' harus array NumPy: atensi.loops berjalan di "
+                            f"CPU. Pindahkan dulu dengan {name}.get().")
+        x = as_float_array(x, name, layout="(T, T)" if name in ("S", "A") else "(T, d_k)")
+        if x.ndim != 2:
+            raise ValueError(
+                f"Argumen '{name}' harus matriks satu head (2 dimensi), tetapi bentuknya "
+                f"{tuple(x.shape)}. Ambil satu head dulu, misalnya {name}[0], atau pakai "
+                "atensi.reference untuk banyak head.")
+        check_finite(x, name, allow_neg_inf=allow_neg_inf and name in ("S",))
+        out.append(x)
+    return out
+
+
+def check_loop_steps(limit: int, count: int, what: str) -> None:
+    """Python loops do about 10⁶ steps a second: refuse more than ``limit``."""
+    if count > limit:
+        raise ValueError(
+            f"{what} butuh sekitar {id_sci(count)} langkah perulangan Python, lebih dari "
+            f"batas {id_sci(limit)} (bisa bermenit-menit). Kecilkan T, atau pakai "
+            "atensi.reference (NumPy) untuk ukuran ini.")
+
+
+def check_equal(what: str, a: str, n: int, b: str, m: int) -> None:
+    """Two sizes that must agree, e.g. d_k of Q and of K."""
+    if n != m:
+        raise ValueError(f"{what}: {a} = {n} dan {b} = {m} harus sama.")
+
+
+def check_weights_for_v(A, V) -> None:
+    """Weights A (..., T_q, T_k) and values V (..., T_k, d_v): one V row per key."""
+    if A.shape[-1] != V.shape[-2]:
+        raise ValueError(
+            f"Sumbu terakhir 'A' (satu bobot per key) harus sama dengan T milik 'V' (satu "
+            f"baris value per key), tetapi yang diterima A.shape = {tuple(A.shape)} dan "
+            f"V.shape = {tuple(V.shape)}."
+        )
+
+
+def check_backward_shapes(Q, K, V, dO, O=None, lse=None) -> None:
+    """Shapes of dO (and O, lse) against Q, K, V, before anything is computed."""
+    rows = tuple(np.broadcast_shapes(Q.shape[:-2], K.shape[:-2], V.shape[:-2])) + (Q.shape[-2],)
+    out_shape = rows + (V.shape[-1],)
+    for name, x, want in (("dO", dO, out_shape), ("O", O, out_shape),
+                          ("lse", lse, rows)):
+        if x is not None and tuple(x.shape) != want:
+            raise ValueError(
+                f"Argumen '{name}' harus berbentuk {want} (bentuk keluaran O = A V "
+                f"untuk Q.shape = {tuple(Q.shape)} dan V.shape = {tuple(V.shape)}"
+                + ("; satu nilai per baris Q" if name == "lse" else "")
+                + f"), tetapi yang diterima {tuple(x.shape)}."
+            )
+
+
+def check_difference_step(X, h) -> None:
+    """X ± h must be X moved by h, to 1 %: otherwise the difference quotient is
+    rounding (in float16, or with a tiny h, X + h == X and the gradient is 0)."""
+    xp = xp_of(X)
+    step = X.dtype.type(h)
+    moved = ((X + step) - X).astype(np.float64)
+    worst = float(xp.max(xp.abs(moved - h))) / h
+    if worst > 0.01:
+        raise ValueError(
+            f"Argumen 'h' = {h:g} terlalu kecil untuk X bertipe {X.dtype} (nilai terbesar "
+            f"|X| = {float(xp.max(xp.abs(X))):.3g}): X + h dibulatkan, langkahnya meleset "
+            f"{worst:.0%}, dan gradiennya menjadi hasil pembulatan (nol, bila X + h == X). "
+            "Pakai X.astype(np.float64) dan h sekitar 1e-6 (atau sebanding dengan |X|).")
+
+
+def check_scalar_result(value) -> float:
+    """What the function 'f' of a numerical gradient returned: one finite number."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"Fungsi 'f' harus mengembalikan satu bilangan, tetapi mengembalikan "
+                        f"{type(value).__name__}.") from None
+    if not math.isfinite(value):
+        raise ValueError(f"Fungsi 'f' mengembalikan {value} untuk X di sekitar titik ini; "
+                         "beda hingga butuh nilai hingga.")
+    return value
+
+
+
+# ---------------------------------------------------------------------------
+# Tokens (atensi.model): text in, token ids out
+# ---------------------------------------------------------------------------
+
+
+def check_text(text, vocabulary, name: str = "text", *, words: bool = False) -> list:
+    """Text as its tokens (words split at spaces, or characters), each in ``vocabulary``."""
+    if not isinstance(text, str):
+        raise TypeError(f"Argumen '{name}' harus str, bukan {type(text).__name__}.")
+    tokens = text.split() if words else list(text)
+    unknown = sorted({t for t in tokens if t not in vocabulary})
+    if unknown and words:
+        raise ValueError(
+            f"Argumen '{name}' berisi kata yang tidak dikenal model: {', '.join(unknown)}. "
+            "Model kata hanya mengenal kosakatanya (lihat model.chars); pisahkan tanda baca "
+            "dengan spasi, atau ganti kata itu."
+        )
+    if unknown:
+        raise ValueError(
+            f"Argumen '{name}' berisi karakter yang tidak dikenal model: {''.join(unknown)!r}. "
+            "Model hanya mengenal karakter korpusnya (lihat model.chars); ganti atau hapus "
+            "karakter itu."
+        )
+    return tokens
+
+
+def _host_array(x) -> np.ndarray:
+    return np.asarray(x.get() if hasattr(x, "get") else x)
+
+
+def check_token_ids(ids, vocab: int, name: str = "ids") -> np.ndarray:
+    """Token ids to decode: whole numbers 0…vocab − 1, any shape."""
+    ids = _host_array(ids)
+    if ids.size and ids.dtype.kind not in "iu":
+        raise TypeError(
+            f"Argumen '{name}' harus bilangan bulat (indeks token), tetapi yang diterima "
+            f"tipe {ids.dtype}. Bulatkan dulu, misalnya {name}.astype(int).")
+    if ids.size and (int(ids.min()) < 0 or int(ids.max()) >= vocab):
+        raise ValueError(
+            f"Token di '{name}' harus 0..{vocab - 1}, tetapi ada {int(ids.min())}.."
+            f"{int(ids.max())}.")
+    return ids
+
+
+def check_token_batch(idx, T: int, vocab: int, name: str = "idx") -> np.ndarray:
+    """A (B, T') batch of token ids, 1 <= T' <= T, each 0…vocab − 1 (on the host)."""
+    idx = _host_array(idx)
+    if idx.ndim != 2 or idx.dtype.kind not in "iu":
+        raise ValueError(
+            f"Argumen '{name}' harus array bilangan bulat berbentuk (B, T), tetapi yang "
+            f"diterima bentuk {idx.shape} dtype {idx.dtype}."
+        )
+    if idx.shape[1] > T or idx.shape[1] < 1:
+        raise ValueError(
+            f"Panjang urutan '{name}' harus 1..{T} (config.T), tetapi "
+            f"{idx.shape[1]}. Potong teksnya."
+        )
+    if idx.size and (idx.min() < 0 or idx.max() >= vocab):
+        raise ValueError(
+            f"Token di '{name}' harus 0..{vocab - 1}, tetapi ada "
+            f"{int(idx.min())}..{int(idx.max())}."
+        )
+    return idx
+
+
+def check_target_tokens(targets, shape, vocab: int) -> None:
+    """Targets: integers 0..vocab-1 shaped like the logits without their last axis
+    (a negative index would silently pick a token from the end)."""
+    dtype = getattr(targets, "dtype", None)
+    if dtype is None or dtype.kind not in "iu":
+        raise TypeError(
+            f"Argumen 'targets' harus array bilangan bulat (indeks token), tetapi yang "
+            f"diterima {type(targets).__name__} bertipe {dtype}."
+        )
+    if tuple(targets.shape) != tuple(shape):
+        raise ValueError(
+            f"Argumen 'targets' harus berbentuk {tuple(shape)} (bentuk logit tanpa sumbu "
+            f"terakhir), tetapi yang diterima {tuple(targets.shape)}."
+        )
+    if targets.size and (int(targets.min()) < 0 or int(targets.max()) >= vocab):
+        raise ValueError(
+            f"Token di 'targets' harus 0..{vocab - 1}, tetapi ada {int(targets.min())}.."
+            f"{int(targets.max())}. Indeks negatif tidak boleh (tidak dihitung dari belakang)."
+        )
+
+
+def check_model_params(params, expected: dict) -> dict:
+    """A model's parameter dict: every name of ``expected`` (name → shape), that
+    shape, real finite floats."""
+    if not isinstance(params, dict):
+        raise TypeError(f"Argumen 'params' harus dict nama -> array, bukan {type(params).__name__}.")
+    missing = sorted(set(expected) - set(params))
+    extra = sorted(set(params) - set(expected))
+    if missing or extra:
+        raise ValueError(
+            "Argumen 'params' tidak cocok dengan config: "
+            + "; ".join(x for x in (f"tidak ada {', '.join(missing[:4])}" if missing else "",
+                                   f"berlebih {', '.join(map(str, extra[:4]))}" if extra else "")
+                        if x)
+            + ". Buat dengan atensi.model.init_params(config).")
+    for name, shape in expected.items():
+        value = params[name]
+        dtype = getattr(value, "dtype", None)
+        if dtype is None or dtype.kind != "f":
+            raise TypeError(
+                f"Parameter '{name}' harus array float (NumPy/CuPy), tetapi yang diterima "
+                f"{type(value).__name__} bertipe {dtype}.")
+        if tuple(value.shape) != shape:
+            raise ValueError(
+                f"Parameter '{name}' harus berbentuk {shape}, tetapi yang diterima "
+                f"{tuple(value.shape)}.")
+        if not bool(xp_of(value).isfinite(value).all()):
+            raise ValueError(f"Parameter '{name}' berisi NaN atau inf. Latih ulang atau muat "
+                             "bobot lain.")
+    return params
+
+
 # ---------------------------------------------------------------------------
 # Positions (RoPE, sinusoidal encodings)
 # ---------------------------------------------------------------------------
@@ -988,3 +1238,134 @@ def check_weights(A: np.ndarray, name: str = "A") -> np.ndarray:
             f"tetapi nilainya dari {A.min()} sampai {A.max()}. Jalankan softmax dulu."
         )
     return A
+
+
+# ---------------------------------------------------------------------------
+# Masks (atensi.masks): boolean "visible" arrays
+# ---------------------------------------------------------------------------
+
+
+def check_mask_bytes(count: float, what: str, additive) -> None:
+    """``count`` booleans (and as many float32 when additive) must fit in memory."""
+    itemsize = 5 if additive is True else 1
+    check_output_bytes(float(count) * itemsize, what,
+                       "Kecilkan T; untuk T besar pakai attention_blocked atau "
+                       "kernel fused, yang tidak pernah membuat matriks (T, T).")
+
+
+def check_prefix_length(p, T: int) -> int:
+    """The prefix length of a prefix-LM mask: an int 0…T."""
+    p = check_int(p, "p", low=0)
+    if p > T:
+        raise ValueError(
+            f"Argumen 'p' (panjang awalan) paling besar T = {T}, tetapi yang diterima {p}."
+        )
+    return p
+
+
+def check_lengths(lengths, T: int) -> np.ndarray:
+    """Padding lengths: a 1-D array of whole numbers 0…T, one per sentence."""
+    _refuse_masked(lengths, "lengths")
+    try:
+        arr = np.asarray(lengths)
+    except (ValueError, TypeError):
+        arr = np.asarray(lengths, dtype=object)
+    if arr.dtype == object:
+        raise ValueError(
+            f"Argumen 'lengths' harus daftar satu dimensi berisi satu bilangan bulat per "
+            f"kalimat, tetapi yang diterima {lengths!r}. Contoh: lengths=[4, 2, 3]."
+        )
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"Argumen 'lengths' harus daftar satu dimensi berisi panjang tiap kalimat, "
+            f"tetapi bentuknya {arr.shape}. Contoh: lengths=[4, 2, 3]."
+        )
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(
+            f"Argumen 'lengths' harus berisi bilangan bulat, tetapi tipenya {arr.dtype}. "
+            "Contoh: lengths=[4, 2, 3]."
+        )
+    bad = (arr < 0) | (arr > T)
+    if bad.any():
+        b = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"Argumen 'lengths' harus di antara 0 dan T = {T}, tetapi lengths[{b}] = "
+            f"{int(arr[b])}. Perbesar T atau potong kalimatnya."
+        )
+    return arr
+
+
+def check_visible(visible, name: str) -> np.ndarray:
+    """A boolean mask of shape (..., T, T) (True = may be seen)."""
+    _refuse_masked(visible, name)
+    arr = np.asarray(visible)
+    if arr.dtype != bool:
+        raise ValueError(
+            f"Argumen '{name}' harus array boolean (True = boleh dilihat), tetapi tipenya "
+            f"{arr.dtype}. Buat dengan masks.causal, masks.padding, masks.sliding_window "
+            "atau masks.prefix_lm."
+        )
+    if arr.ndim < 2:
+        raise ValueError(
+            f"Argumen '{name}' harus berbentuk (..., T, T), tetapi bentuknya {arr.shape}."
+        )
+    return arr
+
+
+def check_masks(visibles) -> list:
+    """Masks to combine: at least one, each boolean, broadcastable together."""
+    if not visibles:
+        raise ValueError("combine() butuh paling sedikit satu mask.")
+    arrays = [check_visible(v, f"mask ke-{n}") for n, v in enumerate(visibles)]
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(a.shape) for a in arrays)
+        raise ValueError(
+            f"Bentuk mask tidak cocok untuk digabung: {shapes}. Semua harus (..., T, T) "
+            "dengan T yang sama."
+        ) from None
+    return arrays
+
+
+def check_float_dtype(dtype, name: str = "dtype") -> np.dtype:
+    """A float dtype (where -inf exists)."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt.kind != "f":
+        raise TypeError(
+            f"Argumen '{name}' harus tipe float (misalnya np.float32), karena -inf hanya ada "
+            f"di float, tetapi yang diterima {dtype!r}."
+        )
+    return dt
+
+
+def check_masked_scores(S, visible):
+    """Scores to mask: float (..., T, T), finite or -inf, broadcastable with ``visible``.
+
+    Returns S as an array.
+    """
+    _refuse_masked(S, "S")
+    S = np.asarray(S)
+    if S.ndim < 2 or not np.issubdtype(S.dtype, np.floating):
+        raise ValueError(
+            f"Argumen 'S' harus array skor bertipe float berbentuk (..., T, T), tetapi "
+            f"bentuknya {S.shape} dan tipenya {S.dtype}."
+        )
+    check_finite(S, "S", allow_neg_inf=True)
+    if S.shape[-2:] != visible.shape[-2:]:
+        raise ValueError(
+            f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak cocok: dua sumbu terakhir "
+            "harus sama (T, T). Buat mask dengan T yang sama dengan S."
+        )
+    try:
+        shape = np.broadcast_shapes(S.shape, visible.shape)
+    except ValueError:
+        raise ValueError(
+            f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak bisa disiarkan bersama."
+        ) from None
+    check_output_bytes(float(np.prod(shape, dtype=float)) * S.dtype.itemsize,
+                       f"Skor bermask {shape}", "Kecilkan T atau jumlah head/batch.")
+    return S

@@ -1,7 +1,7 @@
-"""``python -m atensi.bench``: lihat :mod:`atensi.bench.cli`."""
+"""``python -m atensi.bench``: lihat :mod:`atensi.bench`."""
 
 import sys
 
-from atensi.bench.cli import _main
+from atensi.bench import _main
 
 sys.exit(_main())

@@ -1,4 +1,4 @@
-"""attention_cpu_fast: sama dengan attention (float64) di setiap bentuk, cepat di CPU."""
+"""atensi.bench.cpu_fast.attention_cpu_fast: sama dengan attention (float64) di setiap bentuk, cepat di CPU."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _oracles import qkv, reference64, rel_err
-from atensi import cpu_fast as F
+from atensi import bench
+from atensi.bench import cpu_fast as F
 from atensi import reference as R
 
 
@@ -184,14 +185,14 @@ def test_blas_threads_are_restored():
 
 def test_comparison_with_torch_is_interleaved_and_formatted():
     pytest.importorskip("torch")
-    got = F.compare_with_torch([(1, 40), (2, 17)], repeats=3, threads=2, heads=2, d_k=8)
+    got = bench.compare_with_torch([(1, 40), (2, 17)], repeats=3, threads=2, heads=2, d_k=8)
     assert [(c["B"], c["T"]) for c in got] == [(1, 40), (2, 17)]
     for c in got:
         assert c["threads"] == 2 and c["repeats"] == 3
         assert c["fast_ms"] > 0 and c["torch_ms"] > 0
         assert c["ratio"] == pytest.approx(c["torch_ms"] / c["fast_ms"])
         assert c["max_rel_err"] <= 1e-5
-    lines = F.torch_comparison_lines(got)
+    lines = bench.torch_comparison_lines(got)
     assert "berselang-seling" in lines[0] and "B = 2, T = 17" in lines[2]
     assert "×" in lines[1] and " ms terhadap " in lines[1] and "." not in lines[1].split("×")[0]
 
@@ -207,8 +208,8 @@ def test_comparison_without_torch_is_empty(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_torch)
-    assert F.compare_with_torch([(1, 8)]) == []
-    assert F.torch_comparison_lines([]) == []
+    assert bench.compare_with_torch([(1, 8)]) == []
+    assert bench.torch_comparison_lines([]) == []
 
 
 def test_broadcast_input_beyond_memory_is_refused_before_work(monkeypatch):
@@ -226,7 +227,7 @@ def test_broadcast_input_beyond_memory_is_refused_before_work(monkeypatch):
 CTRL_C = """
 import os, signal, threading, time
 import numpy as np
-from atensi.cpu_fast import attention_cpu_fast
+from atensi.bench.cpu_fast import attention_cpu_fast
 Q = np.random.default_rng(3).standard_normal((8, 8192, 64)).astype(np.float32)
 attention_cpu_fast(Q[:, :256], Q[:, :256], Q[:, :256], threads=2)  # pool started
 timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
