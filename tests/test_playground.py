@@ -341,7 +341,7 @@ def exercise_playground(page, root, shots: Path, name: str):
     plane = root.locator("svg.atensi-pg-plane").bounding_box()
     assert plane["width"] > 250
     shots.mkdir(parents=True, exist_ok=True)
-    root.locator("[data-pg=target]").select_option("Q2")
+    root.locator("[data-pg=target]").select_option(f"Q{example.PRONOUN}")
     root.locator("[data-pg=reset]").click()
     root.locator("[data-pg=scale]").check()
     root.evaluate("el => el.scrollIntoView({block: 'start'})")
