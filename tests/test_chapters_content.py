@@ -755,11 +755,13 @@ def test_mask_kinds_from_the_library_give_zero_rows_not_nan():
 
     Q, K, _ = example.qkv()
     S = reference.scores(Q, K)
-    window = reference.softmax(masks.apply(S, masks.sliding_window(4, 2)))
-    assert window[2, 0] == 0                                   # dia loses Budi
-    prefix = reference.softmax(masks.apply(S, masks.prefix_lm(4, 2)))
-    assert prefix[0, 1] > 0.5                                  # Budi reads bilang
-    pad = masks.combine(masks.padding([4, 2], 4), masks.causal(4))
+    T = example.T
+    dia, budi, ani = example.PRONOUN, example.REFERENT, example.OTHER_NAME
+    window = reference.softmax(masks.apply(S, masks.sliding_window(T, 2)))
+    assert window[dia, ani] == 0 and window[dia, budi] > 0.5   # dia loses Ani, keeps Budi
+    prefix = reference.softmax(masks.apply(S, masks.prefix_lm(T, 3)))
+    assert prefix[ani, budi] > 0.5                             # Ani reads Budi
+    pad = masks.combine(masks.padding([T, 2], T), masks.causal(T))
     A = reference.softmax(masks.apply(np.stack([S, S]), pad))
     assert not np.isnan(A).any() and (A[1, 2:] == 0).all()
 

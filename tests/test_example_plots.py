@@ -58,19 +58,20 @@ def test_score_grid_masked_cells_are_grey_minus_infinity(example_matrices):
     assert len(grey_cells(fig)) == T * (T - 1) // 2
     assert found.count("−∞") == T * (T - 1) // 2
     # masked=True greys the future even when S itself has no -inf.
-    assert len(grey_cells(example_plots.score_grid(S, TOKENS, masked=True))) == 6
+    assert len(grey_cells(example_plots.score_grid(S, TOKENS, masked=True))) == T * (T - 1) // 2
     assert grey_cells(example_plots.score_grid(S, TOKENS)) == []
 
 
 def test_score_grid_fills_row_by_row(example_matrices):
     S, _ = example_matrices
-    for n in (0, 1, 6, 16):
+    T = len(TOKENS)
+    for n in (0, 1, 6, T * T):
         found = texts(example_plots.score_grid(S, TOKENS, filled=n))
         shown = [t for t in found if t[0].isdigit() or t[0] == "−"]
         assert len(shown) == n
-    second_row = style.format_number(S[1, 0])  # the 5th cell, row-major
-    assert second_row not in texts(example_plots.score_grid(S, TOKENS, filled=4))
-    assert second_row in texts(example_plots.score_grid(S, TOKENS, filled=5))
+    second_row = style.format_number(S[1, 0])  # the first cell of row 1, row-major
+    assert second_row not in texts(example_plots.score_grid(S, TOKENS, filled=T))
+    assert second_row in texts(example_plots.score_grid(S, TOKENS, filled=T + 1))
 
 
 def test_softmax_bars_all_rows_and_one_row(example_matrices):
@@ -85,13 +86,14 @@ def test_softmax_bars_all_rows_and_one_row(example_matrices):
 
 def test_weighted_sum_rows_shows_the_output(example_matrices):
     _, A = example_matrices
+    row = len(TOKENS) - 2
     fig = example_plots.weighted_sum_rows(A, example.V, weighted_sum(A, example.V), TOKENS,
-                                          row=2)
+                                          row=row)
     found = texts(fig)
-    out = A[2] @ example.V
+    out = A[row] @ example.V
     for value in out:
         assert style.format_number(value) in found
-    assert f"jumlah = O[{TOKENS[2]}]" in found
+    assert f"jumlah = O[{TOKENS[row]}]" in found
     assert len(grey_cells(fig)) == 2 * example.V.shape[1]  # the future row, V and scaled
 
 
@@ -104,11 +106,12 @@ def test_weighted_sum_rows_shows_the_output(example_matrices):
         (lambda S, A: example_plots.vectors(example.Q, example.K, example.V, TOKENS,
                                             axes=("orang",)), "'axes'"),
         (lambda S, A: example_plots.score_grid(S[:, :3], TOKENS), "persegi"),
-        (lambda S, A: example_plots.score_grid(S, TOKENS, filled=17), "'filled'"),
+        (lambda S, A: example_plots.score_grid(S, TOKENS, filled=len(TOKENS) ** 2 + 1),
+         "'filled'"),
         (lambda S, A: example_plots.score_grid(S, TOKENS, masked=1), "'masked'"),
         (lambda S, A: example_plots.score_grid(S * np.nan, TOKENS), "'S'"),
         (lambda S, A: example_plots.softmax_bars(S, TOKENS), "softmax"),
-        (lambda S, A: example_plots.softmax_bars(A, TOKENS, row=4), "'row'"),
+        (lambda S, A: example_plots.softmax_bars(A, TOKENS, row=len(TOKENS)), "'row'"),
         (lambda S, A: example_plots.weighted_sum_rows(A, example.V[:2], example.V[:2], TOKENS,
                                                       row=0), "'V'"),
         (lambda S, A: example_plots.weighted_sum_rows(A, example.V, example.V[:, :1], TOKENS,

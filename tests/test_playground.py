@@ -69,17 +69,19 @@ def test_compute_matches_float64_on_random_inputs(T, d_k, seed, scale, mask):
 
 def test_compute_on_the_running_example():
     Q, K, V = example.qkv()
+    future = example.TOKENS.index("menoleh")
     masked = playground.compute(Q, K, V)
-    assert np.isneginf(masked["masked"][3]) and masked["weights"][3] == 0  # lapar is the future
+    assert np.isneginf(masked["masked"][future]) and masked["weights"][future] == 0
     assert masked["weights"].argmax() == example.REFERENT  # dia looks at Budi
+    assert 0.1 < masked["weights"][example.OTHER_NAME] < masked["weights"][example.REFERENT]
     unmasked = playground.compute(Q, K, V, mask=False)
-    assert unmasked["weights"][3] > 0
+    assert unmasked["weights"][future] > 0
     raw = playground.compute(Q, K, V, scale=False)
     assert raw["weights"].max() > masked["weights"].max()  # without √d_k: sharper
 
 
 @pytest.mark.parametrize("kwargs, words", [
-    ({"row": 4}, ["'row'", "0 sampai 3"]),
+    ({"row": 5}, ["'row'", "0 sampai 4"]),
     ({"row": 1.0}, ["'row'", "bilangan bulat"]),
     ({"scale": 1}, ["'scale'", "True atau False"]),
     ({"mask": "ya"}, ["'mask'", "True atau False"]),
@@ -103,11 +105,11 @@ def test_vectors_from_the_page_are_checked():
     Q, _K, _V = example.qkv()
     assert playground.check_vectors(Q.tolist(), "Q").dtype == np.float32
     with pytest.raises(ValueError, match="batas bidang"):
-        playground.check_vectors([[0, 1], [2, 0], [9, 0], [2, 1]], "Q")
-    with pytest.raises(ValueError, match=r"berbentuk \(4, 2\)"):
+        playground.check_vectors([[0, 2], [1, 0], [9, 0], [1, 2], [0, 2]], "Q")
+    with pytest.raises(ValueError, match=r"berbentuk \(5, 2\)"):
         playground.check_vectors([[0, 1]], "K")
     with pytest.raises(ValueError, match="pasangan angka"):
-        playground.check_vectors([[0, 1], [2], [3, 0], [2, 1]], "K")
+        playground.check_vectors([[0, 1], [2], [3, 0], [2, 1], [0, 0]], "K")
     with pytest.raises(ValueError, match="pasangan angka"):
         playground.check_vectors([["a", 1]] * 4, "Q")
 
@@ -125,12 +127,13 @@ def test_live_widget_computes_with_the_reference():
     K[0] = [0.5, 3.0]
     widget.K = K.tolist()
     widget.scale, widget.mask = False, False
-    assert widget.result["masked"][3] is not None
+    future = example.TOKENS.index("menoleh")
+    assert widget.result["masked"][future] is not None
     assert_close(from_json(widget.result), row64(Q, K, V, example.PRONOUN, False, False), 1e-6)
     widget.mask = True
-    assert widget.result["masked"][3] is None  # −∞ travels as null
+    assert widget.result["masked"][future] is None  # −∞ travels as null
     with pytest.raises(ValueError, match="batas bidang"):
-        widget.Q = [[0, 1], [2, 0], [3, 7], [2, 1]]
+        widget.Q = [[0, 2], [1, 0], [1, 0], [1, 7], [0, 2]]
 
 
 def test_live_widget_loads_the_package_files():
@@ -165,7 +168,7 @@ def test_static_twin_carries_the_module_and_the_example():
     Q, K, V = example.qkv()
     assert data["Q"] == Q.tolist() and data["K"] == K.tolist() and data["V"] == V.tolist()
     assert data["row"] == example.PRONOUN and data["tokens"] == list(example.TOKENS)
-    assert [t["id"] for t in data["targets"]] == ["Q2", "K0", "K1", "K2", "K3"]
+    assert [t["id"] for t in data["targets"]] == ["Q3", "K0", "K1", "K2", "K3", "K4"]
     assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", text)  # nothing from the network
 
 
@@ -292,7 +295,7 @@ def exercise_playground(page, root, shots: Path, name: str):
     ready(root)
     Q, K, _V = example.qkv()
     Q, K, point = check_against_numpy(root, Q, K)
-    assert point == (3.0, 0.0)
+    assert point == tuple(float(x) for x in example.Q[example.PRONOUN])
 
     mouse_drag(page, root, 1.0, 2.5)
     Q, K, point = check_against_numpy(root, Q, K)
@@ -315,7 +318,8 @@ def exercise_playground(page, root, shots: Path, name: str):
     Q, K, _ = check_against_numpy(root, Q, K)
     root.locator("[data-pg=mask]").uncheck()
     Q, K, _ = check_against_numpy(root, Q, K)
-    assert shown(root)[3]["weights"][3] > 0  # lapar is seen without the mask
+    future = example.T - 1
+    assert shown(root)[3]["weights"][future] > 0  # menoleh is seen without the mask
     assert shown(root)[3] != before
 
     root.locator("[data-pg=target]").select_option("K0")
@@ -323,7 +327,7 @@ def exercise_playground(page, root, shots: Path, name: str):
     Q, K, point = check_against_numpy(root, Q, K)
     assert_near(point, (0.5, 3.0))
     root.locator("[data-pg=mask]").check()
-    root.locator("[data-pg=target]").select_option("K3")
+    root.locator("[data-pg=target]").select_option(f"K{future}")
     weights = shown(root)[3]["weights"]
     finger_drag(page, root, 3.5, 3.5)
     Q, K, _ = check_against_numpy(root, Q, K)
@@ -338,7 +342,7 @@ def exercise_playground(page, root, shots: Path, name: str):
     plane = root.locator("svg.atensi-pg-plane").bounding_box()
     assert plane["width"] > 250
     shots.mkdir(parents=True, exist_ok=True)
-    root.locator("[data-pg=target]").select_option("Q2")
+    root.locator("[data-pg=target]").select_option(f"Q{example.PRONOUN}")
     root.locator("[data-pg=reset]").click()
     root.locator("[data-pg=scale]").check()
     root.evaluate("el => el.scrollIntoView({block: 'start'})")
@@ -379,7 +383,8 @@ def test_twin_is_built_only_near_the_screen_and_twice_on_one_page(bare_page):
     roots.nth(1).scroll_into_view_if_needed()
     ready(roots.nth(1))
     mouse_drag(page, roots.nth(0), 0.0, 3.0)
-    assert shown(roots.nth(1))[1:3] == (3.0, 0.0)  # the other one did not move
+    start = tuple(float(x) for x in example.Q[example.PRONOUN])
+    assert shown(roots.nth(1))[1:3] == start  # the other one did not move
     assert blocked == [] and errors == []
 
 

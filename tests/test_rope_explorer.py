@@ -26,9 +26,10 @@ def test_state_is_the_reference_rope_score_of_the_running_example():
         k_rot = reference.rope(k[None].astype(np.float64), offset=v["j"])[0]
         np.testing.assert_allclose(v["q_rot"], q_rot, atol=1e-12)
         assert v["score"] == pytest.approx(float(q_rot @ k_rot) / math.sqrt(2), abs=1e-12)
-        # The angle between q and k is i - j radians (both start on axis 0 here).
+        # RoPE adds i - j radians to the angle between q and k.
         angle = math.atan2(q_rot[1], q_rot[0]) - math.atan2(k_rot[1], k_rot[0])
-        assert math.cos(angle) == pytest.approx(math.cos(delta), abs=1e-12)
+        start = math.atan2(q[1], q[0]) - math.atan2(k[1], k[0])
+        assert math.cos(angle) == pytest.approx(math.cos(start + delta), abs=1e-12)
         assert v["plain_score"] == pytest.approx(float(q @ k) / math.sqrt(2))
 
 

@@ -1,15 +1,20 @@
-"""Contoh berjalan buku ini: empat token, d_k = 2, dihitung dari bab ke bab.
+"""Contoh berjalan buku ini: lima token, d_k = 2, dihitung dari bab ke bab.
 
-Kalimatnya "Budi bilang dia lapar". Kata ganti *dia* seharusnya "melihat"
-*Budi*: query-nya mencari nama orang, dan key *Budi* berkata "saya nama
-orang". Angka-angkanya bulat atau satu desimal supaya bisa dihitung dengan
-tangan; bab-bab mengambilnya dari sini dan tidak pernah menulisnya ulang.
+Kalimatnya "Ani memanggil Budi, dia menoleh". Ada dua nama, jadi kata ganti
+*dia* harus **memilih**: pembaca langsung tahu bahwa yang menoleh adalah yang
+dipanggil, yaitu *Budi*. Kata *dia* dalam bahasa Indonesia tidak membawa jenis
+kelamin, jadi petunjuknya harus ada di vektor: *key* *Budi* berkata "saya
+sasaran panggilan", dan *query* *dia* mencari sasaran itu. Di model sungguhan
+petunjuk seperti ini dipelajari dari data (bab "Model kata"); di sini kita
+menaruhnya dengan tangan supaya mekanismenya kelihatan. Angka-angkanya bulat
+atau satu desimal supaya bisa dihitung dengan tangan; bab-bab mengambilnya dari
+sini dan tidak pernah menulisnya ulang.
 
 Kedua sumbu punya arti (hanya untuk contoh ini; di model sungguhan sumbu tidak
 bernama):
 
-    sumbu 0  "orang"  seberapa kuat token ini menyangkut seseorang
-    sumbu 1  "aksi"   seberapa kuat token ini menyangkut perbuatan
+    sumbu 0  "pelaku"   seberapa kuat token ini menyangkut yang berbuat
+    sumbu 1  "sasaran"  seberapa kuat token ini menyangkut yang dikenai perbuatan
 
 Q dan K di sini dianggap sudah keluar dari proyeksi W_Q dan W_K; bab-bab tidak
 melatih apa pun dengan contoh ini.
@@ -17,21 +22,24 @@ melatih apa pun dengan contoh ini.
 
 import numpy as np
 
-TOKENS = ("Budi", "bilang", "dia", "lapar")
-AXES = ("orang", "aksi")
+TOKENS = ("Ani", "memanggil", "Budi", "dia", "menoleh")
+AXES = ("pelaku", "sasaran")
 
 # Query: apa yang dicari setiap token.
-#   Budi   mencari aksi (tanpa mask, ia akan mengintip "bilang")
-#   bilang mencari pelakunya (orang)
-#   dia    mencari orang yang dirujuknya, kuat sekali
-#   lapar  mencari siapa yang lapar (orang), sedikit aksi
-Q = np.array([[0, 1], [2, 0], [3, 0], [2, 1]], dtype=np.float32)
+#   Ani        mencari sasaran perbuatannya (tanpa mask, ia mengintip "Budi")
+#   memanggil  mencari pelakunya
+#   Budi       mencari siapa yang memanggilnya (pelaku)
+#   dia        mencari sasaran panggilan, sedikit juga pelaku
+#   menoleh    mencari siapa yang menoleh: sasaran panggilan
+Q = np.array([[0, 2], [1, 0], [1, 0], [1, 2], [0, 2]], dtype=np.float32)
 
-# Key: apa yang ditawarkan setiap token.
-K = np.array([[2, 0], [0, 2], [1, 0], [0, 1]], dtype=np.float32)
+# Key: apa yang ditawarkan setiap token. Kata kerja tidak menawarkan apa-apa
+# pada kedua sumbu ini; *dia* sendiri menawarkan sedikit "sasaran".
+K = np.array([[2, 0], [0, 0], [0, 2], [0, 0.5], [0, 0]], dtype=np.float32)
 
-# Value: informasi yang diberikan bila token itu dilihat.
-V = np.array([[1, 0], [0, 1], [0.5, 0.5], [0, 0.5]], dtype=np.float32)
+# Value: informasi yang diberikan bila token itu dilihat. Di kalimat ini
+# sumbu "pelaku" membawa "Ani" dan sumbu "sasaran" membawa "Budi".
+V = np.array([[1, 0], [0, 0], [0, 1], [0.5, 0.5], [0, 0]], dtype=np.float32)
 
 # Embedding sederhana untuk pandangan "rata-rata masa lalu" (bab Pendahuluan):
 # satu vektor per token, sama dengan V supaya gambarnya bisa dibandingkan.
@@ -40,6 +48,7 @@ X = V.copy()
 T, d_k = Q.shape
 PRONOUN = TOKENS.index("dia")
 REFERENT = TOKENS.index("Budi")
+OTHER_NAME = TOKENS.index("Ani")
 
 
 def qkv():

@@ -194,7 +194,7 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
     shown = shown.reshape(T, T)
 
     label_w = 0.3 + 0.12 * max(len(w) for w in words)
-    cell = min(0.85, (4.9 - label_w) / T)
+    cell = min(0.85, (4.75 - label_w) / T)  # width = label_w + T * cell + 0.25 <= 5
     width = label_w + T * cell + 0.25
     title, lines = _wrap(title, width)
     head = 0.45 + 0.3 * lines

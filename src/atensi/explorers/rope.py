@@ -31,7 +31,7 @@ DELTAS = tuple(range(8))   # i − j in the live explorer
 SHIFTS = tuple(range(16))  # c in the live explorer
 BOOK_DELTAS = tuple(range(4))
 BOOK_SHIFTS = tuple(range(5))
-LIMIT = 3.6  # plane half-width: |q| = 3 and |k| = 2 in the running example
+LIMIT = 3.6  # plane half-width: |q| = √5 ≈ 2,2 and |k| = 2 in the running example
 
 
 def _vectors():
