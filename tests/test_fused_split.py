@@ -95,6 +95,7 @@ def test_split_matches_oracle(monkeypatch, splits, causal, T, d_k):
     # ranges are empty and must give neutral partials.
     seen = check_split((2,), T, d_k, causal, splits, monkeypatch)
     width = 32 if d_k <= 32 else 64
+    assert seen[0][2] == launch.FUSED_V2_DYNAMIC_SMEM.get(width, 0)  # d64: extern __shared__
     if splits == 1:
         assert [s[0] for s in seen] == [f"attention_fused_v2_d{width}"]
     else:  # the split really ran: partials, then the combine
@@ -161,10 +162,13 @@ def test_constants_match_the_kernel_file():
     assert define("FV2_BQ") == launch.FUSED_V2_ROWS
     assert define("FV2_BK") == launch.FUSED_V2_KEYS
     assert define("FV2_THREADS") == launch.FUSED_THREADS
-    # FV2_SMEM(D): Qs (BQ rows) + Ks and Vs (two tiles of BK rows each), float.
-    assert launch.FUSED_V2_DYNAMIC_SMEM[128] == (define("FV2_BQ") + 4 * define("FV2_BK")) * 128 * 4
-    assert kernels.compiling.KERNEL_DYNAMIC_SHARED["attention_fused_v2_d128"] == \
-        launch.FUSED_V2_DYNAMIC_SMEM[128]
+    # FV2_SMEM(D): Qs (BQ rows) + Ks and Vs (two tiles of BK rows each) + Ps (BQ x BK), float.
+    assert sorted(launch.FUSED_V2_DYNAMIC_SMEM) == [64, 128]
+    for D in (64, 128):
+        assert launch.FUSED_V2_DYNAMIC_SMEM[D] == \
+            ((define("FV2_BQ") + 4 * define("FV2_BK")) * D + define("FV2_BQ") * define("FV2_BK")) * 4
+        for name in (f"attention_fused_v2_d{D}", f"attention_fused_v2_split_d{D}"):
+            assert kernels.compiling.KERNEL_DYNAMIC_SHARED[name] == launch.FUSED_V2_DYNAMIC_SMEM[D]
     assert launch._sm_count(CPU) == launch.MODEL_SM_COUNT
 
 
@@ -326,11 +330,15 @@ def test_new_kernels_compile_without_spills(arch):
         res = found[f"attention_fused_v2_split_d{D}"]
         assert res.shared_bytes == found[f"attention_fused_v2_d{D}"].shared_bytes
         assert res.registers <= 128
-    for name in ("attention_fused_v2_d128", "attention_fused_v2_split_d128"):
-        # 96 KiB of dynamic shared memory, two blocks per SM at most.
-        assert found[name].shared_bytes == 0
-        assert found[name].dynamic_shared_bytes == launch.FUSED_V2_DYNAMIC_SMEM[128]
-        assert found[name].registers <= 255
+    for D, blocks in ((64, 4), (128, 2)):
+        # 56 KiB (D = 64) and 104 KiB (D = 128) of dynamic shared memory: on sm_90
+        # four and two blocks per SM still fit.
+        for name in (f"attention_fused_v2_d{D}", f"attention_fused_v2_split_d{D}"):
+            assert found[name].shared_bytes == 0
+            assert found[name].dynamic_shared_bytes == launch.FUSED_V2_DYNAMIC_SMEM[D]
+            assert found[name].registers <= 255
+            if arch == "sm_90":
+                assert found[name].occupancy == blocks * 4 / 64
 
 
 # ---- on a GPU (skipped here) -----------------------------------------------------

@@ -172,8 +172,8 @@ KERNEL_THREADS = {
 }
 # Dynamic (extern __shared__) bytes a launcher asks for, which ptxas does not
 # see: counted with the static bytes in the occupancy figure.
-KERNEL_DYNAMIC_SHARED = {"attention_fused_v2_d128": 98304,
-                         "attention_fused_v2_split_d128": 98304}
+KERNEL_DYNAMIC_SHARED = {"attention_fused_v2_d64": 57344, "attention_fused_v2_split_d64": 57344,
+                         "attention_fused_v2_d128": 106496, "attention_fused_v2_split_d128": 106496}
 # Per-SM limits (CUDA C++ Programming Guide, compute capabilities table):
 # (max warps, max blocks, registers, shared bytes usable by blocks).
 _SM_LIMITS = {"sm_80": (64, 32, 65536, 164 * 1024), "sm_90": (64, 32, 65536, 228 * 1024)}

@@ -139,9 +139,11 @@ FUSED_V2_SPLIT_VARIANTS = ((32, "attention_fused_v2_split_d32"),
                            (64, "attention_fused_v2_split_d64"),
                            (128, "attention_fused_v2_split_d128"))
 FUSED_V2_COMBINE = "attention_fused_v2_combine"
-# Widths whose Qs + Ks + Vs (FV2_SMEM(D) = (64 + 4*32) * D * 4 bytes) exceed
-# the 48 KiB of static shared memory: extern __shared__, bytes set at launch.
-FUSED_V2_DYNAMIC_SMEM = {128: (FUSED_V2_ROWS + 4 * FUSED_V2_KEYS) * 128 * 4}
+# Widths whose Qs + Ks + Vs + Ps (FV2_SMEM(D) = ((64 + 4*32) * D + 64*32) * 4
+# bytes) exceed the 48 KiB of static shared memory: extern __shared__, bytes
+# set at launch.
+FUSED_V2_DYNAMIC_SMEM = {D: ((FUSED_V2_ROWS + 4 * FUSED_V2_KEYS) * D + FUSED_V2_ROWS * FUSED_V2_KEYS) * 4
+                         for D in (64, 128)}
 FUSED_V2_MAX_SPLITS = 65535  # grid.z
 # The SM count the automatic split models on the CPU emulator: an H200.
 MODEL_SM_COUNT = 132
@@ -259,7 +261,7 @@ def _sm_count(backend: str) -> int:
 
 
 def _fused_v2_kernel(name: str, d_k: int, backend: str):
-    """The v2 kernel; for D = 128 with its dynamic shared memory allowed."""
+    """The v2 kernel; for D = 64 and 128 with its dynamic shared memory allowed."""
     kernel = loading.get_function("attention_fused.cu", name, backend)
     width = next(w for w in (32, 64, 128) if d_k <= w)
     smem = FUSED_V2_DYNAMIC_SMEM.get(width, 0)
