@@ -59,6 +59,7 @@ class CompileReport:
     seconds: float
     log: str
     kernels: dict = field(default_factory=dict)
+    cubin: bytes | None = field(default=None, repr=False)  # the compiled binary (SASS inside)
 
     @property
     def spill_bytes(self) -> int:
@@ -147,6 +148,8 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
         except nvrtc.NVRTCError:
             failed = True
         log = nvrtc.getProgramLog(program).rstrip("\x00")
+        # CuPy drops the last byte of the ELF (its size counts a terminating NUL).
+        cubin = None if failed else nvrtc.getCUBIN(program) + b"\0"
     finally:
         nvrtc.destroyProgram(program)
     seconds = time.perf_counter() - start
@@ -157,7 +160,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
         res.threads = KERNEL_THREADS.get(kernel, 256)
         res.dynamic_shared_bytes = KERNEL_DYNAMIC_SHARED.get(kernel, 0)
         res.occupancy = occupancy(res, arch)
-    return CompileReport(name, arch, options, seconds, log, found)
+    return CompileReport(name, arch, options, seconds, log, found, cubin)
 
 
 # Threads per block each launcher uses (softmax: its largest block), for the
