@@ -47,8 +47,9 @@
 //   Argumen: (Q, K, V, O, int T, int d_k, int H, float scale, int causal).
 //   v2, struktur FlashAttention-2 (lihat bagian "v2" di akhir berkas):
 //   attention_fused_v2_d32   d_k <= 32, 4 warp, 64 baris query per block
-//   attention_fused_v2_d64   d_k <= 64, 4 warp, 64 baris query per block
-//   attention_fused_v2_d128  d_k <= 128, sama, shared memory dinamis 96 KiB
+//   attention_fused_v2_d64   d_k <= 64, 4 warp, 64 baris query per block,
+//                            shared memory dinamis 56 KiB
+//   attention_fused_v2_d128  d_k <= 128, sama, shared memory dinamis 104 KiB
 //   Argumen v2: argumen v1 ditambah int vec (boleh dibaca sebagai float4).
 //   attention_fused_v2_split_dD + attention_fused_v2_combine: key dibagi
 //   antar-block (split-K) bila B*H*T terlalu kecil untuk mengisi GPU.
@@ -228,9 +229,11 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 //   - Maksimum dan skala ulang sekali per ubin key (bukan per key):
 //     maksimum ubin satu baris dari 8 lane lewat 3 shuffle, lalu l dan o
 //     dikalikan alpha = exp2f(m_lama - m_baru) satu kali.
-//   - O += P V: bobot P dikirim antar-lane dengan __shfl_sync, V dibaca
-//     dari shared memory sebagai float4; setiap lane menambah 4 baris x
-//     D/8 kolom akumulator o (kolom lc*4 + 32g + 0..3).
+//   - O += P V: setiap lane menulis bobotnya ke Ps (shared memory, 16 baris
+//     x 32 key per warp), lalu membaca bobot 4 barisnya per key sebagai satu
+//     float4 (bukan 4 __shfl_sync per key); V juga dibaca dari shared memory
+//     sebagai float4. Setiap lane menambah 4 baris x D/8 kolom akumulator o
+//     (kolom lc*4 + 32g + 0..3).
 //   - Ubin K dan V dimuat bergantian ke dua penyangga (double buffer):
 //     ubin berikutnya dimuat sementara ubin ini dihitung. Di sm_80 ke atas
 //     dengan cp.async (salinan global -> shared tanpa lewat register);
@@ -242,14 +245,15 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 //   - Ks disimpan dengan swizzle XOR: potongan float4 ke-c4 dari baris
 //     key j ada di posisi c4 ^ (j % 8). Lane lc membaca baris lc + 8b,
 //     jadi 8 lane seperempat-warp jatuh di 8 kelompok bank berbeda tanpa
-//     kolom padding (shared memory pas 48 KiB untuk D = 64).
+//     kolom padding.
 //   - Kausal: ubin key di atas diagonal tidak dimuat; warp yang seluruh
 //     barisnya berada sebelum ubin key itu tidak menghitungnya.
 //   - __launch_bounds__(128, 4): register <= 128 per thread, jadi empat
-//     block (16 warp) muat di satu SM, sama dengan batas shared memory
-//     48 KiB per block di sm_90.
+//     block (16 warp) muat di satu SM; shared memory D = 64 (56 KiB, dinamis)
+//     juga masih muat empat kali di sm_90.
 //   - d_k <= 128 (attention_fused_v2_d128): kode sama dengan D = 128; Qs,
-//     Ks dan Vs (96 KiB) di shared memory dinamis, __launch_bounds__(128, 2).
+//     Ks, Vs dan Ps (104 KiB) di shared memory dinamis,
+//     __launch_bounds__(128, 2).
 //
 // Split-K (gaya flash-decoding) untuk B*H*T kecil: bila block
 // (head, ubin query) terlalu sedikit untuk mengisi semua SM, ubin-ubin key
