@@ -47,8 +47,9 @@
 //   Argumen: (Q, K, V, O, int T, int d_k, int H, float scale, int causal).
 //   v2, struktur FlashAttention-2 (lihat bagian "v2" di akhir berkas):
 //   attention_fused_v2_d32   d_k <= 32, 4 warp, 64 baris query per block
-//   attention_fused_v2_d64   d_k <= 64, 4 warp, 64 baris query per block
-//   attention_fused_v2_d128  d_k <= 128, sama, shared memory dinamis 96 KiB
+//   attention_fused_v2_d64   d_k <= 64, 4 warp, 64 baris query per block,
+//                            shared memory dinamis 56 KiB
+//   attention_fused_v2_d128  d_k <= 128, sama, shared memory dinamis 104 KiB
 //   Argumen v2: argumen v1 ditambah int vec (boleh dibaca sebagai float4).
 //   attention_fused_v2_split_dD + attention_fused_v2_combine: key dibagi
 //   antar-block (split-K) bila B*H*T terlalu kecil untuk mengisi GPU.
@@ -236,9 +237,11 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 //   - Maksimum dan skala ulang sekali per ubin key (bukan per key):
 //     maksimum ubin satu baris dari 8 lane lewat 3 shuffle, lalu l dan o
 //     dikalikan alpha = exp2f(m_lama - m_baru) satu kali.
-//   - O += P V: bobot P dikirim antar-lane dengan __shfl_sync, V dibaca
-//     dari shared memory sebagai float4; setiap lane menambah 4 baris x
-//     D/8 kolom akumulator o (kolom lc*4 + 32g + 0..3).
+//   - O += P V: setiap lane menulis bobotnya ke Ps (shared memory, 16 baris
+//     x 32 key per warp), lalu membaca bobot 4 barisnya per key sebagai satu
+//     float4 (bukan 4 __shfl_sync per key); V juga dibaca dari shared memory
+//     sebagai float4. Setiap lane menambah 4 baris x D/8 kolom akumulator o
+//     (kolom lc*4 + 32g + 0..3).
 //   - Ubin K dan V dimuat bergantian ke dua penyangga (double buffer):
 //     ubin berikutnya dimuat sementara ubin ini dihitung. Di sm_80 ke atas
 //     dengan cp.async (salinan global -> shared tanpa lewat register);
@@ -250,14 +253,15 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 //   - Ks disimpan dengan swizzle XOR: potongan float4 ke-c4 dari baris
 //     key j ada di posisi c4 ^ (j % 8). Lane lc membaca baris lc + 8b,
 //     jadi 8 lane seperempat-warp jatuh di 8 kelompok bank berbeda tanpa
-//     kolom padding (shared memory pas 48 KiB untuk D = 64).
+//     kolom padding.
 //   - Kausal: ubin key di atas diagonal tidak dimuat; warp yang seluruh
 //     barisnya berada sebelum ubin key itu tidak menghitungnya.
 //   - __launch_bounds__(128, 4): register <= 128 per thread, jadi empat
-//     block (16 warp) muat di satu SM, sama dengan batas shared memory
-//     48 KiB per block di sm_90.
+//     block (16 warp) muat di satu SM; shared memory D = 64 (56 KiB, dinamis)
+//     juga masih muat empat kali di sm_90.
 //   - d_k <= 128 (attention_fused_v2_d128): kode sama dengan D = 128; Qs,
-//     Ks dan Vs (96 KiB) di shared memory dinamis, __launch_bounds__(128, 2).
+//     Ks, Vs dan Ps (104 KiB) di shared memory dinamis,
+//     __launch_bounds__(128, 2).
 //
 // Split-K (gaya flash-decoding) untuk B*H*T kecil: bila block
 // (head, ubin query) terlalu sedikit untuk mengisi semua SM, ubin-ubin key
@@ -370,7 +374,7 @@ template <int D, bool SPLIT = false>
 __device__ __forceinline__ void attention_fused_v2_body(
     const float* Q, const float* K, const float* V, float* O,
     int T, int d_k, int H, float scale, int causal, int vec,
-    fv2_vec* Qs, fv2_vec* Ks, fv2_vec* Vs,
+    fv2_vec* Qs, fv2_vec* Ks, fv2_vec* Vs, fv2_vec* Ps,
     float* ML = nullptr, int splits = 1)
 {
     constexpr int NC4 = D / 4;
@@ -380,6 +384,7 @@ __device__ __forceinline__ void attention_fused_v2_body(
     const int q0 = blockIdx.x * FV2_BQ;
     const int r0 = warp * 16 + lr * 4;          // baris pertama lane di ubin
     const int warp_last = q0 + warp * 16 + 15;  // baris terakhir warp ini
+    fv2_vec* Pw = Ps + warp * FV2_BK * 4;       // bobot p ubin warp ini
     int k_end = causal ? min(T, q0 + FV2_BQ) : T;
     int k_begin = 0;
     if (SPLIT) {
@@ -506,17 +511,22 @@ __device__ __forceinline__ void attention_fused_v2_body(
                 // ---- akhir v2 maks ----
 
                 // ---- v2 pv: O += P V ----
-                // O += P V: bobot key lc' + 8b diambil dari lane (lr, lc').
+                // Bobot p ke shared memory milik warp ini: Pw[jj][baris],
+                // empat baris satu lane sebagai satu float4.
+                #pragma unroll
+                for (int b = 0; b < 4; ++b)
+                    Pw[(lc + 8 * b) * 4 + lr] =
+                        make_float4(s[0][b], s[1][b], s[2][b], s[3][b]);
+                __syncwarp();  // bobot semua lane terlihat di warp ini
+                // O += P V: bobot key jj = src + 8b untuk empat baris lane
+                // ini, satu float4 dari Pw.
                 #pragma unroll
                 for (int b = 0; b < 4; ++b) {
                     #pragma unroll 4
                     for (int src = 0; src < 8; ++src) {
                         const int jj = src + 8 * b;
-                        float p[4];
-                        #pragma unroll
-                        for (int a = 0; a < 4; ++a)
-                            p[a] = __shfl_sync(FULL_WARP, s[a][b],
-                                               (lane & ~7) | src);
+                        const fv2_vec p4 = Pw[jj * 4 + lr];
+                        const float p[4] = {p4.x, p4.y, p4.z, p4.w};
                         #pragma unroll
                         for (int g = 0; g < NG; ++g) {
                             const fv2_vec v = Vt[jj * NC4 + lc + 8 * g];
@@ -584,8 +594,29 @@ attention_fused_v2_d32(const float* Q, const float* K, const float* V,
     __shared__ fv2_vec Qs[FV2_BQ * 8];
     __shared__ fv2_vec Ks[2 * FV2_BK * 8];
     __shared__ fv2_vec Vs[2 * FV2_BK * 8];
+    __shared__ fv2_vec Ps[FV2_BQ * FV2_BK / 4];
     attention_fused_v2_body<32>(Q, K, V, O, T, d_k, H, scale, causal, vec,
-                                Qs, Ks, Vs);
+                                Qs, Ks, Vs, Ps);
+}
+
+// d_k <= 64 dan d_k <= 128: Qs (64 x D), Ks dan Vs (2 x 32 x D) dan Ps
+// (64 x 32) lebih dari 48 KiB shared memory statis (56 KiB untuk D = 64,
+// 104 KiB untuk D = 128), jadi shared memory dinamis (host menaikkan
+// max_dynamic_shared_size_bytes). D = 64: empat block (224 KiB) masih muat
+// di satu SM sm_90. D = 128: akumulator o 4 x 16 per lane, register <= 255
+// dengan dua block per SM.
+#define FV2_SMEM(D) (((FV2_BQ + 4 * FV2_BK) * (D) + FV2_BQ * FV2_BK) * 4)  // byte Qs + Ks + Vs + Ps
+
+// Potong shared memory dinamis menjadi Qs, Ks, Vs, Ps (satuan float4).
+template <int D>
+__device__ __forceinline__ void fv2_carve(fv2_vec* smem, fv2_vec*& Qs,
+                                          fv2_vec*& Ks, fv2_vec*& Vs,
+                                          fv2_vec*& Ps)
+{
+    Qs = smem;
+    Ks = Qs + FV2_BQ * D / 4;
+    Vs = Ks + 2 * FV2_BK * D / 4;
+    Ps = Vs + 2 * FV2_BK * D / 4;
 }
 
 extern "C" __global__ void __launch_bounds__(FV2_THREADS, 4)
@@ -593,18 +624,12 @@ attention_fused_v2_d64(const float* Q, const float* K, const float* V,
                        float* O, int T, int d_k, int H, float scale,
                        int causal, int vec)
 {
-    __shared__ fv2_vec Qs[FV2_BQ * 16];
-    __shared__ fv2_vec Ks[2 * FV2_BK * 16];
-    __shared__ fv2_vec Vs[2 * FV2_BK * 16];
+    extern __shared__ fv2_vec fv2_smem[];
+    fv2_vec *Qs, *Ks, *Vs, *Ps;
+    fv2_carve<64>(fv2_smem, Qs, Ks, Vs, Ps);
     attention_fused_v2_body<64>(Q, K, V, O, T, d_k, H, scale, causal, vec,
-                                Qs, Ks, Vs);
+                                Qs, Ks, Vs, Ps);
 }
-
-// d_k <= 128: Qs (64 x 128), Ks dan Vs (2 x 32 x 128) = 96 KiB, lebih dari
-// 48 KiB shared memory statis, jadi shared memory dinamis (host menaikkan
-// max_dynamic_shared_size_bytes). Akumulator o 4 x 16 per lane: register
-// <= 255 dengan dua block per SM.
-#define FV2_SMEM(D) ((FV2_BQ + 4 * FV2_BK) * (D) * 4)  // byte Qs + Ks + Vs
 
 extern "C" __global__ void __launch_bounds__(FV2_THREADS, 2)
 attention_fused_v2_d128(const float* Q, const float* K, const float* V,
@@ -612,11 +637,10 @@ attention_fused_v2_d128(const float* Q, const float* K, const float* V,
                         int causal, int vec)
 {
     extern __shared__ fv2_vec fv2_smem[];
-    fv2_vec* Qs = fv2_smem;
-    fv2_vec* Ks = Qs + FV2_BQ * 32;
-    fv2_vec* Vs = Ks + 2 * FV2_BK * 32;
+    fv2_vec *Qs, *Ks, *Vs, *Ps;
+    fv2_carve<128>(fv2_smem, Qs, Ks, Vs, Ps);
     attention_fused_v2_body<128>(Q, K, V, O, T, d_k, H, scale, causal, vec,
-                                 Qs, Ks, Vs);
+                                 Qs, Ks, Vs, Ps);
 }
 
 // ---- split-K: parsial per rentang key, lalu penggabungan ----
@@ -628,8 +652,9 @@ attention_fused_v2_split_d32(const float* Q, const float* K, const float* V,
     __shared__ fv2_vec Qs[FV2_BQ * 8];
     __shared__ fv2_vec Ks[2 * FV2_BK * 8];
     __shared__ fv2_vec Vs[2 * FV2_BK * 8];
+    __shared__ fv2_vec Ps[FV2_BQ * FV2_BK / 4];
     attention_fused_v2_body<32, true>(Q, K, V, Op, T, d_k, H, scale, causal,
-                                      vec, Qs, Ks, Vs, ML, splits);
+                                      vec, Qs, Ks, Vs, Ps, ML, splits);
 }
 
 extern "C" __global__ void __launch_bounds__(FV2_THREADS, 4)
@@ -637,11 +662,11 @@ attention_fused_v2_split_d64(const float* Q, const float* K, const float* V,
                              float* Op, float* ML, int T, int d_k, int H,
                              float scale, int causal, int vec, int splits)
 {
-    __shared__ fv2_vec Qs[FV2_BQ * 16];
-    __shared__ fv2_vec Ks[2 * FV2_BK * 16];
-    __shared__ fv2_vec Vs[2 * FV2_BK * 16];
+    extern __shared__ fv2_vec fv2_smem[];
+    fv2_vec *Qs, *Ks, *Vs, *Ps;
+    fv2_carve<64>(fv2_smem, Qs, Ks, Vs, Ps);
     attention_fused_v2_body<64, true>(Q, K, V, Op, T, d_k, H, scale, causal,
-                                      vec, Qs, Ks, Vs, ML, splits);
+                                      vec, Qs, Ks, Vs, Ps, ML, splits);
 }
 
 extern "C" __global__ void __launch_bounds__(FV2_THREADS, 2)
@@ -650,11 +675,10 @@ attention_fused_v2_split_d128(const float* Q, const float* K, const float* V,
                               float scale, int causal, int vec, int splits)
 {
     extern __shared__ fv2_vec fv2_smem[];
-    fv2_vec* Qs = fv2_smem;
-    fv2_vec* Ks = Qs + FV2_BQ * 32;
-    fv2_vec* Vs = Ks + 2 * FV2_BK * 32;
+    fv2_vec *Qs, *Ks, *Vs, *Ps;
+    fv2_carve<128>(fv2_smem, Qs, Ks, Vs, Ps);
     attention_fused_v2_body<128, true>(Q, K, V, Op, T, d_k, H, scale, causal,
-                                       vec, Qs, Ks, Vs, ML, splits);
+                                       vec, Qs, Ks, Vs, Ps, ML, splits);
 }
 
 // Satu thread per (baris, kolom), perulangan grid-stride. Parsial netral

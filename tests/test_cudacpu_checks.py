@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from atensi import kernels, reference
+from atensi.kernels import launch, registry
 from atensi.cudacpu import CudaCpuError, LaunchConfigError, RawModule, build, run_in_subprocess
 
 FIX = Path(__file__).parent / "fixtures" / "cudacpu"
@@ -276,8 +277,11 @@ def test_fused_v2_pipeline_runs_on_the_cpu():
     want = reference.attention(Q.astype(np.float64), K.astype(np.float64), V.astype(np.float64), causal=False)
     for code, broken in ((text, False), (text.replace("fv2_wait(next);", "fv2_wait(true);"), True)):
         k = RawModule(code, path="kernels/attention_fused.cu").get_function("attention_fused_v2_d64")
+        smem = registry.get("attention_fused_v2_d64").dynamic_shared  # Qs, Ks, Vs, Ps: extern
+        k.max_dynamic_shared_size_bytes = smem
         O = np.zeros_like(Q)
-        k((2, 1, 1), (128,), (Q, K, V, O, i32(T), i32(d), i32(1), f32(d ** -0.5), i32(0), i32(1)))
+        k((2, 1, 1), (128,), (Q, K, V, O, i32(T), i32(d), i32(1), f32(d ** -0.5), i32(0), i32(1)),
+          shared_mem=smem)
         if broken:
             assert np.isnan(O).all()  # the last key tile was still in flight for every row
         else:

@@ -96,6 +96,7 @@ def test_split_matches_oracle(monkeypatch, splits, causal, T, d_k):
     # ranges are empty and must give neutral partials.
     seen = check_split((2,), T, d_k, causal, splits, monkeypatch)
     width = 32 if d_k <= 32 else 64
+    assert seen[0][2] == registry.get(f"attention_fused_v2_split_d{width}").dynamic_shared  # d64: extern
     if splits == 1:
         assert [s[0] for s in seen] == [f"attention_fused_v2_d{width}"]
     else:  # the split really ran: partials, then the combine
@@ -156,11 +157,13 @@ def test_registry_entries_follow_the_file_constants():
         for width in registry.WIDTHS:
             k = registry.get(f"attention_fused_{kind}_d{width}")
             assert k.rows == c["FV2_BQ"] and k.block == (c["FV2_THREADS"], 1, 1)
-            # FV2_SMEM(D): Qs (BQ rows) + Ks and Vs (two tiles of BK rows each), float;
-            # above the 48 KiB of static shared memory it is asked for at launch.
-            smem = (c["FV2_BQ"] + 4 * c["FV2_BK"]) * width * 4
+            # FV2_SMEM(D): Qs (BQ rows) + Ks and Vs (two tiles of BK rows each) + Ps (BQ x BK),
+            # float; above the 48 KiB of static shared memory it is asked for at launch.
+            smem = ((c["FV2_BQ"] + 4 * c["FV2_BK"]) * width + c["FV2_BQ"] * c["FV2_BK"]) * 4
             assert k.dynamic_shared == (smem if smem > 48 * 1024 else 0)
-    assert registry.get("attention_fused_v2_d128").dynamic_shared == 98304
+    assert registry.get("attention_fused_v2_d32").dynamic_shared == 0
+    assert registry.get("attention_fused_v2_d64").dynamic_shared == 57344
+    assert registry.get("attention_fused_v2_d128").dynamic_shared == 106496
     assert launch._sm_count(CPU) == launch.MODEL_SM_COUNT
 
 
@@ -322,11 +325,15 @@ def test_new_kernels_compile_without_spills(arch):
         res = found[f"attention_fused_v2_split_d{D}"]
         assert res.shared_bytes == found[f"attention_fused_v2_d{D}"].shared_bytes
         assert res.registers <= 128
-    for name in ("attention_fused_v2_d128", "attention_fused_v2_split_d128"):
-        # 96 KiB of dynamic shared memory, two blocks per SM at most.
-        assert found[name].shared_bytes == 0
-        assert found[name].dynamic_shared_bytes == registry.get(name).dynamic_shared == 98304
-        assert found[name].registers <= 255
+    for D, blocks in ((64, 4), (128, 2)):
+        # 56 KiB (D = 64) and 104 KiB (D = 128) of dynamic shared memory: on sm_90
+        # four and two blocks per SM still fit.
+        for name in (f"attention_fused_v2_d{D}", f"attention_fused_v2_split_d{D}"):
+            assert found[name].shared_bytes == 0
+            assert found[name].dynamic_shared_bytes == registry.get(name).dynamic_shared
+            assert found[name].registers <= 255
+            if arch == "sm_90":
+                assert found[name].occupancy == blocks * 4 / 64
 
 
 # ---- on a GPU (skipped here) -----------------------------------------------------

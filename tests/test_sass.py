@@ -152,3 +152,89 @@ def test_sass_command_prints_the_table():
     bad = subprocess.run([sys.executable, "-m", "atensi.kernels", "--sass", "tidak_ada.cu"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(ROOT / "src")})
     assert bad.returncode == 1 and "tidak ada" in bad.stderr
+
+
+# ---- the model's table in chapters/kinerja.md -----------------------------------
+
+KINERJA = ROOT / "chapters" / "kinerja.md"
+
+
+def _kinerja_cells(*needles):
+    """The code of the chapter's code cells that contain each needle (tag lines dropped)."""
+    cells = KINERJA.read_text().split("```{code-cell} ipython3")[1:]
+    found = []
+    for needle in needles:
+        (cell,) = [c.split("\n```", 1)[0] for c in cells if needle in c.split("\n```", 1)[0]]
+        found.append("\n".join(line for line in cell.splitlines() if not line.startswith(":tags:")))
+    return found
+
+
+def test_model_rows_without_nvdisasm_is_a_clear_error_before_compiling(monkeypatch):
+    monkeypatch.setattr(sass, "nvdisasm", lambda: None)
+    monkeypatch.setattr(sass, "instruction_mix", lambda *a, **k: pytest.fail("tidak boleh dikompilasi"))
+    with pytest.raises(RuntimeError, match="nvdisasm tidak terpasang.*nvidia-cuda-nvdisasm"):
+        sass.model_rows(ROOT / "kernels" / "attention_fused.cu")
+
+
+def test_model_markdown_writes_the_rows_numbers():
+    counts = sass.Counter({"FFMA": 1200, "FP lain": 30, "LDS/STS": 40, "SHFL": 5, "BAR": 1, "lainnya": 24})
+    row = sass.ModelRow("*fused* v2", "k", counts, share=1200 / 1300, bound=0.5)
+    table = sass.model_markdown([row]).splitlines()
+    assert len(table) == 3 and table[0].count("|") == table[2].count("|")
+    # Groups not shown on their own (BAR) fall into "lainnya": 1 + 24.
+    assert table[2] == "| *fused* v2 | 1.200 | 30 | 40 | 5 | 25 | 1.300 | 92,3 % | 50 % |"
+
+
+def test_chapter_renders_honestly_without_nvdisasm(monkeypatch, capsys):
+    """Without nvdisasm the two cells still run: a plain note and a full sentence, no numbers."""
+    from atensi import formatting
+
+    monkeypatch.setattr(sass, "nvdisasm", lambda: None)
+    glued = {}
+    namespace = {"kernels": __import__("atensi.kernels", fromlist=["kernel_path"]), "laporan": None,
+                 "Markdown": lambda text: text, "id_float": formatting.id_float,
+                 "glue": lambda name, value, display=False: glued.__setitem__(name, value)}
+    compute, show = _kinerja_cells("sass.model_rows(", 'glue("kin_sass_kalimat"')
+    exec(compute, namespace)
+    assert namespace["baris_sass"] is None and "model SASS dilewati" in capsys.readouterr().out
+    exec(show, namespace)
+    sentence = glued["kin_sass_kalimat"]
+    assert "nvidia-cuda-nvdisasm" in sentence and sentence.endswith(".")
+    assert not any(ch in sentence for ch in "–—%") and " - " not in sentence
+    assert namespace["tampil_sass"].startswith("*(") and "|" not in namespace["tampil_sass"]
+
+
+@pytest.mark.slow
+def test_chapter_table_comes_from_the_report():
+    _tools_or_skip()
+    path = ROOT / "kernels" / "attention_fused.cu"
+    rows = sass.model_rows(path)
+    mixes = _mixes("attention_fused.cu")
+    assert [r.kernel for r in rows] == [name for _, name in sass.FUSED_MODEL_KERNELS]
+    for row in rows:
+        assert row.counts == mixes[row.kernel].loop and row.share == sass.Mix.share(row.counts)
+        assert 0 < row.bound <= row.share
+    # The chapter computes the table with these two functions; no share is typed in its text.
+    compute, show = _kinerja_cells("sass.model_rows(", 'glue("kin_sass_kalimat"')
+    assert "report=laporan" in compute and "sass.model_markdown(baris_sass)" in show
+    from atensi.formatting import id_float
+
+    text = KINERJA.read_text()
+    for row in rows:
+        assert f"{id_float(100 * row.share, 1)} %" not in text, row.kernel
+
+
+# FFMA share of fused v2's inner loop while P still went to P·V by four shuffles per key.
+SHARE_WITH_SHUFFLES = {"attention_fused_v2_d64": 0.351, "attention_fused_v2_d128": 0.462,
+                       "attention_fused_v2_split_d64": 0.517}
+SHFL_WITH_SHUFFLES = 88  # SHFL in attention_fused_v2_d64's inner loop then
+
+
+@pytest.mark.slow
+def test_fused_v2_passing_p_through_shared_memory_raised_the_ffma_share():
+    _tools_or_skip()
+    mixes = _mixes("attention_fused.cu")
+    for name, old in SHARE_WITH_SHUFFLES.items():
+        assert sass.Mix.share(mixes[name].loop) > old, name
+    loop = mixes["attention_fused_v2_d64"].loop
+    assert loop["SHFL"] < SHFL_WITH_SHUFFLES / 2 and loop["LDS/STS"] > 0

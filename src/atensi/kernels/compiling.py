@@ -64,6 +64,7 @@ class CompileReport:
     seconds: float
     log: str
     kernels: dict = field(default_factory=dict)
+    cubin: bytes | None = field(default=None, repr=False)  # the compiled binary (SASS inside)
 
     @property
     def spill_bytes(self) -> int:
@@ -152,6 +153,8 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
         except nvrtc.NVRTCError:
             failed = True
         log = nvrtc.getProgramLog(program).rstrip("\x00")
+        # CuPy drops the last byte of the ELF (its size counts a terminating NUL).
+        cubin = None if failed else nvrtc.getCUBIN(program) + b"\0"
     finally:
         nvrtc.destroyProgram(program)
     seconds = time.perf_counter() - start
@@ -164,7 +167,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
         res.threads = entry.threads if entry else UNKNOWN_THREADS
         res.dynamic_shared_bytes = entry.dynamic_shared if entry else 0
         res.occupancy = occupancy(res, arch)
-    return CompileReport(name, arch, options, seconds, log, found)
+    return CompileReport(name, arch, options, seconds, log, found, cubin)
 
 
 # Threads per block for the occupancy figure of a kernel the registry does not

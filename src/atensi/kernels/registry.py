@@ -197,10 +197,12 @@ def _entries():
         out.append(Kernel("attention_fused.cu", f"attention_fused_d{width}",
                           (fused["FUSED_THREADS"], 1, 1), rows=rows, width=width,
                           max_d_k=fused["FUSED_MAX_DK"], model=_fused))
-    # Fused v2: Qs + Ks + Vs = (BQ + 4 BK) · D floats; above 48 KiB as extern __shared__.
+    # Fused v2: Qs + Ks + Vs + Ps = (BQ + 4 BK) · D + BQ · BK floats (FV2_SMEM in the
+    # .cu); above 48 KiB as extern __shared__.
     for kind in ("v2", "v2_split"):
         for width in WIDTHS:
-            smem = (fused["FV2_BQ"] + 4 * fused["FV2_BK"]) * width * FLOAT_BYTES
+            smem = ((fused["FV2_BQ"] + 4 * fused["FV2_BK"]) * width
+                    + fused["FV2_BQ"] * fused["FV2_BK"]) * FLOAT_BYTES
             out.append(Kernel("attention_fused.cu", f"attention_fused_{kind}_d{width}",
                               (fused["FV2_THREADS"], 1, 1), rows=fused["FV2_BQ"], width=width,
                               max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > 48 * 1024 else 0,

@@ -2,6 +2,8 @@
 
     instruction_mix(path, arch="sm_90")   {kernel: Mix}, dari cubin NVRTC + nvdisasm
     mix_table(files=None, arch="sm_90")   tabel teks untuk ``python -m atensi.kernels --sass``
+    model_rows(path, kernels, arch)       baris model untuk bab kinerja (label, hitungan, batas)
+    model_markdown(rows)                  baris-baris itu sebagai tabel Markdown
 
 NVRTC (opsi yang sama dengan CuPy) mengompilasi berkas .cu menjadi cubin, dan
 ``nvdisasm`` (wheel pip ``nvidia-cuda-nvdisasm``) mengubahnya menjadi SASS.
@@ -202,12 +204,13 @@ def parse_sass(text: str) -> dict[str, Mix]:
     return mixes
 
 
-def instruction_mix(path, arch: str = "sm_90") -> dict[str, Mix]:
+def instruction_mix(path, arch: str = "sm_90", cubin: bytes | None = None) -> dict[str, Mix]:
+    """{kernel: Mix} of one .cu file; ``cubin``: its binary already compiled for ``arch``."""
     tool = nvdisasm()
     if tool is None:
         raise RuntimeError("nvdisasm tidak ditemukan. Pasang dengan pip install -r requirements-dev.txt "
                            "(paket nvidia-cuda-nvdisasm).")
-    data = _cubin(Path(path), arch)
+    data = cubin if cubin is not None else _cubin(Path(path), arch)
     with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
         f.write(data)
         f.flush()
@@ -229,7 +232,7 @@ def mix_table(files=None, arch: str = "sm_90") -> str:
     rows = []
     for file in files:
         report = compile_report(file, arch=arch)
-        for name, mix in sorted(instruction_mix(file, arch).items()):
+        for name, mix in sorted(instruction_mix(file, arch, cubin=report.cubin).items()):
             res = report.kernels.get(name)
             warps = round(res.occupancy * 64) if res else None  # sm_80/sm_90: 64 warps per SM
             c = mix.loop or mix.kernel
@@ -244,4 +247,63 @@ def mix_table(files=None, arch: str = "sm_90") -> str:
     lines.append(f"Puncak H200 SXM: FP32 {H200.fp32_flops / 1e12:.0f} TFLOP/s (CUDA core), "
                  f"TF32 padat {H200_TF32_DENSE_FLOPS / 1e12:.0f} TFLOP/s (tensor core). "
                  "3xTF32: FLOP berguna sepertiga FLOP HMMA.")
+    return "\n".join(lines)
+
+
+# The rows the book's performance chapter shows: (label, kernel in attention_fused.cu).
+FUSED_MODEL_KERNELS = (
+    ("*fused* v1", "attention_fused_d64"),
+    ("*fused* v2", "attention_fused_v2_d64"),
+    ("*fused* v2, $d_k = 128$", "attention_fused_v2_d128"),
+    ("*fused* v2 *split-K*", "attention_fused_v2_split_d64"),
+)
+
+
+@dataclass
+class ModelRow:
+    """One kernel's inner loop in the model: counts per group, FFMA share, FP32 peak bound."""
+
+    label: str
+    kernel: str
+    counts: Counter
+    share: float
+    bound: float
+
+
+def model_rows(path, kernels=FUSED_MODEL_KERNELS, arch: str = "sm_90", report=None) -> list[ModelRow]:
+    """The model for ``kernels`` (pairs of label and name) of one .cu file.
+
+    ``report``: a compile_report of the same file and arch, reused for the
+    occupancy (None: compiled here). RuntimeError with an Indonesian message
+    when nvdisasm or NVRTC is missing.
+    """
+    if nvdisasm() is None:
+        raise RuntimeError("nvdisasm tidak terpasang, jadi SASS tidak bisa dibaca. Pasang dengan "
+                           "pip install -r requirements-dev.txt (paket nvidia-cuda-nvdisasm).")
+    if report is None:  # RuntimeError where NVRTC is missing
+        from atensi.kernels.compiling import compile_report
+
+        report = compile_report(path, arch=arch)
+    mixes = instruction_mix(path, arch, cubin=report.cubin)  # one compile for both
+    rows = []
+    for label, name in kernels:
+        mix, res = mixes[name], report.kernels[name]
+        warps = round(res.occupancy * 64)  # sm_80/sm_90: 64 warps per SM
+        c = mix.loop or mix.kernel
+        rows.append(ModelRow(label, name, c, mix.share(c), mix.peak_bound(warps)))
+    return rows
+
+
+def model_markdown(rows: list[ModelRow]) -> str:
+    """The rows as a Markdown table, numbers in Indonesian notation."""
+    from atensi.formatting import id_float, id_int
+
+    lines = ["| *kernel* | FFMA | FP lain | LDS/STS | SHFL | lainnya | total | FFMA % | batas puncak FP32 |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        c = r.counts
+        rest = sum(c.values()) - sum(c[g] for g in ("FFMA", "FP lain", "LDS/STS", "SHFL"))
+        lines.append(f"| {r.label} | {id_int(c['FFMA'])} | {id_int(c['FP lain'])} | {id_int(c['LDS/STS'])} "
+                     f"| {id_int(c['SHFL'])} | {id_int(rest)} | {id_int(sum(c.values()))} "
+                     f"| {id_float(100 * r.share, 1)} % | {id_float(100 * r.bound, 0)} % |")
     return "\n".join(lines)
