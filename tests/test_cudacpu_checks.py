@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from atensi import kernels, reference
-from atensi.kernels import launch, registry
+from atensi.kernels import registry
 from atensi.cudacpu import CudaCpuError, LaunchConfigError, RawModule, build, run_in_subprocess
 
 FIX = Path(__file__).parent / "fixtures" / "cudacpu"

@@ -116,7 +116,7 @@ def test_list_command(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(registry.KERNELS)
     assert lines[0].split()[:2] == ["rope.cu", "rope_v1"]
-    assert any("attention_fused_v2_d128" in ln and "98304 byte shared dinamis" in ln for ln in lines)
+    assert any("attention_fused_v2_d128" in ln and "106496 byte shared dinamis" in ln for ln in lines)
 
 
 def test_public_names_only():
