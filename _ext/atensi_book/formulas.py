@@ -111,6 +111,7 @@ def copy_fonts(outdir: Path, css: str) -> None:
     """The font files the stylesheet names, and MathJax's licence."""
     source = mathjax_source()
     target = outdir / OUT_DIR
+    shutil.rmtree(target, ignore_errors=True)  # an earlier build's fonts, or MathJax for browsers
     for name in sorted(set(re.findall(rf"{re.escape(FONT_URL)}/([\w.-]+\.woff2?)", css))):
         dst = target / FONTS / name
         dst.parent.mkdir(parents=True, exist_ok=True)
