@@ -9,11 +9,24 @@
   script, nothing comes from a CDN, and the site works from ``file://`` and
   from the zip. A formula MathJax cannot read fails the build, naming the page
   and the TeX; so does a build without Node.js.
-- **Why this path** (Lighthouse mobile performance, median of 5 runs,
-  ``scripts/audit_site.sh`` with the two builds measured in turn on this
-  2-core machine)::
+- **Why this path.** Against KaTeX prerendered by ``sphinxcontrib-katex``
+  0.9.10 (KaTeX 0.16.10, its CSS and woff2 fonts served from the build),
+  the three pages with the most math, measured in turn with
+  ``BUILDS="mathjax katex" RUNS=3 scripts/audit_site.sh`` on the shared
+  2-core machine at a load average of 12 to 14 (Lighthouse mobile
+  performance, median, each run in brackets)::
 
-      MATH_FIGURES
+      page      MathJax          KaTeX          HTML (gzip) MathJax / KaTeX
+      gradien   51 (39 62 51)    56 (55 56 56)  445 KB (37,9) / 540 KB (44,2)
+      sintesis  not measured in time           398 KB (48,7) / 445 KB (52,5)
+      skala     not measured in time           362 KB (38,7) / 492 KB (44,5)
+
+  The difference lies inside the spread of one variant's runs, so it does
+  not choose a path; the bytes do: MathJax's pages are 7 to 17 % smaller
+  compressed (12 to 36 % raw), the math stylesheet is about the same (4,2 KB
+  against 3,9 KB gzip), and KaTeX would add a Sphinx extension and an npm
+  package for its stylesheet and fonts. Accessibility, best practices and
+  SEO were 100 for both.
 
 - **Wide equations** (``static/wide-math.*``): on narrow screens the number
   goes under the equation, the equation shrinks to fit (down to 60 %), and
