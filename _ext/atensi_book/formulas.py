@@ -16,17 +16,18 @@
   2-core machine at a load average of 12 to 14 (Lighthouse mobile
   performance, median, each run in brackets)::
 
-      page      MathJax          KaTeX          HTML (gzip) MathJax / KaTeX
-      gradien   51 (39 62 51)    56 (55 56 56)  445 KB (37,9) / 540 KB (44,2)
-      sintesis  not measured in time           398 KB (48,7) / 445 KB (52,5)
-      skala     not measured in time           362 KB (38,7) / 492 KB (44,5)
+      page      MathJax          KaTeX        HTML, raw (gzip)       all bytes sent
+      gradien   51 (39 62 51)    56 (55 56 56)  445 (37,9) / 540 (44,2) KB  317 / 311 KB
+      sintesis  57 (27 57 58)    56 (56 57)     398 (48,7) / 445 (52,5) KB  307 / 298 KB
+      skala     not measured in time            362 (38,7) / 492 (44,5) KB
 
-  The difference lies inside the spread of one variant's runs, so it does
-  not choose a path; the bytes do: MathJax's pages are 7 to 17 % smaller
-  compressed (12 to 36 % raw), the math stylesheet is about the same (4,2 KB
-  against 3,9 KB gzip), and KaTeX would add a Sphinx extension and an npm
-  package for its stylesheet and fonts. Accessibility, best practices and
-  SEO were 100 for both.
+  The difference lies inside the spread of one variant's runs, so the
+  scores do not choose a path. KaTeX's pages are 7 to 17 % bigger
+  compressed, its woff2 fonts make the total 2 to 3 % smaller; the math
+  stylesheet is about the same (4,2 against 3,9 KB gzip). No measurable
+  gain, so the path the book already has stays and KaTeX's extra Sphinx
+  extension and npm package (for its stylesheet and fonts) stay out.
+  Accessibility, best practices and SEO were 100 for both.
 
 - **Wide equations** (``static/wide-math.*``): on narrow screens the number
   goes under the equation, the equation shrinks to fit (down to 60 %), and
