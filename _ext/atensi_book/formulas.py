@@ -18,7 +18,7 @@
 
       page      MathJax          KaTeX        HTML, raw (gzip)       all bytes sent
       gradien   51 (39 62 51)    56 (55 56 56)  445 (37,9) / 540 (44,2) KB  317 / 311 KB
-      sintesis  57 (27 57 58)    56 (56 57)     398 (48,7) / 445 (52,5) KB  307 / 298 KB
+      sintesis  57 (27 57 58)    56 (41 56 57)  398 (48,7) / 445 (52,5) KB  307 / 298 KB
       skala     not measured in time            362 (38,7) / 492 (44,5) KB
 
   The difference lies inside the spread of one variant's runs, so the
