@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Lighthouse (mobil) untuk Pendahuluan dan satu bab dari buku yang sudah
-# dibangun (_build/html), memakai Chromium dari distribusi. Mencetak skor
-# performance, accessibility, best-practices dan SEO (median dari RUNS=5 run).
-# Target: ≥ 90/95/95/95.
+# Lighthouse (mobil) untuk halaman buku yang sudah dibangun (_build/html),
+# memakai Chromium dari distribusi. Mencetak skor performance, accessibility,
+# best-practices dan SEO (median dari RUNS=5 run) dan beban mesin (load average).
+# Target: ≥ 95/95/95/95.
 #
 #   bash scripts/audit_site.sh [halaman ...]     (bawaan: pendahuluan softmax)
+#   bash scripts/audit_site.sh semua             (setiap halaman di _build/html/chapters)
+#
+# Membandingkan beberapa build: BUILDS="_build/html-a _build/html-b" mengukur
+# halaman yang sama di tiap build bergiliran (A, B, A, B, ...), supaya beban
+# mesin yang naik-turun mengenai semua build dengan adil.
 #
 # Lighthouse 12.2.3 dipasang sekali dengan npm ke .cache/lighthouse (butuh
 # Node.js 18+ dan akses ke registri npm saat pertama kali). Laporan JSON
@@ -12,13 +17,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-HTML=${ATENSI_BOOK_HTML:-_build/html}  # or another build of the book
+read -r -a builds <<< "${BUILDS:-${ATENSI_BOOK_HTML:-_build/html}}"
 LH_DIR=.cache/lighthouse
 CHROME=${CHROME_PATH:-/usr/bin/chromium}
 pages=("$@")
 [ ${#pages[@]} -gt 0 ] || pages=(pendahuluan softmax)
+if [ "${pages[*]}" = semua ]; then
+  pages=()
+  for f in "${builds[0]}"/chapters/*.html; do pages+=("$(basename "$f" .html)"); done
+fi
 
-[ -f "$HTML/index.html" ] || { echo "Bangun bukunya dulu: make book" >&2; exit 1; }
+for html in "${builds[@]}"; do
+  [ -f "$html/index.html" ] || { echo "Tidak ada buku di $html. Bangun bukunya dulu: make book" >&2; exit 1; }
+done
 [ -x "$CHROME" ] || { echo "Chromium tidak ada di $CHROME: sudo apt-get install chromium" >&2; exit 1; }
 command -v node >/dev/null || { echo "Node.js tidak ada: sudo apt-get install nodejs npm" >&2; exit 1; }
 if [ ! -x "$LH_DIR/node_modules/.bin/lighthouse" ]; then
@@ -26,31 +37,41 @@ if [ ! -x "$LH_DIR/node_modules/.bin/lighthouse" ]; then
   npm install --prefix "$LH_DIR" --no-audit --no-fund --silent -E lighthouse@12.2.3
 fi
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 scripts/serve_gzip.py "$port" "$HTML" &
-server=$!
-trap 'kill $server 2>/dev/null' EXIT
+servers=()
+ports=()
+trap 'kill "${servers[@]}" 2>/dev/null' EXIT
+for html in "${builds[@]}"; do
+  port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  python3 scripts/serve_gzip.py "$port" "$html" &
+  servers+=($!)
+  ports+=("$port")
+done
 sleep 1
 
 out=_build/lighthouse
-mkdir -p "$out"
 # Lighthouse's simulated throttling multiplies the CPU time it observes, so one
 # run on a shared 2-core machine swings by 20 points: each page is measured
 # RUNS times and the median run is reported (Lighthouse's own advice).
 runs=${RUNS:-5}
-printf '%-14s %12s %14s %15s %6s   %s\n' halaman performance accessibility best-practices seo "(performance tiap run)"
+echo "beban mesin sebelum: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-14s %-22s %12s %14s %15s %6s   %s\n' halaman build performance accessibility best-practices seo "(performance tiap run)"
 for page in "${pages[@]}"; do
   for i in $(seq "$runs"); do
-    CHROME_PATH=$CHROME "$LH_DIR/node_modules/.bin/lighthouse" \
-      "http://127.0.0.1:$port/chapters/$page.html" \
-      --quiet --output=json --output-path="$out/$page-$i.json" \
-      --only-categories=performance,accessibility,best-practices,seo \
-      --chrome-flags="--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync --no-first-run" \
-      >/dev/null 2>&1 || { echo "Lighthouse gagal pada $page" >&2; exit 1; }
+    for b in "${!builds[@]}"; do
+      dir="$out/$(basename "${builds[$b]}")"
+      mkdir -p "$dir"
+      CHROME_PATH=$CHROME "$LH_DIR/node_modules/.bin/lighthouse" \
+        "http://127.0.0.1:${ports[$b]}/chapters/$page.html" \
+        --quiet --output=json --output-path="$dir/$page-$i.json" \
+        --only-categories=performance,accessibility,best-practices,seo \
+        --chrome-flags="--headless=new --no-sandbox --disable-gpu --disable-background-networking --disable-component-update --disable-sync --no-first-run" \
+        >/dev/null 2>&1 || { echo "Lighthouse gagal pada $page (${builds[$b]})" >&2; exit 1; }
+    done
   done
-  python3 - "$out" "$page" "$runs" <<'PY'
+  for html in "${builds[@]}"; do
+    python3 - "$out/$(basename "$html")" "$page" "$runs" "$html" <<'PY'
 import json, shutil, sys
-out, page, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+out, page, runs, build = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 names = ("performance", "accessibility", "best-practices", "seo")
 scores = []
 for i in range(1, runs + 1):
@@ -60,6 +81,8 @@ scores.sort(key=lambda run: run[1][0])
 median_run, s = scores[len(scores) // 2]
 shutil.copy(f"{out}/{page}-{median_run}.json", f"{out}/{page}.json")
 each = " ".join(str(run[1][0]) for run in sorted(scores))
-print(f"{page:<14} {s[0]:>12} {s[1]:>14} {s[2]:>15} {s[3]:>6}   ({each})")
+print(f"{page:<14} {build:<22} {s[0]:>12} {s[1]:>14} {s[2]:>15} {s[3]:>6}   ({each})")
 PY
+  done
 done
+echo "beban mesin sesudah: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -14,18 +14,6 @@ pytestmark = [pytest.mark.book, pytest.mark.browser]
 
 PAGES = toc_pages()
 
-# Wait for MathJax in the page to finish typesetting (it loads extensions on demand).
-WAIT_FOR_MATHJAX = """
-async () => {
-  for (let i = 0; i < 200 && !(window.MathJax && MathJax.startup && MathJax.startup.promise); i++) {
-    await new Promise(r => setTimeout(r, 50));
-  }
-  if (!(window.MathJax && MathJax.startup && MathJax.startup.promise)) return "MathJax tidak dimuat";
-  await MathJax.startup.promise;
-  return "ok";
-}
-"""
-
 # Counts math still left as TeX source in the page text (outside code blocks).
 MATH_STATE = """
 () => {
@@ -44,13 +32,9 @@ MATH_STATE = """
 
 
 def typeset(opened):
-    """The page's math state. Math is typeset when the book is built; where
-    MathJax runs in the page instead (a build without Node.js), wait for it."""
-    state = opened.page.evaluate(MATH_STATE)
-    if state["sources"] and opened.page.locator("script[src*='_mathjax/']").count():
-        assert opened.page.evaluate(WAIT_FOR_MATHJAX) == "ok"
-        state = opened.page.evaluate(MATH_STATE)
-    return state
+    """The page's math state: typeset when the book was built, no math script."""
+    assert opened.page.locator("script[src*='mathjax'], script[src*='katex']").count() == 0
+    return opened.page.evaluate(MATH_STATE)
 
 
 def assert_stayed_offline(opened):

@@ -121,38 +121,34 @@ def test_nothing_loaded_from_outside_the_site(built_book):
 
 
 def test_math_is_typeset_when_the_book_is_built(built_book):
-    """With Node.js (here and on GitHub's runners) every formula is finished
-    CHTML in the page and no MathJax script is loaded; without it, the page
-    loads MathJax from the build. Either way nothing comes from a CDN."""
-    prerendered = shutil.which("node") is not None
+    """Every formula is finished CHTML in the page, with MathML for screen
+    readers; no page loads a math script, and nothing comes from a CDN."""
     for page in PAGES:
         soup = soup_of(built_book, page)
         maths = soup.select("span.math, div.math")
-        scripts = [s["src"] for s in soup.find_all("script", src=True) if "_mathjax/" in s["src"]]
-        if not maths:
-            continue
-        if prerendered:
-            assert scripts == [], page
-            unrendered = [m.get_text()[:40] for m in maths if not m.find("mjx-container")]
-            assert unrendered == [], f"{page}: {unrendered}"
-            assert all(m.find("mjx-assistive-mml") for m in maths), f"{page}: tanpa MathML untuk pembaca layar"
-            css = [link["href"] for link in soup.find_all("link", rel="stylesheet") if "matematika.css" in link["href"]]
-            assert len(css) == 1, page
-        else:
-            assert len(scripts) == 1, page
-            target = (built_book / page).parent / scripts[0].split("?")[0]
-            assert target.resolve().is_file(), f"{page}: {scripts[0]} tidak ada"
+        scripts = [s["src"] for s in soup.find_all("script", src=True) if re.search("mathjax|katex", s["src"], re.I)]
+        assert scripts == [], page
+        assert not soup.find("script", string=re.compile("MathJax")), page
+        css = [link["href"] for link in soup.find_all("link", rel="stylesheet") if "matematika.css" in link["href"]]
+        assert len(css) == 1, page
+        unrendered = [m.get_text()[:40] for m in maths if not m.find("mjx-container")]
+        assert unrendered == [], f"{page}: {unrendered}"
+        assert all(m.find("mjx-assistive-mml") for m in maths), f"{page}: tanpa MathML untuk pembaca layar"
+    stylesheet = (built_book / "_static" / "matematika.css").read_text(encoding="utf-8")
+    fonts = re.findall(r"url\([\"']?([^)\"']+\.woff2?)[\"']?\)", stylesheet)
+    assert fonts, "matematika.css tanpa @font-face"
+    assert all((built_book / "_static" / font).resolve().is_file() for font in fonts)
+
+
+def test_only_the_build_time_math_path_ships(built_book):
+    """One math path: the fonts matematika.css names and MathJax's licence,
+    no MathJax loader or TeX extensions for a browser, no KaTeX."""
     mathjax = built_book / "_mathjax"
-    assert (mathjax / "output/chtml/fonts/woff-v2").is_dir()
-    if prerendered:
-        stylesheet = (built_book / "_static" / "matematika.css").read_text(encoding="utf-8")
-        fonts = re.findall(r"url\([\"']?([^)\"']+\.woff)[\"']?\)", stylesheet)
-        assert fonts, "matematika.css tanpa @font-face"
-        assert all((built_book / "_static" / font).resolve().is_file() for font in fonts)
-    else:
-        assert (mathjax / "input/tex/extensions").is_dir()
-    # Jupyter Book adds every .js under _static to every page: MathJax stays out.
-    assert not list((built_book / "_static").rglob("tex-mml-chtml.js"))
+    shipped = {p.relative_to(mathjax).as_posix() for p in mathjax.rglob("*") if p.is_file()}
+    stylesheet = (built_book / "_static" / "matematika.css").read_text(encoding="utf-8")
+    named = {f"output/chtml/fonts/woff-v2/{name}" for name in re.findall(r"woff-v2/([\w.-]+\.woff2?)", stylesheet)}
+    assert shipped == named | {"LICENSE"}
+    assert not list(built_book.rglob("tex-mml-chtml.js")) and not list(built_book.rglob("*katex*"))
     head_scripts = soup_of(built_book, PAGES[0]).find_all("script")
     assert len(head_scripts) < 40
 

@@ -6,7 +6,7 @@ One module per job:
     indonesian  interface text in Indonesian (catalogs, exercise titles, labels, copy button)
     search      search that knows Indonesian affixes ("menghitung" finds "hitung")
     figures     Indonesian alt text for the figures that cells draw; 1x and 2x copies
-    formulas    MathJax from the build, typeset at build time, wide equations on phones
+    formulas    formulas typeset by MathJax at build time, wide equations on phones
     pages       clean, light pages: no thebe, deferred scripts, sized images, small icon fonts
     explorers   static explorers in every build; their frames as files
     site        the published site: address, social card, 404, sitemap, robots.txt, index.html
@@ -70,30 +70,27 @@ def setup(app):
     app.add_search_language(search.SearchIndonesian)
     app.add_post_transform(indonesian.SolutionTitleInIndonesian)
     app.add_post_transform(figures.FigureAltText)
+    formulas.register_renderer(app)
 
     # config-inited. sphinx-external-toc adds the pages missing from the toc
     # to exclude_patterns, and sets root_doc, at priority 900.
     app.connect("config-inited", guard.remember_excludes, priority=100)
     app.connect("config-inited", indonesian.configure, priority=100)  # before the book theme reads its options
     app.connect("config-inited", pages.configure, priority=100)
-    app.connect("config-inited", formulas.set_mathjax_path, priority=900)
+    app.connect("config-inited", formulas.use_renderer, priority=100)
     app.connect("config-inited", site.configure, priority=950)  # after root_doc and repository_url are known
     app.connect("config-inited", guard.refuse_pages_missing_from_toc, priority=950)
 
     # builder-inited
-    app.connect("builder-inited", formulas.add_static_path)
-    app.connect("builder-inited", formulas.copy_mathjax)
+    app.connect("builder-inited", formulas.start)
     app.connect("builder-inited", search.load_roots)
-    app.connect("builder-inited", formulas.choose)
-    app.connect("builder-inited", formulas.lazy_mathjax, priority=400)
 
     # env-updated
     app.connect("env-updated", site.skip_404_without_toc)
 
-    # html-page-context: after sphinx.ext.mathjax (500) has added its script.
+    # html-page-context: after the other extensions have added their scripts.
     app.connect("html-page-context", pages.drop_thebe_assets, priority=900)
     app.connect("html-page-context", pages.defer_scripts, priority=950)
-    app.connect("html-page-context", formulas.drop_mathjax_script, priority=960)
 
     # build-finished: the one pass over the pages before sphinx-external-toc
     # (500), which writes its own index.html only when there is none; the link

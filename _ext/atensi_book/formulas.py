@@ -1,22 +1,34 @@
-"""Formulas on the page: MathJax from the build, typeset once at build time.
+"""Formulas on the page: typeset once, when the book is built, by MathJax 3.
 
-- **Offline.** MathJax 3 comes from the ``django-static-mathjax`` wheel
-  (pinned in requirements.txt). Only what a page needs is copied, to
-  ``_build/html/_mathjax``: the TeX/CHTML loader, its fonts, the TeX
-  extensions MathJax loads on demand, the menu and the accessibility pieces.
-  The tree stays out of ``_static`` because Jupyter Book adds every .js found
-  under a static folder to every page.
-- **Typeset at build time.** In the browser MathJax costs a phone about a
-  second on a long chapter, and the text jumps twice. So the same MathJax
-  runs once under Node.js at the end of the build (``formulas.js``), on every
-  formula of every page. The pages then carry finished CHTML markup, with a
-  hidden MathML copy for screen readers, one small stylesheet
-  (``_static/matematika.css``, only the glyphs the book uses) and the font
-  files under ``_mathjax/``; they load no MathJax script. A formula MathJax
-  cannot read fails the build, naming the page and the TeX. Without Node.js
-  (``node`` on PATH), or with ``ATENSI_MATH=peramban``, the same files are
-  typeset in the reader's browser instead, lazily (``ui/lazy``: only the
-  formulas that scroll into view).
+- **One path.** MathJax 3 (the ``django-static-mathjax`` wheel, pinned in
+  requirements.txt) runs under Node.js at the end of the build
+  (``formulas.js``), on every formula of every page at once. The pages carry
+  finished CHTML markup with a hidden MathML copy for screen readers, one
+  small stylesheet (``_static/matematika.css``, only the glyphs the book uses)
+  and the font files it names, under ``_mathjax/``. No page loads a math
+  script, nothing comes from a CDN, and the site works from ``file://`` and
+  from the zip. A formula MathJax cannot read fails the build, naming the page
+  and the TeX; so does a build without Node.js.
+- **Why this path.** Against KaTeX prerendered by ``sphinxcontrib-katex``
+  0.9.10 (KaTeX 0.16.10, its CSS and woff2 fonts served from the build),
+  the three pages with the most math, measured in turn with
+  ``BUILDS="mathjax katex" RUNS=3 scripts/audit_site.sh`` on the shared
+  2-core machine at a load average of 12 to 14 (Lighthouse mobile
+  performance, median, each run in brackets)::
+
+      page      MathJax          KaTeX        HTML, raw (gzip)       all bytes sent
+      gradien   51 (39 62 51)    56 (55 56 56)  445 (37,9) / 540 (44,2) KB  317 / 311 KB
+      sintesis  57 (27 57 58)    56 (41 56 57)  398 (48,7) / 445 (52,5) KB  307 / 298 KB
+      skala     not measured in time            362 (38,7) / 492 (44,5) KB
+
+  The difference lies inside the spread of one variant's runs, so the
+  scores do not choose a path. KaTeX's pages are 7 to 17 % bigger
+  compressed, its woff2 fonts make the total 2 to 3 % smaller; the math
+  stylesheet is about the same (4,2 against 3,9 KB gzip). No measurable
+  gain, so the path the book already has stays and KaTeX's extra Sphinx
+  extension and npm package (for its stylesheet and fonts) stay out.
+  Accessibility, best practices and SEO were 100 for both.
+
 - **Wide equations** (``static/wide-math.*``): on narrow screens the number
   goes under the equation, the equation shrinks to fit (down to 60 %), and
   what still does not fit scrolls with a shadow on the edge.
@@ -26,7 +38,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -34,80 +45,22 @@ from pathlib import Path
 
 import mathjax
 from sphinx.errors import ExtensionError
+from sphinx.ext.mathjax import html_visit_displaymath, html_visit_math
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-# --- MathJax served from the build -------------------------------------------
-
 STATIC = Path(__file__).parent / "static"  # wide-math.css/.js and the other stylesheets
-OUT_DIR = "_mathjax"
-ENTRY = "tex-mml-chtml.js"
-PARTS = [
-    ENTRY,
-    "output/chtml/fonts",
-    "input/tex/extensions",
-    "ui",
-    "a11y",
-    "adaptors",
-]
-
-
-def mathjax_source() -> Path:
-    source = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
-    if not (source / ENTRY).is_file():
-        raise FileNotFoundError(
-            f"MathJax tidak ditemukan di {source}. Pasang ulang: "
-            "pip install -r requirements.txt"
-        )
-    return source
-
-
-def set_mathjax_path(app, config):
-    # Sphinx puts "_static/" in front of a relative path, hence "../".
-    config.mathjax_path = f"../{OUT_DIR}/{ENTRY}"
-
-
-def copy_mathjax(app):
-    # Copied before the pages are written, so Sphinx can add its ?v= checksum.
-    if app.builder.format != "html":
-        return
-    source = mathjax_source()
-    target = Path(app.outdir) / OUT_DIR
-    for part in PARTS:
-        src = source / part
-        dst = target / part
-        if src.is_dir():
-            shutil.copytree(src, dst, dirs_exist_ok=True)
-        else:
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
-    shutil.copy2(source.parent / "LICENSE", target / "LICENSE")
-
-
-def lazy_mathjax(app):
-    # In the browser, MathJax typesets only the formulas that scroll into view.
-    if app.builder.name != "html":
-        return
-    config = dict(app.config.mathjax3_config or {})
-    loader = dict(config.get("loader", {}))
-    loader["load"] = [*loader.get("load", []), "ui/lazy"]
-    config["loader"] = loader
-    app.config.mathjax3_config = config
-
-
-def add_static_path(app):
-    # Not a path in _config.yml: Jupyter Book would add its .js to every page a second time.
-    app.config.html_static_path.append(str(STATIC))
-
-
-# --- Typeset at build time ----------------------------------------------------
-
 SCRIPT = Path(__file__).with_suffix(".js")
+RENDERER = "atensi"
 CSS_NAME = "matematika.css"
+# The CHTML fonts, out of _static: Jupyter Book adds every .js found under a
+# static folder to every page.
+OUT_DIR = "_mathjax"
+FONTS = "output/chtml/fonts/woff-v2"
 # Relative to _static/, where the stylesheet is written.
-FONT_URL = f"../{OUT_DIR}/output/chtml/fonts/woff-v2"
-# As Sphinx's mathjax extension writes them (HTML-escaped TeX inside).
+FONT_URL = f"../{OUT_DIR}/{FONTS}"
+# As Sphinx's mathjax writer marks them up (HTML-escaped TeX inside).
 INLINE = re.compile(r'(<span class="math notranslate nohighlight">)\\\((?P<tex>.*?)\\\)(</span>)', re.S)
 DISPLAY = re.compile(
     r'(<div class="math notranslate nohighlight"[^>]*>\s*(?:<span class="eqno">.*?</span>)?)'
@@ -117,45 +70,50 @@ DISPLAY = re.compile(
 MJX_ERROR = re.compile(r'data-mjx-error="([^"]*)"')
 
 
-def node_path() -> str | None:
-    if os.environ.get("ATENSI_MATH", "").lower() == "peramban":
-        return None
-    return shutil.which("node")
+def mathjax_source() -> Path:
+    source = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    if not (source / "startup.js").is_file():
+        raise FileNotFoundError(
+            f"MathJax tidak ditemukan di {source}. Pasang ulang: "
+            "pip install -r requirements.txt"
+        )
+    return source
 
 
-def enabled(app) -> bool:
-    return getattr(app, "_atensi_prerender_math", False)
+def node() -> str:
+    path = shutil.which("node")
+    if path is None:
+        raise ExtensionError(
+            "Node.js tidak ditemukan: rumus buku dirender saat build oleh MathJax di Node.js. "
+            "Pasang Node.js 18 atau lebih baru (sudo apt-get install nodejs, atau bash .ci/run), "
+            "lalu bangun ulang."
+        )
+    return path
 
 
-def choose(app):
+def register_renderer(app):
+    # Sphinx's mathjax markup (\(...\) in a span, \[...\] in a div), without
+    # its script: the formulas are typeset before any reader opens a page.
+    app.add_html_math_renderer(RENDERER, (html_visit_math, None), (html_visit_displaymath, None))
+
+
+def use_renderer(app, config):
+    config.html_math_renderer = RENDERER
+
+
+def start(app):
     if app.builder.format != "html":
         return
-    app._atensi_prerender_math = node_path() is not None
-    if enabled(app):
-        app.add_css_file(CSS_NAME)
-    else:
-        logger.info("[atensi_book] Node.js tidak ada: rumus dirender oleh MathJax di peramban.")
-
-
-def drop_mathjax_script(app, pagename, templatename, context, doctree):
-    if not enabled(app):
-        return
-    context["script_files"] = [
-        script
-        for script in context.get("script_files", [])
-        if ENTRY not in str(getattr(script, "filename", "") or "")
-        and not (getattr(script, "attributes", {}).get("body") or "").startswith("window.MathJax")
-    ]
+    node()  # before hours of reading, not at the end
+    # Not a path in _config.yml: Jupyter Book would add its .js to every page a second time.
+    app.config.html_static_path.append(str(STATIC))
+    app.add_css_file(CSS_NAME)
 
 
 def typeset(items: list[tuple[str, bool]]) -> tuple[list[str], str]:
     job = {"mathjax": str(mathjax_source()), "fontURL": FONT_URL, "items": items}
     proc = subprocess.run(
-        [node_path() or "node", str(SCRIPT)],
-        input=json.dumps(job),
-        capture_output=True,
-        text=True,
-        check=False,
+        [node(), str(SCRIPT)], input=json.dumps(job), capture_output=True, text=True, check=False
     )
     if proc.returncode != 0:
         raise ExtensionError(f"MathJax (Node.js) gagal merender rumus buku: {proc.stderr.strip()}")
@@ -163,11 +121,22 @@ def typeset(items: list[tuple[str, bool]]) -> tuple[list[str], str]:
     return out["html"], out["css"]
 
 
+def copy_fonts(outdir: Path, css: str) -> None:
+    """The font files the stylesheet names, and MathJax's licence."""
+    source = mathjax_source()
+    target = outdir / OUT_DIR
+    shutil.rmtree(target, ignore_errors=True)  # an earlier build's fonts, or MathJax for browsers
+    for name in sorted(set(re.findall(rf"{re.escape(FONT_URL)}/([\w.-]+\.woff2?)", css))):
+        dst = target / FONTS / name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source / FONTS / name, dst)
+    shutil.copy2(source.parent / "LICENSE", target / "LICENSE")
+
+
 def typeset_pages(app, pages: dict[Path, str]):
     """Typeset every formula of ``pages`` (path -> HTML) at once; returns the
-    page rewrite (HTML -> HTML) for the one pass over the written pages, or
-    None when the browser typesets the math."""
-    if app.builder.format != "html" or not enabled(app):
+    page rewrite (HTML -> HTML) for the one pass over the written pages."""
+    if app.builder.format != "html":
         return None
     outdir = Path(app.outdir)
     items: dict[tuple[str, bool], int] = {}
@@ -178,8 +147,6 @@ def typeset_pages(app, pages: dict[Path, str]):
                 key = (html.unescape(match.group("tex")).strip(), display)
                 items.setdefault(key, len(items))
                 where.setdefault(key, page.relative_to(outdir).as_posix())
-    if not items:
-        return None
     # Pages an incremental build did not rewrite keep their typeset formulas;
     # the stylesheet must still cover them, so every formula seen is typeset.
     seen = Path(app.doctreedir) / "rumus-buku.json"
@@ -198,6 +165,7 @@ def typeset_pages(app, pages: dict[Path, str]):
             + "\nPerbaiki TeX-nya di halaman itu (makro yang tidak dikenal, kurung kurawal yang tidak seimbang)."
         )
     (outdir / "_static" / CSS_NAME).write_text(css, encoding="utf-8")
+    copy_fonts(outdir, css)
     seen.write_text(json.dumps(list(items), ensure_ascii=False), encoding="utf-8")
     logger.info(f"[atensi_book] {len(items)} rumus dirender saat build.")
 
