@@ -105,12 +105,7 @@ def make_pdf(single: Path, pdf: Path) -> int:
             page.goto(base + entry_page(index), wait_until="load")
             # Open every solution so the answers are in the PDF too.
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-            # Math is usually typeset at build time (_ext/atensi_book/formulas.py);
-            # a build without Node.js leaves it to MathJax in the page.
-            if page.locator("script[src*='_mathjax/']").count():
-                page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
-                                       timeout=60_000)
-                page.evaluate("() => MathJax.startup.promise.then(() => true)")
+            # Math is typeset at build time (_ext/atensi_book/formulas.py): nothing to wait for.
             page.add_style_tag(content=PRINT_CSS)
             page.emulate_media(media="print")
             page.pdf(path=str(tmp), format="A4", print_background=True,
