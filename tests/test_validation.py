@@ -55,3 +55,12 @@ def test_the_bound_counts_log2e_and_still_accepts_what_fits():
     validation.check_score_overflow(small, small)
     out = kernels.attention(small, -small, np.ones((1, 2, 1), f32), scale=False, impl="fused-v2", backend="cpu")
     assert np.isfinite(out).all()
+
+
+def test_every_check_has_one_definition():
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(validation))
+    names = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
+    assert sorted({n for n in names if names.count(n) > 1}) == []

@@ -28,7 +28,7 @@ from matplotlib.patches import Rectangle
 
 from .style import HIGHLIGHT, MASKED, colormap, format_number, is_dark, new_figure
 from .validation import (check_flag, check_int, check_rows, check_same_shape, check_small,
-                         check_square_matrix, check_text, check_weights, check_words, figure_array)
+                         check_label, check_square_matrix, check_weights, check_words, figure_array)
 
 # Text sizes in points. A 5-inch figure at 100 dpi is shrunk to about 330 px
 # on a 360 px phone (a factor of 0,66), so 14 pt reads there like 13 px text,
@@ -186,7 +186,7 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
     if filled is not None:  # how many cells are already filled, row by row
         filled = check_int(filled, "filled", low=0, high=T * T)
     masked = check_flag(masked, "masked")
-    title = check_text(title, "title")
+    title = check_label(title, "title")
     hidden = np.isneginf(S)
     if masked:
         hidden |= np.triu(np.ones((T, T), dtype=bool), k=1)
@@ -274,7 +274,7 @@ def softmax_bars(A, tokens, *, row=None, title=None):
     A = _weights(A)
     T = A.shape[0]
     words = _tokens(tokens, T, "A")
-    title = check_text(title, "title")
+    title = check_label(title, "title")
     if row is not None:
         row = check_int(row, "row", low=0, high=T - 1)
         title, lines = _wrap(title, 4.6)
@@ -316,7 +316,7 @@ def weighted_sum_rows(A, V, O, tokens, *, row, title=None):
     check_same_shape(O, "O", V, "V")
     words = _tokens(tokens, T, "A")
     row = check_int(row, "row", low=0, high=T - 1)
-    title = check_text(title, "title")
+    title = check_label(title, "title")
     d = V.shape[1]
     check_small(d, MAX_AXES, "sumbu", "Untuk vektor panjang pakai atensi.plots.heatmap.")
     w = A[row]

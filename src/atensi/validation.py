@@ -1172,7 +1172,7 @@ def check_index_pair(value, name: str, limits, parts) -> tuple[int, int]:
     return a, b
 
 
-def check_text(value, name: str, *, optional: bool = True):
+def check_label(value, name: str, *, optional: bool = True):
     """A title or label: text (or None when ``optional``)."""
     if (value is None and optional) or isinstance(value, str):
         return value
