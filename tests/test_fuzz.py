@@ -190,6 +190,7 @@ ARRAY_MUTATIONS = ("list", "int32", "uint8", "bool", "complex", "float64", "floa
 FLAG_MUTATIONS = ("str", "half", "one", "none", "np_bool")
 BLOCK_MUTATIONS = ("zero", "negative", "float", "str", "bool", "huge", "np_int")
 VERSION_MUTATIONS = ("unknown", "list", "none", "int", "upper")
+IMPL_MUTATIONS = ("unknown", "list", "none", "int", "upper", "bare", "bool")
 AXIS_MUTATIONS = ("far", "str", "float", "bool")
 
 
@@ -247,6 +248,11 @@ def mutate_block(how):
 
 def mutate_version(how):
     return {"unknown": "v9", "list": ["v1"], "none": None, "int": 2, "upper": "V1"}[how]
+
+
+def mutate_impl(how):
+    return {"unknown": "chain-v9", "list": ["chain-v1"], "none": None, "int": 2,
+            "upper": "CHAIN-V1", "bare": "fused", "bool": True}[how]
 
 
 def mutate_axis(how):
@@ -378,18 +384,17 @@ def _cases():
                                                                kw["causal"], kw["scale"]))
 
     def kqkv(rng, T, d, lead):
-        return qkv(rng, T, d, lead) | {"version": "v2", "fused": False}
+        return qkv(rng, T, d, lead) | {"impl": "chain-v2"}
 
-    c["kernels.attention"] = ("kernels", kqkv,
-                              att_kinds | {"version": "version", "fused": "flag"},
+    c["kernels.attention"] = ("kernels", kqkv, att_kinds | {"impl": "impl"},
                               lambda **kw: kernels.attention(**kw, **cpu),
                               lambda kw: o_attention(kw["Q"], kw["K"], kw["V"], kw["causal"],
                                                      kw["scale"]))
 
     def kqkv_fused(rng, T, d, lead):
-        return qkv(rng, T, d, lead) | {"fused": True}
+        return qkv(rng, T, d, lead) | {"impl": "fused-v1"}
 
-    c["kernels.attention(fused)"] = ("kernels", kqkv_fused, att_kinds | {"fused": "flag"},
+    c["kernels.attention(fused)"] = ("kernels", kqkv_fused, att_kinds | {"impl": "impl"},
                                      lambda **kw: kernels.attention(**kw, **cpu),
                                      lambda kw: o_attention(kw["Q"], kw["K"], kw["V"],
                                                             kw["causal"], kw["scale"]))
@@ -518,6 +523,10 @@ def test_fuzz_public_function(fn, data):
         elif kind == "version":
             how = data.draw(st.sampled_from(VERSION_MUTATIONS), label="mutation")
             kw[target] = mutate_version(how)
+            expect = "refuse"
+        elif kind == "impl":
+            how = data.draw(st.sampled_from(IMPL_MUTATIONS), label="mutation")
+            kw[target] = mutate_impl(how)
             expect = "refuse"
         elif kind == "axis":
             how = data.draw(st.sampled_from(AXIS_MUTATIONS), label="mutation")
