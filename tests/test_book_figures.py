@@ -75,6 +75,18 @@ def test_a_1x_figure_and_other_images_are_left_alone(tmp_path):
     assert figures.with_sharp_images(logo, page) == logo
 
 
+def test_explorer_frames_keep_their_own_file(tmp_path):
+    """An explorer's script swaps src among its frame files: no 1x copy there."""
+    frames = tmp_path / figures.FRAMES_DIR
+    frames.mkdir(parents=True)
+    (frames / "abc.png").write_bytes(_figure()._repr_mimebundle_()[0]["image/png"])
+    page = tmp_path / "chapters" / "bab.html"
+    page.parent.mkdir()
+    html = f'<img alt="x" src="../{figures.FRAMES_DIR}/abc.png" />'
+    assert figures.with_sharp_images(html, page) == html
+    assert not (frames / "abc-1x.png").exists()
+
+
 @pytest.mark.book
 def test_built_figures_offer_1x_and_2x_files_that_exist(built_book):
     offered = 0

@@ -25,6 +25,8 @@ from pathlib import Path
 from docutils import nodes
 from sphinx.transforms.post_transforms import SphinxPostTransform
 
+from .explorers import FRAMES_DIR
+
 
 def png_description(path: Path) -> str | None:
     try:
@@ -115,11 +117,13 @@ def one_x_copy(path: Path, ratio: float) -> Path:
 
 def with_sharp_images(html: str, page: Path) -> str:
     """Each figure drawn at a pixel ratio above 1: ``src`` its 1x copy, ``srcset``
-    both. Pages already rewritten (an incremental build) are left as they are."""
+    both. Pages already rewritten (an incremental build) are left as they are, and
+    so are explorer frames: their script swaps ``src`` among the frame files."""
     def fix(match: re.Match) -> str:
         attrs = match["attrs"]
         src = SRC.search(attrs)
-        if not src or "srcset=" in attrs or "_images/" not in src["src"]:
+        if (not src or "srcset=" in attrs or "_images/" not in src["src"]
+                or FRAMES_DIR in src["src"]):
             return match[0]
         sharp = src["src"]
         path = (page.parent / sharp).resolve()
