@@ -147,3 +147,15 @@ def test_long_titles_wrap_inside_a_phone_sized_figure(example_matrices):
         right = max(t.get_window_extent(renderer).x1
                     for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text())
         assert right <= fig.bbox.width + 1, "teks keluar dari gambar"
+
+
+@pytest.mark.parametrize("masked", [False, True])
+def test_score_grid_labels_stay_readable_on_a_phone(masked):
+    # Long words ("memanggil") in five narrow columns: the labels must not shrink
+    # below 9 px once the figure is fitted to a phone's column.
+    S = scores(example.Q, example.K)
+    fig = example_plots.score_grid(S, example.TOKENS, masked=masked, title="uji")
+    assert style.phone_text_px(fig) >= 9.0
+    words = ("menelepon", "memanggil", "menyahut", "mendengar", "menoleh")
+    fig = example_plots.score_grid(S, words, masked=masked, title="uji")
+    assert style.phone_text_px(fig) >= 9.0

@@ -37,6 +37,10 @@ CELL_FONT = 14.0
 LABEL_FONT = 13.5
 TITLE_FONT = 14.0
 SMALL_FONT = 12.0
+# Smallest column label of a score grid (points): 9 CSS px once a 5-inch figure
+# is shrunk to a 328 px phone column.
+MIN_COLUMN_FONT = 10.5
+STAGGER_STEP = 0.3  # inches between the two rows of staggered column labels
 MAX_TOKENS = 8
 MAX_AXES = 8
 
@@ -198,14 +202,19 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
     width = label_w + T * cell + 0.25
     title, lines = _wrap(title, width)
     head = 0.45 + 0.3 * lines
-    top = head + 0.35
+    # Column labels too long for one cell at a readable size (≥ 9 px on a phone)
+    # go on two staggered rows, so each may use the width of two cells.
+    column_font = min(_fitting(word, cell) for word in words)
+    stagger = column_font < MIN_COLUMN_FONT
+    if stagger:
+        column_font = min(_fitting(word, 1.9 * cell) for word in words)
+    top = head + 0.35 + (STAGGER_STEP if stagger else 0.0)
     fig, ax = _canvas(width, top + T * cell + 0.45)
     if title:
         ax.text(0.1, 0.12, title, ha="left", va="top", fontsize=TITLE_FONT, linespacing=1.3)
     finite = S[~hidden & np.isfinite(S)]
     peak = float(np.abs(finite).max()) if finite.size else 0.0
     size = min(CELL_FONT, 22 * cell)  # "12,35" still fits in the small cells of T = 8
-    column_font = min(_fitting(word, cell) for word in words)
     for i in range(T):
         for j in range(T):
             x, y = label_w + j * cell, top + i * cell
@@ -225,7 +234,8 @@ def score_grid(S, tokens, *, filled=None, masked=False, title=None):
     for n, word in enumerate(words):
         ax.text(label_w - 0.1, top + (n + 0.5) * cell, word, ha="right", va="center",
                 fontsize=LABEL_FONT, color=colormap("Purples")(0.85))
-        ax.text(label_w + (n + 0.5) * cell, top - 0.12, word, ha="center", va="bottom",
+        rise = STAGGER_STEP if stagger and n % 2 else 0.0
+        ax.text(label_w + (n + 0.5) * cell, top - 0.12 - rise, word, ha="center", va="bottom",
                 fontsize=column_font, color=colormap("Oranges")(0.8))
     ax.text(label_w + T * cell / 2, top + T * cell + 0.22, "key (yang dilihat) →",
             ha="center", va="center", fontsize=SMALL_FONT, color="#444444")
