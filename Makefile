@@ -22,8 +22,11 @@ book: $(STAMP) $(LIB_STAMP)
 	@echo "Buku siap. Buka berkas ini di peramban:"
 	@echo "  $(CURDIR)/_build/html/index.html"
 
+# Every test, one worker per core. --dist loadgroup with the order of
+# tests/scheduling.py: one worker builds the book while the others run the
+# tests that do not need it.
 test: $(DEV_STAMP)
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest -n auto --dist loadgroup
 
 # The contributor's fast loop: the unit tier only (tests marked slow, book,
 # browser or gpu are left to make test), one worker per core. --dist loadfile

@@ -10,12 +10,17 @@ The executed chapter cells are then written into the build's execution cache
 (``_build/.jupyter_cache``), so the session's book build uses them instead of
 executing every chapter a second time. A chapter that failed is not cached:
 the build then executes it itself and reports the same error.
+
+With several test workers, ``shared_run`` keeps each run as a JSON file in the
+session's shared folder: the worker that gets there first executes the
+chapter, the others read its result.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import json
 import os
 import time
 import traceback
@@ -26,6 +31,7 @@ import nbclient
 import nbformat
 
 from exercise_answers import Answer, answers
+from sharing import locked
 
 ROOT = Path(__file__).resolve().parents[1]
 CELL_TIMEOUT_S = 300
@@ -79,6 +85,24 @@ def run_chapter(page: str) -> ChapterRun:
         error = traceback.format_exc()
     seconds = time.perf_counter() - start
     return ChapterRun(page, notebook, executed, chapter_answers, seconds, error)
+
+
+def shared_run(page: str, store: Path) -> ChapterRun:
+    """``run_chapter(page)``, executed once for all the session's workers."""
+    store.mkdir(parents=True, exist_ok=True)
+    saved = store / (page.replace("/", "__") + ".json")
+    with locked(saved.with_suffix(".lock")):
+        if saved.exists():
+            record = json.loads(saved.read_text(encoding="utf-8"))
+            path = ROOT / f"{page}.md"
+            return ChapterRun(page, read_like_the_build(path), nbformat.from_dict(record["executed"]),
+                              answers(path), record["seconds"], record["error"])
+        run = run_chapter(page)
+        partial = saved.with_suffix(".tmp")
+        partial.write_text(json.dumps({"executed": run.executed, "seconds": run.seconds, "error": run.error}),
+                           encoding="utf-8")
+        os.replace(partial, saved)
+        return run
 
 
 def cache_for_the_build(run: ChapterRun, cache_dir: Path) -> bool:

@@ -1,7 +1,9 @@
 """Shared fixtures: the built book and a headless Chromium that stays inside it.
 
 - ``book_build`` / ``built_book``: the book is built once per test session, from
-  clean, into a temporary folder, with warnings as errors. Set
+  clean, into a temporary folder, with warnings as errors; with several
+  workers (``make test``) the first one to need it builds it and the others
+  wait for it (``sharing``). Set
   ``ATENSI_REUSE_BUILD=1`` to build into the repository's ``_build/`` instead
   (cached and incremental: fast when iterating on one test), or
   ``ATENSI_BOOK_HTML=path/to/_build/html`` to test an existing build.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import shutil
 import subprocess
@@ -29,7 +32,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from chapter_runs import cache_for_the_build, run_chapter
+import scheduling
+from chapter_runs import cache_for_the_build, shared_run
+from sharing import locked, shared_folder
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -42,6 +47,18 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 BUILD_FLAGS = ["--warningiserror", "--nitpick", "--keep-going"]
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist turns the groups into node ids
+def pytest_collection_modifyitems(items):
+    scheduling.group_for_workers(items)
+
+
+if scheduling.XDIST:
+    def pytest_xdist_make_scheduler(config, log):
+        if config.getvalue("dist") == "loadgroup":
+            return scheduling.BookLastScheduling(config, log)
+        return None
 
 
 def in_ci() -> bool:
@@ -92,22 +109,42 @@ def build_book(output_root: Path) -> BookBuild:
 
 
 @pytest.fixture(scope="session")
-def book_build(tmp_path_factory) -> BookBuild:
+def chapter_run(tmp_path_factory):
+    """``chapter_run(page)``: the session's one execution of a chapter with its answers."""
+    return functools.partial(shared_run, store=shared_folder(tmp_path_factory) / "bab")
+
+
+@pytest.fixture(scope="session")
+def book_build(tmp_path_factory, chapter_run) -> BookBuild:
     """The session's one book build (from clean unless ATENSI_REUSE_BUILD=1).
 
     Every chapter is executed first, once, with its answers (``chapter_runs``);
     the build reads those outputs from its execution cache instead of running
     the chapters again.
     """
+    shared = shared_folder(tmp_path_factory)
     if os.environ.get("ATENSI_REUSE_BUILD") == "1":
         output_root = ROOT
     else:
-        output_root = tmp_path_factory.mktemp("buku")
-    cache_dir = output_root / "_build" / ".jupyter_cache"
-    cache_dir.parent.mkdir(parents=True, exist_ok=True)
-    for page in toc_pages():
-        cache_for_the_build(run_chapter(page), cache_dir)
-    return build_book(output_root)
+        output_root = shared / "buku"
+    record = shared / "build.json"
+    with locked(shared / "build.lock"):
+        if record.exists():
+            done = json.loads(record.read_text(encoding="utf-8"))
+            return BookBuild(done["returncode"], done["output"], done["seconds"],
+                             Path(done["html"]), Path(done["output_root"]))
+        cache_dir = output_root / "_build" / ".jupyter_cache"
+        cache_dir.parent.mkdir(parents=True, exist_ok=True)
+        for page in toc_pages():
+            cache_for_the_build(chapter_run(page), cache_dir)
+        build = build_book(output_root)
+        partial = record.with_suffix(".tmp")
+        partial.write_text(json.dumps({
+            "returncode": build.returncode, "output": build.output, "seconds": build.seconds,
+            "html": str(build.html), "output_root": str(build.output_root),
+        }), encoding="utf-8")
+        os.replace(partial, record)
+        return build
 
 
 @pytest.fixture(scope="session")

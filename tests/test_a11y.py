@@ -21,7 +21,7 @@ WIDTHS = (1280, 360)
 BLOCKING = ("serious", "critical")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def axe():
     from axe_playwright_python.sync_playwright import Axe
 

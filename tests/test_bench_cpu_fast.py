@@ -228,6 +228,8 @@ CTRL_C = """
 import os, signal, threading, time
 import numpy as np
 from atensi.bench.cpu_fast import attention_cpu_fast
+# Ctrl-C raises KeyboardInterrupt, even when a shell or test worker started us ignoring SIGINT.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 Q = np.random.default_rng(3).standard_normal((8, 8192, 64)).astype(np.float32)
 attention_cpu_fast(Q[:, :256], Q[:, :256], Q[:, :256], threads=2)  # pool started
 timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))

@@ -98,12 +98,17 @@ def test_emulated_launch_stops_on_ctrl_c():
     per_block = (time.perf_counter() - start) / 4
     assert per_block * 4000 > 8, "ubah ukuran: peluncuran harus lama tanpa Ctrl-C"
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    # Ctrl-C raises KeyboardInterrupt, even when a shell or test worker started us ignoring SIGINT.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     start = time.perf_counter()
     timer.start()
-    with pytest.raises(KeyboardInterrupt, match="dihentikan"):
-        kernel((4000,), (32,), (out, n))
-    stopped = time.perf_counter() - start
-    timer.join()
+    try:
+        with pytest.raises(KeyboardInterrupt, match="dihentikan"):
+            kernel((4000,), (32,), (out, n))
+    finally:
+        stopped = time.perf_counter() - start
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
     assert stopped < 0.5 + 2.0 + 2 * per_block, stopped
     # The cancel flag is cleared: the next launch runs to the end.
     out[:] = 0
@@ -117,6 +122,8 @@ INTERRUPTED = """
     from atensi import kernels
     from atensi.cudacpu import RawModule
 
+    # Ctrl-C raises KeyboardInterrupt, even when a shell or test worker started us ignoring SIGINT.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     rng = np.random.default_rng(5)
     def rand(*shape):
         return rng.standard_normal(shape).astype(np.float32)

@@ -2,7 +2,7 @@
 every exercise answer's code runs after it, printing what its text says.
 
 One test per page of the table of contents. The chapter is executed once per
-session (``chapter_runs.run_chapter``: MyST-NB's reader, nbclient in
+session (the ``chapter_run`` fixture: MyST-NB's reader, nbclient in
 ``chapters/``, as the book build runs it); the session's book build reuses
 that execution through its cache. The answers run as extra cells after the
 chapter's, in its context.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from chapter_runs import run_chapter
 from conftest import toc_pages
 from exercise_answers import answers, printed
 
@@ -24,8 +23,8 @@ BUDGET_S = 60
 
 
 @pytest.mark.parametrize("page", toc_pages())
-def test_chapter_executes_and_its_answers_run(page):
-    run = run_chapter(page)
+def test_chapter_executes_and_its_answers_run(chapter_run, page):
+    run = chapter_run(page)
     print(f"\n{page}: {run.seconds:.1f} s, {len(run.answers)} jawaban dijalankan")
     assert run.error is None, run.error
     errors = [
