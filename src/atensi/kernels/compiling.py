@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atensi import cuda_wheels
+from atensi import cuda_wheels, ptxas
 from atensi.kernels import registry
 from atensi.kernels.launch import ceil_div
 from atensi.kernels.loading import (
@@ -28,6 +28,7 @@ from atensi.kernels.loading import (
     kernel_path,
     kernels_dir,
 )
+from atensi.ptxas import KernelResources
 
 
 class CompileError(RuntimeError):
@@ -37,21 +38,6 @@ class CompileError(RuntimeError):
         self.path = path
         self.log = log
         super().__init__(f"Kompilasi {path} oleh NVRTC gagal:\n{log}")
-
-
-@dataclass
-class KernelResources:
-    """Sumber daya satu kernel menurut ptxas."""
-
-    registers: int = 0
-    spill_stores: int = 0
-    spill_loads: int = 0
-    stack_frame: int = 0
-    shared_bytes: int = 0
-    barriers: int = 0
-    threads: int = 0  # threads per block used for the occupancy figure
-    occupancy: float = 0.0  # theoretical: resident warps / max warps per SM
-    dynamic_shared_bytes: int = 0  # extern __shared__ asked for at launch
 
 
 @dataclass
@@ -82,35 +68,6 @@ class CompileReport:
                 f"okupansi {round(100 * k.occupancy)} % ({k.threads} thread/block)"
             )
         return "\n".join(lines)
-
-
-_ENTRY = re.compile(r"Compiling entry function '(\w+)'")
-_FRAME = re.compile(
-    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads"
-)
-_USED = re.compile(r"Used (\d+) registers")
-_BARRIERS = re.compile(r"used (\d+) barriers")
-_SMEM = re.compile(r"(\d+) bytes smem")
-
-
-def _parse_ptxas(log: str) -> dict:
-    kernels, current = {}, None
-    for line in log.splitlines():
-        if m := _ENTRY.search(line):
-            current = kernels.setdefault(m.group(1), KernelResources())
-        elif current is None:
-            continue
-        elif m := _FRAME.search(line):
-            current.stack_frame, current.spill_stores, current.spill_loads = map(
-                int, m.groups()
-            )
-        elif m := _USED.search(line):
-            current.registers = int(m.group(1))
-            if b := _BARRIERS.search(line):
-                current.barriers = int(b.group(1))
-            if s := _SMEM.search(line):
-                current.shared_bytes = int(s.group(1))
-    return kernels
 
 
 def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
@@ -160,7 +117,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
     seconds = time.perf_counter() - start
     if failed:
         raise CompileError(name, log)
-    found = _parse_ptxas(log)
+    found = ptxas.parse(log)
     known = {k.name: k for k in registry.KERNELS}
     for kernel, res in found.items():
         entry = known.get(kernel)
