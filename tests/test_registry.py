@@ -174,3 +174,15 @@ def test_a_new_registry_entry_is_a_new_version_of_its_step(monkeypatch):
     assert launched == [("softmax.cu", "softmax_v3_example", (128, 1, 1))]
     with pytest.raises(ValueError, match=r"causal=True\) hanya ada untuk version='v2'"):
         kernels.softmax(np.zeros((3, 3), np.float32), version="v3", causal=True, backend="cpu")
+
+
+def test_fused_v2_micro_tile_is_the_array_the_cu_declares():
+    """The micro-tile is an array bound in the .cu (not a -D constant): the
+    registry's value must be the shape of the scores every lane declares."""
+    rows, keys = registry.FV2_MICRO_TILE
+    text = _text("attention_fused.cu")
+    assert re.findall(r"float s\[(\d+)\]\[(\d+)\];", text) == [(str(rows), str(keys))]
+    assert f"ubin mikro {rows} x {keys}" in text
+    v2 = [k for k in registry.KERNELS if k.family in ("attention_fused_v2", "attention_fused_v2_split")]
+    assert len(v2) == 2 * len(registry.WIDTHS)
+    assert all(k.micro_tile == (rows, keys) for k in v2)

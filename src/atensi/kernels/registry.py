@@ -39,6 +39,11 @@ CONSTANTS = {
 }
 
 WIDTHS = (32, 64, 128)  # padded d_k of the per-width fused variants
+# Scores one lane of fused v2 holds in registers: rows x keys. A literal array
+# bound in the .cu (float s[4][4], one float4 per key column), not a -D
+# constant: the lane layout and the float4 packing are built on it.
+# tests/test_registry.py checks the .cu declares this shape.
+FV2_MICRO_TILE = (4, 4)
 FLOAT_BYTES = 4
 
 
@@ -72,6 +77,7 @@ class Kernel:
     version: str | None = None
     causal: bool = False
     precision: str | None = None  # tensor-core operand format ("tf32", "3xtf32")
+    micro_tile: tuple[int, int] | None = None  # scores per lane in registers (rows, keys)
 
     @property
     def threads(self) -> int:
@@ -232,7 +238,8 @@ def _entries():
                               (fused["FV2_THREADS"], 1, 1), rows=fused["FV2_BQ"], width=width,
                               max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > 48 * 1024 else 0,
                               model=_fused, step="fused" if kind == "v2" else None,
-                              version="v2" if kind == "v2" else None))
+                              version="v2" if kind == "v2" else None,
+                              micro_tile=FV2_MICRO_TILE))
     out.append(Kernel("attention_fused.cu", "attention_fused_v2_combine",
                       (fused["FV2_THREADS"], 1, 1)))
     out += [
