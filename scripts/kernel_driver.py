@@ -14,6 +14,9 @@ longer than a block. The grid is capped at 2 blocks in y/z and 3 in x
 (``--grid-cap``), so the kernels' loops over heads and rows run too. With
 ``--backend cupy`` CuPy's memory pool is switched off, so that memcheck knows
 the exact end of every array.
+Every version the registry lists for a step is run (``registry.versions``);
+``CHECKS`` holds one check per kernel file, and tests/test_kernels_cpu.py
+checks that it covers every file of the registry.
 Exit code 0: every result matches atensi.reference; 1: a mismatch; 3: the
 file's kernel is not implemented yet.
 """
