@@ -14,6 +14,9 @@ longer than a block. The grid is capped at 2 blocks in y/z and 3 in x
 (``--grid-cap``), so the kernels' loops over heads and rows run too. With
 ``--backend cupy`` CuPy's memory pool is switched off, so that memcheck knows
 the exact end of every array.
+Every version the registry lists for a step is run (``registry.versions``);
+``CHECKS`` holds one check per kernel file, and tests/test_kernels_cpu.py
+checks that it covers every file of the registry.
 Exit code 0: every result matches atensi.reference; 1: a mismatch; 3: the
 file's kernel is not implemented yet.
 """
@@ -27,9 +30,6 @@ import numpy as np
 from atensi import kernels, reference
 from atensi.arguments import Parser
 
-FILES = ("scores", "causal_mask", "softmax", "weighted_sum", "attention_fused", "rope")
-
-
 def _close(name, out, ref):
     out = np.asarray(out.get() if hasattr(out, "get") else out, dtype=np.float64)
     ok = np.array_equal(np.isneginf(out), np.isneginf(ref)) and np.allclose(
@@ -39,6 +39,104 @@ def _close(name, out, ref):
     return ok
 
 
+# One check per kernel file: (Q, K, V float32, their float64 copies, S = Q Kᵀ/√d
+# in float64, tag, backend, rng) -> every result matched.
+
+
+def _scores(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+    ok = True
+    for version in kernels.registry.versions("scores"):
+        ok &= _close(f"scores {version} {tag}", kernels.scores(Q, K, version=version, backend=backend), S)
+        out = kernels.scores(Q, K, causal=True, version=version, backend=backend)
+        ok &= _close(f"scores {version} causal {tag}", out, reference.causal_mask(S))
+    return ok
+
+
+def _causal_mask(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+    out = kernels.causal_mask(S.astype(np.float32), backend=backend)
+    return _close(f"causal_mask {tag}", out, reference.causal_mask(S))
+
+
+def _softmax(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+    ok = True
+    masked = reference.causal_mask(S)
+    long_rows = rng.standard_normal((2, 300), dtype=np.float32)
+    for version in kernels.registry.versions("softmax"):
+        out = kernels.softmax(masked.astype(np.float32), version=version, backend=backend)
+        ok &= _close(f"softmax {version} {tag}", out, reference.softmax(masked))
+        out = kernels.softmax(long_rows, version=version, backend=backend)
+        ok &= _close(f"softmax {version} (2, 300)", out, reference.softmax(long_rows.astype(np.float64)))
+    out = kernels.softmax(S.astype(np.float32), causal=True, backend=backend)
+    ok &= _close(f"softmax causal {tag}", out, reference.softmax(masked))
+    return ok
+
+
+def _weighted_sum(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+    ok = True
+    A = reference.softmax(reference.causal_mask(S)).astype(np.float32)
+    want = reference.weighted_sum(A.astype(np.float64), V64)
+    for version in kernels.registry.versions("weighted_sum"):
+        out = kernels.weighted_sum(A, V, version=version, backend=backend)
+        ok &= _close(f"weighted_sum {version} {tag}", out, want)
+    out = kernels.weighted_sum(A, V, version="v2", causal=True, backend=backend)
+    return ok & _close(f"weighted_sum v2 causal {tag}", out, want)
+
+
+def _attention_fused(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+    ok = True
+    for causal in (True, False):
+        out = kernels.attention(Q, K, V, causal=causal, impl="fused-v1", backend=backend)
+        ref = reference.attention(Q64, K64, V64, causal=causal)
+        ok &= _close(f"attention fused causal={causal} {tag}", out, ref)
+        for splits in (1, 2):  # v2, and v2 split over keys + its combine
+            out = kernels.attention(Q, K, V, causal=causal, impl="fused-v2", splits=splits, backend=backend)
+            ok &= _close(f"attention fused v2 splits={splits} causal={causal} {tag}", out, ref)
+    return ok
+
+
+def _attention_tensorcore(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+    ok = True
+    ref = reference.attention(Q64, K64, V64, causal=True)
+    for splits in (1, 2):  # v3, and its split-K pass + the combine
+        # 3xTF32 keeps float32 accuracy: the same tolerance as the other kernels.
+        out = kernels.attention(Q, K, V, impl="fused-v3", precision="3xtf32", splits=splits,
+                                backend=backend)
+        ok &= _close(f"attention tensorcore 3xtf32 splits={splits} {tag}", out, ref)
+    out = kernels.attention(Q, K, V, impl="fused-v3", precision="tf32", backend=backend)
+    out = np.asarray(out.get() if hasattr(out, "get") else out, dtype=np.float64)
+    good = bool(np.abs(out - ref).max() <= 1e-2 * np.abs(ref).max())  # TF32: about 1e-3
+    print(f"{'OK   ' if good else 'BEDA '} attention tensorcore tf32 {tag}")
+    return ok & good
+
+
+def _attention_backward(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+    ok = True
+    dO = rng.standard_normal(Q.shape, dtype=np.float32)
+    want = reference.attention_backward(Q64, K64, V64, dO.astype(np.float64))
+    _, lse = reference.attention_blocked(Q, K, V, return_lse=True)
+    for extra in ({}, {"lse": lse}):
+        got = kernels.attention_backward(Q, K, V, dO, backend=backend, **extra)
+        for name, g, w in zip(("dQ", "dK", "dV"), got, want):
+            ok &= _close(f"attention_backward {name} {sorted(extra)} {tag}", g, w)
+    return ok
+
+
+def _rope(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+    ok = True
+    for offset in (0, 5):
+        out = kernels.rope(Q, offset=offset, backend=backend)
+        ok &= _close(f"rope offset={offset} {tag}", out, reference.rope(Q64, offset=offset))
+    return ok
+
+
+# Every file of kernels.registry has its check (tests/test_kernels_cpu.py checks it).
+CHECKS = {"scores": _scores, "causal_mask": _causal_mask, "softmax": _softmax,
+          "weighted_sum": _weighted_sum, "attention_fused": _attention_fused,
+          "attention_tensorcore": _attention_tensorcore,
+          "attention_backward": _attention_backward, "rope": _rope}
+FILES = tuple(CHECKS)
+
+
 def run(file: str, backend: str) -> bool:
     rng = np.random.default_rng(7)
     ok = True
@@ -46,40 +144,7 @@ def run(file: str, backend: str) -> bool:
         Q, K, V = (rng.standard_normal((3, T, 20), dtype=np.float32) for _ in range(3))
         Q64, K64, V64 = (x.astype(np.float64) for x in (Q, K, V))
         S = reference.scores(Q64, K64)
-        tag = f"T={T}"
-        if file == "scores":
-            for version in ("v1", "v2"):
-                ok &= _close(f"scores {version} {tag}", kernels.scores(Q, K, version=version, backend=backend), S)
-                out = kernels.scores(Q, K, causal=True, version=version, backend=backend)
-                ok &= _close(f"scores {version} causal {tag}", out, reference.causal_mask(S))
-        elif file == "causal_mask":
-            out = kernels.causal_mask(S.astype(np.float32), backend=backend)
-            ok &= _close(f"causal_mask {tag}", out, reference.causal_mask(S))
-        elif file == "softmax":
-            masked = reference.causal_mask(S)
-            long_rows = rng.standard_normal((2, 300), dtype=np.float32)
-            for version in ("v1", "v2"):
-                out = kernels.softmax(masked.astype(np.float32), version=version, backend=backend)
-                ok &= _close(f"softmax {version} {tag}", out, reference.softmax(masked))
-                out = kernels.softmax(long_rows, version=version, backend=backend)
-                ok &= _close(f"softmax {version} (2, 300)", out, reference.softmax(long_rows.astype(np.float64)))
-        elif file == "weighted_sum":
-            A = reference.softmax(reference.causal_mask(S)).astype(np.float32)
-            out = kernels.weighted_sum(A, V, backend=backend)
-            ok &= _close(f"weighted_sum {tag}", out, reference.weighted_sum(A.astype(np.float64), V64))
-        elif file == "attention_fused":
-            for causal in (True, False):
-                out = kernels.attention(Q, K, V, causal=causal, impl="fused-v1", backend=backend)
-                ref = reference.attention(Q64, K64, V64, causal=causal)
-                ok &= _close(f"attention fused causal={causal} {tag}", out, ref)
-                for splits in (1, 2):  # v2, and v2 split over keys + its combine
-                    out = kernels.attention(Q, K, V, causal=causal, impl="fused-v2", splits=splits, backend=backend)
-                    ok &= _close(f"attention fused v2 splits={splits} causal={causal} {tag}",
-                                 out, ref)
-        elif file == "rope":
-            for offset in (0, 5):
-                out = kernels.rope(Q, offset=offset, backend=backend)
-                ok &= _close(f"rope offset={offset} {tag}", out, reference.rope(Q64, offset=offset))
+        ok &= CHECKS[file](Q, K, V, Q64, K64, V64, S, f"T={T}", backend, rng)
     if backend == "cupy":
         import cupy
 

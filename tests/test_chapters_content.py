@@ -206,6 +206,20 @@ def test_exercises_have_dropdown_solutions_after_latihan(name):
     assert first is not None and first > latihan, f"{name}: latihan sebelum bagian Latihan"
 
 
+@pytest.mark.parametrize("name", PAGES)
+def test_every_exercise_and_solution_closes_its_fences(name):
+    """An unclosed ```` swallows the rest of the page into the dropdown."""
+    lines = [line.strip() for line in chapter_text(name).splitlines()]
+    opener = re.compile(r"^(`{3,}|:{3,})\{(?:exercise|solution)\}")
+    starts = [n for n, line in enumerate(lines) if opener.match(line)]
+    for start, end in zip(starts, starts[1:] + [len(lines)]):
+        fence = opener.match(lines[start]).group(1)
+        body = lines[start + 1:end]
+        assert fence in body, f"{name}.md baris {start + 1}: {lines[start]} tanpa {fence} penutup"
+        inner = [line for line in body[:body.index(fence)] if re.match(r"^`{3,}", line)]
+        assert len(inner) % 2 == 0, f"{name}.md baris {start + 1}: blok kode di dalamnya tidak ditutup"
+
+
 @pytest.mark.parametrize("name", STEP_CHAPTERS + ("sintesis", "flash_v2", "kinerja"))
 def test_a_numerical_exercise_is_answered_by_a_hidden_cell(name):
     assert any("{glue:text}" in text for _, text in solutions(name).values()), (

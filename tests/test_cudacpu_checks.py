@@ -392,33 +392,6 @@ def test_split_k_and_combine_under_thread_sanitizer_without_block_edges():
 
 # ---- every kernel file runs under ThreadSanitizer in the test suite -------------------
 
-# Where each kernels/*.cu runs under ThreadSanitizer (clean) in this suite.
-THREAD_SANITIZER_RUNS = {
-    "scores": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
-    "causal_mask": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
-    "softmax": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
-    "weighted_sum": "tests/test_kernels_cpu.py::test_kernel_file_under_sanitizer",
-    "attention_backward": "tests/test_backward.py::test_kernel_file_under_sanitizer",
-    "attention_fused": "tests/test_cudacpu_checks.py::test_fused_kernels_under_thread_sanitizer "
-                       "(+ test_split_k_and_combine_under_thread_sanitizer_without_block_edges)",
-    "attention_tensorcore": "tests/test_fused_tensorcore.py::test_thread_sanitizer_sees_a_missing_syncwarp",
-    "rope": "tests/test_rope.py::test_kernel_under_thread_sanitizer",
-}
-
-
-def test_every_kernel_file_has_a_thread_sanitizer_run():
-    files = sorted(Path(f).stem for f in kernels.registry.files())
-    missing = [f for f in files if f not in THREAD_SANITIZER_RUNS]
-    assert not missing, (
-        f"kernels/{missing[0]}.cu belum pernah dijalankan di bawah ThreadSanitizer oleh tes: tambahkan satu "
-        "run bersih (sanitize='thread') dan catat di THREAD_SANITIZER_RUNS. Hanya mode threads dan TSan yang "
-        "melihat read-modify-write non-atomik di antara dua barrier.")
-    for test in THREAD_SANITIZER_RUNS.values():
-        path, name = test.split("::")
-        text = (Path(__file__).parents[1] / path).read_text()
-        assert f"def {name.split()[0]}(" in text, test
-
-
 _FUSED_ALL = """
 import numpy as np
 from atensi import kernels, reference

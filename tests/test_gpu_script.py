@@ -265,7 +265,7 @@ def _nvrtc13():
 _NVRTC13_SCRIPT = r'''
 import ctypes, sys, json
 from pathlib import Path
-from atensi import kernels
+from atensi import kernels, ptxas
 lib = ctypes.CDLL(sys.argv[1])
 major, minor = ctypes.c_int(), ctypes.c_int()
 assert lib.nvrtcVersion(ctypes.byref(major), ctypes.byref(minor)) == 0
@@ -288,7 +288,7 @@ for file in kernels.registry.files():
         lib.nvrtcGetProgramLog(prog, buf)
         lib.nvrtcDestroyProgram(ctypes.byref(prog))
         log = buf.value.decode()
-        found = kernels.compiling._parse_ptxas(log)
+        found = ptxas.parse(log)
         out["files"][f"{path.name} {arch}"] = {
             "rc": rc, "log": log[-2000:],
             "kernels": {k: [r.registers, r.spill_stores + r.spill_loads, r.stack_frame]

@@ -152,6 +152,20 @@ def test_no_figure_module_is_part_of_an_import_cycle(graph):
     assert tangled == [], f"siklus impor: {tangled}"
 
 
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_no_import_cycle_runs_through_the_kernels_or_the_emulator(graph):
+    # The emulator is the lower layer: no module of it imports the kernel package.
+    upward = sorted(f"{name} -> {target}" for name in graph if _in(name, "atensi.cudacpu")
+                    for target in graph[name] if _in(target, "atensi.kernels"))
+    assert upward == []
+    tangled = [group for group in cycles(graph)
+               if any(_in(name, "atensi.kernels") or _in(name, "atensi.cudacpu") for name in group)]
+    assert tangled == [], f"siklus impor: {tangled}"
+
+
 @pytest.mark.xfail(strict=True, reason="kernels ↔ cudacpu, kernels ↔ roofline dan "
                                        "train ↔ recall_train masih saling mengimpor")
 def test_atensi_has_no_import_cycle(graph):

@@ -121,3 +121,73 @@ def test_command_line_prints_report(capsys):
     assert cli.main(["kernels/causal_mask.cu", "--arch", "sm_80"]) == 0
     out = capsys.readouterr().out
     assert "causal_mask_v1" in out and "spill 0+0 byte" in out and "ptxas info" in out
+
+
+# --- the disk cache of compile_report -------------------------------------------------
+
+
+@pytest.fixture
+def report_cache(tmp_path, monkeypatch):
+    """An empty cache folder, and a count of real NVRTC compiles."""
+    from atensi.kernels import compiling
+
+    try:
+        kernels.compile_report(ROOT / "kernels" / "causal_mask.cu")  # NVRTC is there at all
+    except RuntimeError as err:
+        pytest.skip(str(err))
+    monkeypatch.setenv("ATENSI_CACHE", str(tmp_path))
+    calls = []
+    real = compiling._compile
+
+    def counted(*args):
+        calls.append(args[2])
+        return real(*args)
+
+    monkeypatch.setattr(compiling, "_compile", counted)
+    return tmp_path / "cudacpu", calls
+
+
+def _same(a, b):
+    assert (a.path, a.arch, a.options, a.log, a.cubin, a.seconds) == \
+        (b.path, b.arch, b.options, b.log, b.cubin, b.seconds)
+    assert a.kernels == b.kernels
+
+
+def test_a_second_report_comes_from_the_cache(report_cache):
+    folder, calls = report_cache
+    first = kernels.compile_report(ROOT / "kernels" / "softmax.cu")
+    assert calls == ["kernels/softmax.cu"] and len(list(folder.glob("report-*.json"))) == 1
+    second = kernels.compile_report(ROOT / "kernels" / "softmax.cu")
+    assert calls == ["kernels/softmax.cu"]  # NVRTC was not called again
+    _same(first, second)
+    assert second.kernels["softmax_v1_shared"].shared_bytes == 4 * 1024
+
+
+def test_a_changed_constant_or_arch_misses_the_cache(report_cache, monkeypatch):
+    from atensi.kernels import registry
+
+    folder, calls = report_cache
+    kernels.compile_report(ROOT / "kernels" / "softmax.cu")
+    kernels.compile_report(ROOT / "kernels" / "softmax.cu", arch="sm_80")
+    assert len(calls) == 2
+    monkeypatch.setitem(registry.CONSTANTS, "softmax.cu", {"SOFTMAX_MAX_BLOCK": 512})
+    smaller = kernels.compile_report(ROOT / "kernels" / "softmax.cu")
+    assert len(calls) == 3 and "-DSOFTMAX_MAX_BLOCK=512" in smaller.options
+    # The v1 kernel's shared array has SOFTMAX_MAX_BLOCK floats: the new binary, not the old.
+    assert smaller.kernels["softmax_v1_shared"].shared_bytes == 4 * 512
+    assert len(list(folder.glob("report-*.json"))) == 3
+
+
+@pytest.mark.parametrize("damage", ["", "{\"format\": ", "[1, 2]", "{\"format\": \"compile-report-1\", "
+                                    "\"log\": \"x\", \"seconds\": 1, \"cubin\": \"!!\"}"],
+                         ids=["kosong", "terpotong", "bukan-objek", "cubin-rusak"])
+def test_a_corrupt_cache_file_is_rebuilt(report_cache, damage):
+    folder, calls = report_cache
+    first = kernels.compile_report(ROOT / "kernels" / "softmax.cu")
+    (cached,) = folder.glob("report-*.json")
+    cached.write_text(damage)
+    again = kernels.compile_report(ROOT / "kernels" / "softmax.cu")
+    assert len(calls) == 2
+    assert (again.log, again.cubin) == (first.log, first.cubin)
+    third = kernels.compile_report(ROOT / "kernels" / "softmax.cu")  # the rebuilt file serves
+    assert len(calls) == 2 and third.cubin == first.cubin

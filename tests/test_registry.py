@@ -129,3 +129,60 @@ def test_public_names_only():
     assert public - submodules == set(kernels.__all__) - {"registry"}
     assert kernels.IMPLS == ("chain-v1", "chain-v2", "chain-v3", "fused-v1", "fused-v2",
                              "fused-v3")
+
+
+def test_each_step_version_has_one_kernel_per_width_and_variant():
+    stepped = [k for k in registry.KERNELS if k.step]
+    assert all(k.version for k in stepped)
+    assert all(k.step or not (k.version or k.causal) for k in registry.KERNELS)
+    keys = [(k.step, k.version, k.causal, k.width, k.precision) for k in stepped]
+    assert len(set(keys)) == len(keys)
+    for k in stepped:
+        if k.causal:  # a causal variant always has its plain kernel
+            assert registry.for_step(k.step, k.version, d_k=k.width, precision=k.precision)
+    assert {k.step for k in stepped} == {"rope", "scores", "causal_mask", "softmax",
+                                         "weighted_sum", "fused"}
+
+
+def test_launchers_find_their_kernel_by_step_and_version():
+    assert registry.versions("softmax") == ("v1", "v2")
+    assert registry.versions("fused") == ("v1", "v2", "v3")
+    assert registry.for_step("softmax", "v2", causal=True).name == "softmax_v2_warp_causal"
+    assert registry.for_step("scores", "v1", causal=True) is None
+    assert registry.for_step("weighted_sum", "v9") is None
+    assert registry.for_step("fused", "v2", d_k=65).name == "attention_fused_v2_d128"
+    assert registry.for_step("fused", "v3", d_k=3, precision="tf32").name == \
+        "attention_tensorcore_tf32_d32"
+    assert registry.get("attention_tensorcore_tf32_d32").family == "attention_tensorcore_tf32"
+    assert kernels.launch.FUSED == {"fused-v1": "v1", "fused-v2": "v2", "fused-v3": "v3"}
+
+
+def test_a_new_registry_entry_is_a_new_version_of_its_step(monkeypatch):
+    """One Kernel(...) entry makes softmax(version="v3") valid and launch that kernel."""
+    extra = registry.Kernel("softmax.cu", "softmax_v3_example", (128, 1, 1),
+                            step="softmax", version="v3")
+    monkeypatch.setattr(registry, "KERNELS", registry.KERNELS + (extra,))
+    monkeypatch.setattr(registry, "_BY_NAME", {**registry._BY_NAME, extra.name: extra})
+    launched = []
+
+    def spy(file, name, backend):
+        return lambda grid, block, args, shared_mem=0: launched.append((file, name, block))
+
+    monkeypatch.setattr(loading, "get_function", spy)
+    S = np.zeros((2, 300), np.float32)
+    kernels.softmax(S, version="v3", backend="cpu")
+    assert launched == [("softmax.cu", "softmax_v3_example", (128, 1, 1))]
+    with pytest.raises(ValueError, match=r"causal=True\) hanya ada untuk version='v2'"):
+        kernels.softmax(np.zeros((3, 3), np.float32), version="v3", causal=True, backend="cpu")
+
+
+def test_fused_v2_micro_tile_is_the_array_the_cu_declares():
+    """The micro-tile is an array bound in the .cu (not a -D constant): the
+    registry's value must be the shape of the scores every lane declares."""
+    rows, keys = registry.FV2_MICRO_TILE
+    text = _text("attention_fused.cu")
+    assert re.findall(r"float s\[(\d+)\]\[(\d+)\];", text) == [(str(rows), str(keys))]
+    assert f"ubin mikro {rows} x {keys}" in text
+    v2 = [k for k in registry.KERNELS if k.family in ("attention_fused_v2", "attention_fused_v2_split")]
+    assert len(v2) == 2 * len(registry.WIDTHS)
+    assert all(k.micro_tile == (rows, keys) for k in v2)

@@ -8,16 +8,11 @@ on its own: after RoPE, q_i · k_j depends only on i − j.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
 import _kernel_cases as kc
 from atensi import kernels, loops, reference
-from atensi.cudacpu import sanitizer_env
-from conftest import ROOT
 
 BACKEND = "cpu"
 # The kernel rounds p · ω to float32: the angle's error grows with the position
@@ -217,32 +212,6 @@ def test_kernel_refuses_bad_input_before_any_launch(monkeypatch, call, error, ma
     monkeypatch.setattr(kernels.loading, "get_function", no_launch)
     with pytest.raises(error, match=match):
         call()
-
-
-@pytest.mark.slow
-def test_kernel_under_address_sanitizer():
-    """scripts/kernel_driver.py rope, with the kernel built under AddressSanitizer."""
-    env = sanitizer_env("address", None)
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), "rope",
-                           "--backend", "cpu"], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 0, output
-    assert "BEDA" not in output and "OK" in output, output
-    assert "AddressSanitizer" not in output and "runtime error" not in output, output
-
-
-@pytest.mark.slow
-def test_kernel_under_thread_sanitizer():
-    """scripts/kernel_driver.py rope, with the kernel built under ThreadSanitizer."""
-    env = sanitizer_env("thread", "threads")
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "kernel_driver.py"), "rope",
-                           "--backend", "cpu"], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
-    output = proc.stdout + proc.stderr
-    assert proc.returncode == 0, output
-    assert "BEDA" not in output and "OK" in output, output
-    assert "ThreadSanitizer" not in output and "runtime error" not in output, output
 
 
 @kc.gpu_test

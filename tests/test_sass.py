@@ -238,3 +238,22 @@ def test_fused_v2_passing_p_through_shared_memory_raised_the_ffma_share():
         assert sass.Mix.share(mixes[name].loop) > old, name
     loop = mixes["attention_fused_v2_d64"].loop
     assert loop["SHFL"] < SHFL_WITH_SHUFFLES / 2 and loop["LDS/STS"] > 0
+
+
+@pytest.mark.slow
+def test_the_disassembly_is_cached_by_the_binary(tmp_path, monkeypatch):
+    _tools_or_skip()
+    from atensi import kernels
+
+    cubin = kernels.compile_report(ROOT / "kernels" / "causal_mask.cu").cubin
+    monkeypatch.setenv("ATENSI_CACHE", str(tmp_path))  # an empty cache for the disassembly
+    first = sass.instruction_mix("kernels/causal_mask.cu", cubin=cubin)
+    assert first["causal_mask_v1"].kernel["LDG/LDGSTS/STG"] > 0
+
+    def no_nvdisasm(*args, **kwargs):
+        raise AssertionError("nvdisasm dijalankan lagi untuk cubin yang sama")
+
+    monkeypatch.setattr(sass.subprocess, "run", no_nvdisasm)
+    assert sass.instruction_mix("kernels/causal_mask.cu", cubin=cubin) == first
+    with pytest.raises(AssertionError, match="nvdisasm dijalankan lagi"):  # another binary misses
+        sass.instruction_mix("kernels/causal_mask.cu", cubin=cubin + b"\0")

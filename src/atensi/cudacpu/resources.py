@@ -32,6 +32,8 @@ import re
 import tempfile
 from dataclasses import dataclass
 
+from atensi import ptxas
+
 from . import build
 from .errors import LaunchConfigError
 
@@ -77,8 +79,6 @@ def _nvrtc():
 
 
 def _compile(nvrtc, code: str, path: str, options: tuple) -> dict[str, KernelUse] | None:
-    from atensi.kernels.compiling import _parse_ptxas
-
     program = nvrtc.createProgram(code, path, [], [])
     try:
         try:
@@ -88,7 +88,7 @@ def _compile(nvrtc, code: str, path: str, options: tuple) -> dict[str, KernelUse
         log = nvrtc.getProgramLog(program).rstrip("\x00")
     finally:
         nvrtc.destroyProgram(program)
-    return {name: KernelUse(k.registers, k.shared_bytes) for name, k in _parse_ptxas(log).items()}
+    return {name: KernelUse(k.registers, k.shared_bytes) for name, k in ptxas.parse(log).items()}
 
 
 def kernel_uses(code: str, path: str, options=()) -> dict[str, KernelUse]:

@@ -64,7 +64,6 @@ from atensi.kernels.backward import attention_backward
 from atensi.kernels.compiling import (
     CompileError,
     CompileReport,
-    KernelResources,
     compile_report,
     occupancy,
     ptxas_table,
@@ -79,6 +78,7 @@ from atensi.kernels.loading import (
     kernels_dir,
     resolve_backend,
 )
+from atensi.ptxas import KernelResources
 
 __all__ = [
     "BACKENDS", "IMPLS", "CompileError", "CompileReport", "KernelResources", "attention",

@@ -18,13 +18,25 @@ from atensi.kernels.launch import (
     FUSED_V3_DEFAULT_PRECISION,
     FUSED_V3_PRECISIONS,
     IMPLS,
-    SCORES_VERSIONS,
-    SOFTMAX_VERSIONS,
-    WEIGHTED_SUM_CAUSAL,
-    WEIGHTED_SUM_VERSIONS,
     check_T_limit,
 )
 from atensi.kernels.loading import resolve_backend
+
+
+def _check_version(version, step: str) -> None:
+    """``version`` is one of the versions the registry has for ``step``."""
+    _v.check_version(version, dict.fromkeys(registry.versions(step)))
+
+
+def _check_causal_variant(version: str, step: str, hint: str) -> None:
+    """``causal=True`` needs a kernel of ``step`` with the mask built in, for ``version``."""
+    if registry.for_step(step, version, causal=True) is None:
+        causal = [(v, registry.for_step(step, v, causal=True)) for v in registry.versions(step)]
+        have = " atau ".join(f"version={v!r} (kernel {k.name})" for v, k in causal if k)
+        raise ValueError(
+            f"{step}(..., causal=True) hanya ada untuk {have}, tetapi yang diterima "
+            f"version={version!r}. {hint}"
+        )
 
 
 def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
@@ -37,7 +49,7 @@ def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
     backend = resolve_backend(backend)
     scale = _v.check_flag(scale, "scale")
     causal = _v.check_flag(causal, "causal")
-    _v.check_version(version, SCORES_VERSIONS)
+    _check_version(version, "scores")
     H, T, d_k = _v.check_qkv(Q, K)
     check_T_limit(T, "scores")
     _v.check_output_bytes(4.0 * H * T * T, f"Matriks skor {H} × {T} × {T} (float32)",
@@ -80,13 +92,10 @@ def softmax(S, axis=-1, *, causal=False, version="v2", backend=None):
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
-    _v.check_version(version, SOFTMAX_VERSIONS)
-    if causal and version != "v2":
-        raise ValueError(
-            f"softmax(..., causal=True) hanya ada untuk version='v2' "
-            f"(kernel softmax_v2_warp_causal), tetapi yang diterima version={version!r}. "
-            "Pakai version='v2', atau mask dulu S dengan causal_mask(S)."
-        )
+    _check_version(version, "softmax")
+    if causal:
+        _check_causal_variant(version, "softmax",
+                              "Pakai versi itu, atau mask dulu S dengan causal_mask(S).")
     _v.check_array(S, "S", min_ndim=1, layout="(..., n)")
     if causal:
         _v.check_square(S, "S")
@@ -120,13 +129,10 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
-    _v.check_version(version, WEIGHTED_SUM_VERSIONS)
-    if causal and version != "v2":
-        raise ValueError(
-            f"weighted_sum(..., causal=True) hanya ada untuk version='v2' "
-            f"(kernel {WEIGHTED_SUM_CAUSAL}), tetapi yang diterima version={version!r}. "
-            "Pakai version='v2'; v1 selalu mengalikan seluruh A."
-        )
+    _check_version(version, "weighted_sum")
+    if causal:
+        _check_causal_variant(version, "weighted_sum",
+                              "Pakai versi itu; versi tanpa varian kausal selalu mengalikan seluruh A.")
     H, T = _v.check_square(A, "A")
     _v.check_array(V, "V")
     _v.check_same_kind(A=A, V=V)
@@ -235,7 +241,7 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     if fused:
         version = FUSED[impl]
         H, T, d_k = _v.check_qkv(Q, K, V, max_d_k=launch.fused_max_d_k(version),
-                                 kernel=launch.FUSED_FAMILIES[version])
+                                 kernel=launch.fused_family(version, precision))
     else:
         H, T, d_k = _v.check_qkv(Q, K, V)
     if splits is not None and splits > 1:

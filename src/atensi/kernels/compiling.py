@@ -10,16 +10,25 @@ Opsi kompilasinya sama dengan yang dipakai ``cupy.RawModule``
 berjalan. *Thread* per *block* dan *shared memory* dinamis setiap kernel
 juga dibaca dari registri.
 Kompilasi yang gagal → :class:`CompileError` berisi log kompilator.
+
+Hasil NVRTC (log ptxas dan cubin) disimpan di folder cache
+:func:`atensi.cudacpu.build.cache_dir` (``ATENSI_CACHE``), dengan kunci dari
+isi berkas, opsi kompilasi (termasuk konstanta ``-D`` dan ``-arch``) dan versi
+NVRTC: bab yang dijalankan ulang tidak mengompilasi lagi.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atensi import cuda_wheels
+from atensi import cuda_wheels, files, ptxas
+from atensi.cudacpu import build
 from atensi.kernels import registry
 from atensi.kernels.launch import ceil_div
 from atensi.kernels.loading import (
@@ -28,6 +37,7 @@ from atensi.kernels.loading import (
     kernel_path,
     kernels_dir,
 )
+from atensi.ptxas import KernelResources
 
 
 class CompileError(RuntimeError):
@@ -40,28 +50,13 @@ class CompileError(RuntimeError):
 
 
 @dataclass
-class KernelResources:
-    """Sumber daya satu kernel menurut ptxas."""
-
-    registers: int = 0
-    spill_stores: int = 0
-    spill_loads: int = 0
-    stack_frame: int = 0
-    shared_bytes: int = 0
-    barriers: int = 0
-    threads: int = 0  # threads per block used for the occupancy figure
-    occupancy: float = 0.0  # theoretical: resident warps / max warps per SM
-    dynamic_shared_bytes: int = 0  # extern __shared__ asked for at launch
-
-
-@dataclass
 class CompileReport:
     """Hasil :func:`compile_report`: log ptxas dan angka per kernel."""
 
     path: str
     arch: str
     options: tuple
-    seconds: float
+    seconds: float  # NVRTC's compile time (that of the first compile when read from the cache)
     log: str
     kernels: dict = field(default_factory=dict)
     cubin: bytes | None = field(default=None, repr=False)  # the compiled binary (SASS inside)
@@ -82,35 +77,6 @@ class CompileReport:
                 f"okupansi {round(100 * k.occupancy)} % ({k.threads} thread/block)"
             )
         return "\n".join(lines)
-
-
-_ENTRY = re.compile(r"Compiling entry function '(\w+)'")
-_FRAME = re.compile(
-    r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads"
-)
-_USED = re.compile(r"Used (\d+) registers")
-_BARRIERS = re.compile(r"used (\d+) barriers")
-_SMEM = re.compile(r"(\d+) bytes smem")
-
-
-def _parse_ptxas(log: str) -> dict:
-    kernels, current = {}, None
-    for line in log.splitlines():
-        if m := _ENTRY.search(line):
-            current = kernels.setdefault(m.group(1), KernelResources())
-        elif current is None:
-            continue
-        elif m := _FRAME.search(line):
-            current.stack_frame, current.spill_stores, current.spill_loads = map(
-                int, m.groups()
-            )
-        elif m := _USED.search(line):
-            current.registers = int(m.group(1))
-            if b := _BARRIERS.search(line):
-                current.barriers = int(b.group(1))
-            if s := _SMEM.search(line):
-                current.shared_bytes = int(s.group(1))
-    return kernels
 
 
 def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
@@ -144,8 +110,28 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
         ) from err
     name = _display_name(path)
     options = _cupy_options(arch, path.name) + ("-Xptxas=-v",)
+    source = path.read_bytes()
+    cache = _cache_file(source, name, options, nvrtc.getVersion())
+    cached = _read_cache(cache)
+    if cached is None:
+        log, cubin, seconds = _compile(nvrtc, source.decode("utf-8"), name, options)
+        _write_cache(cache, log, cubin, seconds)
+    else:
+        log, cubin, seconds = cached
+    found = ptxas.parse(log)
+    known = {k.name: k for k in registry.KERNELS}
+    for kernel, res in found.items():
+        entry = known.get(kernel)
+        res.threads = entry.threads if entry else UNKNOWN_THREADS
+        res.dynamic_shared_bytes = entry.dynamic_shared if entry else 0
+        res.occupancy = occupancy(res, arch)
+    return CompileReport(name, arch, options, seconds, log, found, cubin)
+
+
+def _compile(nvrtc, source: str, name: str, options: tuple) -> tuple[str, bytes, float]:
+    """(ptxas log, cubin, seconds) of one NVRTC compile; CompileError when it fails."""
     start = time.perf_counter()
-    program = nvrtc.createProgram(path.read_text(), name, [], [])
+    program = nvrtc.createProgram(source, name, [], [])
     try:
         try:
             nvrtc.compileProgram(program, list(options))
@@ -157,17 +143,42 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
         cubin = None if failed else nvrtc.getCUBIN(program) + b"\0"
     finally:
         nvrtc.destroyProgram(program)
-    seconds = time.perf_counter() - start
     if failed:
         raise CompileError(name, log)
-    found = _parse_ptxas(log)
-    known = {k.name: k for k in registry.KERNELS}
-    for kernel, res in found.items():
-        entry = known.get(kernel)
-        res.threads = entry.threads if entry else UNKNOWN_THREADS
-        res.dynamic_shared_bytes = entry.dynamic_shared if entry else 0
-        res.occupancy = occupancy(res, arch)
-    return CompileReport(name, arch, options, seconds, log, found, cubin)
+    return log, cubin, time.perf_counter() - start
+
+
+# Bump when the cached fields change: older files then simply miss.
+_CACHE_FORMAT = "compile-report-1"
+
+
+def _cache_file(source: bytes, name: str, options: tuple, nvrtc_version) -> Path:
+    """Where the NVRTC output for exactly this text, name, options and NVRTC lives."""
+    key = hashlib.sha256(source)
+    key.update("\0".join((_CACHE_FORMAT, name, *options, repr(tuple(nvrtc_version)))).encode())
+    return build.cache_dir() / f"report-{key.hexdigest()[:32]}.json"
+
+
+def _read_cache(path: Path) -> tuple[str, bytes, float] | None:
+    """The cached (log, cubin, seconds); None when absent, partial or corrupt (then rebuilt)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        log, seconds = data["log"], float(data["seconds"])
+        cubin = base64.b64decode(data["cubin"], validate=True)
+        if data["format"] != _CACHE_FORMAT or not isinstance(log, str) or not cubin:
+            return None
+        return log, cubin, seconds
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_cache(path: Path, log: str, cubin: bytes, seconds: float) -> None:
+    data = {"format": _CACHE_FORMAT, "log": log, "seconds": seconds,
+            "cubin": base64.b64encode(cubin).decode("ascii")}
+    try:
+        files.write_text(path, json.dumps(data))  # temp file + os.replace: never half a file
+    except OSError:
+        pass  # a cache that cannot be written only costs the next compile
 
 
 # Threads per block for the occupancy figure of a kernel the registry does not

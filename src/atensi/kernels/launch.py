@@ -25,31 +25,17 @@ from atensi.kernels import arrays, loading, registry
 MAX_GRID_X = 2**31 - 1
 MAX_GRID_YZ = 65535
 
-SCORES_VERSIONS = {"v1": "scores_v1_naive", "v2": "scores_v2_tiled"}
-SCORES_CAUSAL = "scores_v2_tiled_causal"
-SOFTMAX_VERSIONS = {"v1": "softmax_v1_shared", "v2": "softmax_v2_warp"}
-SOFTMAX_CAUSAL = "softmax_v2_warp_causal"
-CAUSAL_MASK = "causal_mask_v1"
-WEIGHTED_SUM_VERSIONS = {"v1": "weighted_sum_v1", "v2": "weighted_sum_v2_tiled"}
-WEIGHTED_SUM_CAUSAL = "weighted_sum_v2_tiled_causal"
+# The kernel of each step and version is found in the registry
+# (registry.for_step); only the split-K combine is named here.
 FUSED_V2_COMBINE = "attention_fused_v2_combine"
-ROPE = "rope_v1"
 
 # attention(impl=...): the chain's (scores and softmax version, causal softmax
 # variant, weighted_sum version), or the fused kernel's version.
 CHAINS = {"chain-v1": ("v1", False, "v1"), "chain-v2": ("v2", False, "v1"),
           "chain-v3": ("v2", True, "v2")}
-FUSED = {"fused-v1": "v1", "fused-v2": "v2", "fused-v3": "v3"}
+FUSED = {f"fused-{version}": version for version in registry.versions("fused")}
 IMPLS = tuple(CHAINS) + tuple(FUSED)
-# fused version -> the kernel family named when d_k is too large.
-FUSED_FAMILIES = {"v1": "attention_fused", "v2": "attention_fused_v2",
-                  "v3": "attention_tensorcore"}
-
-
-def _fused_family(version: str, precision: str = "3xtf32") -> str:
-    """The per-width kernels ``<family>_dD`` fused ``version`` launches."""
-    return f"attention_tensorcore_{precision}" if version == "v3" else FUSED_FAMILIES[version]
-FUSED_V3_PRECISIONS = ("tf32", "3xtf32")
+FUSED_V3_PRECISIONS = tuple(dict.fromkeys(k.precision for k in registry.of_step("fused", "v3")))
 FUSED_V3_DEFAULT_PRECISION = "3xtf32"  # float32 accuracy unless TF32 is asked for
 FUSED_MAX_SPLITS = 65535  # grid.z
 # The SM count the automatic split models on the CPU emulator: an H200.
@@ -59,21 +45,21 @@ FUSED_V2_BLOCKS_PER_SM = 2  # split until there are this many blocks per SM
 
 def fused_max_d_k(version: str) -> int:
     """Largest d_k of fused ``version`` ("v1", "v2", "v3"), from the registry."""
-    return registry.variant(_fused_family(version), registry.WIDTHS[-1]).max_d_k
+    return max(k.max_d_k for k in registry.of_step("fused", version))
 
 
-def _rows_per_block(name: str) -> int:
-    """Rows one block covers along grid.y (its block's y, or its rows)."""
-    k = registry.get(name)
-    return k.rows or k.block[1]
+def fused_family(version: str, precision: str = FUSED_V3_DEFAULT_PRECISION) -> str:
+    """The per-width kernels ``<family>_dD`` fused ``version`` launches."""
+    return registry.for_step("fused", version, d_k=1, precision=precision).family
 
 
-# Largest T each launch shape allows: grid.y = ceil(T / rows per block) <= 65535.
-MAX_T = {
-    "scores": _rows_per_block(SCORES_CAUSAL) * 65535,
-    "causal_mask": _rows_per_block(CAUSAL_MASK) * 65535,
-    "weighted_sum": min(_rows_per_block(n) for n in WEIGHTED_SUM_VERSIONS.values()) * 65535,
-}
+def _max_T(step: str) -> int:
+    """Largest T every kernel of ``step`` allows: grid.y = ceil(T / rows per block) <= 65535."""
+    return min((k.rows or k.block[1]) * 65535
+               for version in registry.versions(step) for k in registry.of_step(step, version))
+
+
+MAX_T = {step: _max_T(step) for step in ("scores", "causal_mask", "weighted_sum")}
 
 
 def check_T_limit(T: int, step: str):
@@ -89,29 +75,29 @@ def scale_factor(d_k: int, scale: bool) -> np.float32:
     return np.float32(1.0) / np.sqrt(np.float32(d_k)) if scale else np.float32(1.0)
 
 
-def _get(name: str, backend: str):
-    """The kernel ``name`` from the file its registry entry names."""
-    return loading.get_function(registry.get(name).file, name, backend)
+def _get(k: registry.Kernel, backend: str):
+    """The kernel of registry entry ``k``, from the file it names."""
+    return loading.get_function(k.file, k.name, backend)
 
 
 def launch_scores(Qd, Kd, Sd, H, T, d_k, *, scale, causal, version, backend):
-    fused_mask = causal and version == "v2"
-    name = SCORES_CAUSAL if fused_mask else SCORES_VERSIONS[version]
-    block = registry.get(name).block
-    grid = (ceil_div(T, block[0]), ceil_div(T, block[1]), min(H, MAX_GRID_YZ))
+    # A version with a causal variant masks while it computes; one without
+    # runs the plain kernel, then the mask kernel in place.
+    k = (causal and registry.for_step("scores", version, causal=True)
+         or registry.for_step("scores", version))
+    grid = (ceil_div(T, k.block[0]), ceil_div(T, k.block[1]), min(H, MAX_GRID_YZ))
     args = (Qd, Kd, Sd, np.int32(H), np.int32(T), np.int32(d_k), scale_factor(d_k, scale))
-    _get(name, backend)(grid, block, args)
-    if causal and version == "v1":
-        # v1 has no fused variant: mask in place with the separate kernel.
+    _get(k, backend)(grid, k.block, args)
+    if causal and not k.causal:
         launch_causal_mask(Sd, Sd, H, T, backend=backend)
     return Sd
 
 
 def launch_causal_mask(Sd, Od, H, T, *, backend):
-    block = registry.get(CAUSAL_MASK).block
-    grid = (ceil_div(T, block[0]), ceil_div(T, block[1]), min(H, MAX_GRID_YZ))
+    k = registry.for_step("causal_mask", "v1")
+    grid = (ceil_div(T, k.block[0]), ceil_div(T, k.block[1]), min(H, MAX_GRID_YZ))
     args = (Sd, Od, np.int32(H), np.int32(T))
-    _get(CAUSAL_MASK, backend)(grid, block, args)
+    _get(k, backend)(grid, k.block, args)
     return Od
 
 
@@ -121,28 +107,25 @@ def row_block(n: int, name: str) -> int:
 
 
 def launch_softmax(Sd, Ad, rows, n, *, version, backend, causal=False):
-    # causal: rows = H*T, n = T; only the v2 kernel has a causal variant.
-    name = SOFTMAX_CAUSAL if causal else SOFTMAX_VERSIONS[version]
+    # causal: rows = H*T, n = T; api.softmax allows it only for a version with
+    # a causal variant in the registry.
+    k = registry.for_step("softmax", version, causal=causal)
     grid = (min(rows, MAX_GRID_X), 1, 1)
-    block = (row_block(n, name), 1, 1)
+    block = (row_block(n, k.name), 1, 1)
     args = (Sd, Ad, np.int32(rows), np.int32(n))
-    _get(name, backend)(grid, block, args)
+    _get(k, backend)(grid, block, args)
     return Ad
 
 
 def launch_weighted_sum(Ad, Vd, Od, H, T, d_k, *, backend, version="v1", causal=False):
-    if version == "v2":
-        name = WEIGHTED_SUM_CAUSAL if causal else WEIGHTED_SUM_VERSIONS["v2"]
-        k = registry.get(name)
+    k = registry.for_step("weighted_sum", version, causal=causal)
+    if k.rows:  # tiled like a GEMM: a WS_BM x WS_BN tile of O per block
         tile_c, tile_i = k.constants["WS_BN"], k.rows
-        block = k.block
-    else:  # v1 multiplies every weight, masked or not
-        name = WEIGHTED_SUM_VERSIONS["v1"]
-        block = registry.get(name).block
-        tile_c, tile_i = block[0], block[1]
+    else:  # one thread per output: the block is the tile
+        tile_c, tile_i = k.block[0], k.block[1]
     grid = (ceil_div(d_k, tile_c), ceil_div(T, tile_i), min(H, MAX_GRID_YZ))
     args = (Ad, Vd, Od, np.int32(H), np.int32(T), np.int32(d_k))
-    _get(name, backend)(grid, block, args)
+    _get(k, backend)(grid, k.block, args)
     return Od
 
 
@@ -212,7 +195,7 @@ def _launch_partials(k, Qd, Kd, Vd, splits, *, causal, scale, backend, vec_flag)
     if vec_flag:
         # float4 loads only when every row starts 16-byte aligned.
         args += (np.int32(d_k % 4 == 0 and all(_aligned16(x) for x in (Qd, Kd, Vd, Op))),)
-    kernel = _with_dynamic_shared(_get(k.name, backend), k.dynamic_shared)
+    kernel = _with_dynamic_shared(_get(k, backend), k.dynamic_shared)
     kernel(grid, k.block, args + (np.int32(splits),), shared_mem=k.dynamic_shared)
     return Op, ML
 
@@ -233,11 +216,11 @@ def _fused_v3_partials(Qd, Kd, Vd, splits, *, causal, scale, backend, precision)
 def _fused_v2_combine(Op, ML, Od, *, backend):
     """O = sum_s exp2(m_s - m) o_s / sum_s exp2(m_s - m) l_s, per row."""
     splits, H, T, d_k = Op.shape
-    block = registry.get(FUSED_V2_COMBINE).block
+    k = registry.get(FUSED_V2_COMBINE)
     n = H * T * d_k
-    grid = (max(1, min(ceil_div(n, block[0]), MAX_GRID_X)), 1, 1)
+    grid = (max(1, min(ceil_div(n, k.block[0]), MAX_GRID_X)), 1, 1)
     args = (Op, ML, Od, np.int32(T), np.int32(d_k), np.int32(H), np.int32(splits))
-    _get(FUSED_V2_COMBINE, backend)(grid, block, args)
+    _get(k, backend)(grid, k.block, args)
     return Od
 
 
@@ -256,7 +239,7 @@ def launch_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
     """
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _v.leading(Qd.shape)
-    _v.check_d_k_limit(d_k, fused_max_d_k(version), FUSED_FAMILIES[version])
+    _v.check_d_k_limit(d_k, fused_max_d_k(version), fused_family(version, precision))
     if version == "v2" and splits is None:
         splits = fused_splits(H, T, _sm_count(backend))
     Od = arrays.empty(Qd.shape, backend)
@@ -268,14 +251,14 @@ def launch_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
             Op, ML = _fused_v2_partials(Qd, Kd, Vd, splits, causal=causal, scale=scale,
                                         backend=backend)
         return _fused_v2_combine(Op, ML, Od, backend=backend)
-    k = registry.variant(_fused_family(version, precision), d_k)
+    k = registry.for_step("fused", version, d_k=d_k, precision=precision)
     grid = (ceil_div(T, k.rows), min(H, MAX_GRID_YZ), 1)
     args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
             scale_factor(d_k, scale), np.int32(bool(causal)))
     if version == "v2":
         # float4 loads only when every row starts 16-byte aligned.
         args += (np.int32(d_k % 4 == 0 and all(_aligned16(x) for x in (Qd, Kd, Vd, Od))),)
-    kernel = _with_dynamic_shared(_get(k.name, backend), k.dynamic_shared)
+    kernel = _with_dynamic_shared(_get(k, backend), k.dynamic_shared)
     kernel(grid, k.block, args, shared_mem=k.dynamic_shared)
     return Od
 
@@ -308,10 +291,10 @@ def launch_attention(Qd, Kd, Vd, *, impl, causal, scale, backend, splits=None,
 
 def launch_rope(Xd, Od, rows, T, d_k, *, offset, base, backend):
     """Rotate every (row, pair) of ``Xd`` (rows = H·T rows of d_k) into ``Od``."""
-    block = registry.get(ROPE).block  # one thread per (row, pair); the kernel loops past the grid
+    k = registry.for_step("rope", "v1")  # one thread per (row, pair); the kernel loops past the grid
     pairs = rows * (d_k // 2)
-    grid = (max(1, min(ceil_div(pairs, block[0]), MAX_GRID_X)), 1, 1)
+    grid = (max(1, min(ceil_div(pairs, k.block[0]), MAX_GRID_X)), 1, 1)
     args = (Xd, Od, np.int32(rows), np.int32(T), np.int32(d_k), np.int32(offset),
             np.float32(base))
-    _get(ROPE, backend)(grid, block, args)
+    _get(k, backend)(grid, k.block, args)
     return Od

@@ -3,8 +3,10 @@
 Setiap :class:`Kernel` menyebut berkasnya, namanya, ukuran *block*, baris
 *query* per *block* (untuk *fused kernel*), lebar ``D`` yang dipakainya
 (varian ``_d32``/``_d64``/``_d128``), d_k terbesar yang didukung, *shared
-memory* dinamis yang diminta saat peluncuran, dan model FLOP/byte untuk
-roofline. Konstanta waktu kompilasi satu berkas (:data:`CONSTANTS`) sampai ke
+memory* dinamis yang diminta saat peluncuran, model FLOP/byte untuk
+roofline, serta langkah dan versi yang dijalankannya (``step``, ``version``,
+``causal``): peluncur mencari kernelnya dengan :func:`for_step`, dan fungsi
+publik menerima setiap versi di :func:`versions`. Konstanta waktu kompilasi satu berkas (:data:`CONSTANTS`) sampai ke
 ``.cu`` sebagai opsi ``-DNAMA=nilai`` (:func:`defines`), baik di NVRTC/CuPy
 maupun di :mod:`atensi.cudacpu`; berkas ``.cu`` menyimpan nilai yang sama
 sebagai ``#ifndef NAMA`` / ``#define NAMA nilai`` / ``#endif`` agar tetap
@@ -37,6 +39,11 @@ CONSTANTS = {
 }
 
 WIDTHS = (32, 64, 128)  # padded d_k of the per-width fused variants
+# Scores one lane of fused v2 holds in registers: rows x keys. A literal array
+# bound in the .cu (float s[4][4], one float4 per key column), not a -D
+# constant: the lane layout and the float4 packing are built on it.
+# tests/test_registry.py checks the .cu declares this shape.
+FV2_MICRO_TILE = (4, 4)
 FLOAT_BYTES = 4
 
 
@@ -61,10 +68,25 @@ class Kernel:
     max_d_k: int | None = None  # largest d_k the kernel holds; None: any
     dynamic_shared: int = 0  # bytes of extern __shared__ asked for at launch
     model: Callable[[int, int, int, bool], Model] | None = None  # (N, T, d, causal)
+    # What the public function asks for: its step ("scores", "softmax", ...,
+    # "fused" for attention(impl="fused-vN")), the version string it accepts,
+    # and whether this is the variant with the causal mask built in. The
+    # launchers find their kernel by these; helper kernels (split-K pass,
+    # combine) have no step and are named directly.
+    step: str | None = None
+    version: str | None = None
+    causal: bool = False
+    precision: str | None = None  # tensor-core operand format ("tf32", "3xtf32")
+    micro_tile: tuple[int, int] | None = None  # scores per lane in registers (rows, keys)
 
     @property
     def threads(self) -> int:
         return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def family(self) -> str:
+        """The name without its width suffix: ``attention_fused_v2`` for ``attention_fused_v2_d64``."""
+        return self.name.removesuffix(f"_d{self.width}") if self.width else self.name
 
     @property
     def constants(self) -> dict:
@@ -177,26 +199,35 @@ def _entries():
     fused = CONSTANTS["attention_fused.cu"]
     tc = CONSTANTS["attention_tensorcore.cu"]
     out = [
-        Kernel("rope.cu", "rope_v1", (256, 1, 1), model=_rope),
-        Kernel("scores.cu", "scores_v1_naive", (tile, tile, 1), model=_scores),
-        Kernel("scores.cu", "scores_v2_tiled", (tile, tile, 1), model=_scores),
-        Kernel("scores.cu", "scores_v2_tiled_causal", (tile, tile, 1), model=_scores_causal),
-        Kernel("causal_mask.cu", "causal_mask_v1", (16, 16, 1), model=_causal_mask),
+        Kernel("rope.cu", "rope_v1", (256, 1, 1), model=_rope, step="rope", version="v1"),
+        Kernel("scores.cu", "scores_v1_naive", (tile, tile, 1), model=_scores,
+               step="scores", version="v1"),
+        Kernel("scores.cu", "scores_v2_tiled", (tile, tile, 1), model=_scores,
+               step="scores", version="v2"),
+        Kernel("scores.cu", "scores_v2_tiled_causal", (tile, tile, 1), model=_scores_causal,
+               step="scores", version="v2", causal=True),
+        Kernel("causal_mask.cu", "causal_mask_v1", (16, 16, 1), model=_causal_mask,
+               step="causal_mask", version="v1"),
         # Softmax rows: the launcher picks a power of two from 32 up to this block.
-        Kernel("softmax.cu", "softmax_v1_shared", (256, 1, 1), model=_softmax),
-        Kernel("softmax.cu", "softmax_v2_warp", (256, 1, 1), model=_softmax),
-        Kernel("softmax.cu", "softmax_v2_warp_causal", (256, 1, 1), model=_softmax_causal),
-        Kernel("weighted_sum.cu", "weighted_sum_v1", (32, 8, 1), model=_weighted_sum),
+        Kernel("softmax.cu", "softmax_v1_shared", (256, 1, 1), model=_softmax,
+               step="softmax", version="v1"),
+        Kernel("softmax.cu", "softmax_v2_warp", (256, 1, 1), model=_softmax,
+               step="softmax", version="v2"),
+        Kernel("softmax.cu", "softmax_v2_warp_causal", (256, 1, 1), model=_softmax_causal,
+               step="softmax", version="v2", causal=True),
+        Kernel("weighted_sum.cu", "weighted_sum_v1", (32, 8, 1), model=_weighted_sum,
+               step="weighted_sum", version="v1"),
         Kernel("weighted_sum.cu", "weighted_sum_v2_tiled", (ws["WS_THREADS"], 1, 1),
-               rows=ws["WS_BM"], model=_weighted_sum),
+               rows=ws["WS_BM"], model=_weighted_sum, step="weighted_sum", version="v2"),
         Kernel("weighted_sum.cu", "weighted_sum_v2_tiled_causal", (ws["WS_THREADS"], 1, 1),
-               rows=ws["WS_BM"], model=_weighted_sum_causal),
+               rows=ws["WS_BM"], model=_weighted_sum_causal, step="weighted_sum", version="v2",
+               causal=True),
     ]
     # Fused v1: rows per block = threads / P threads per row (P = 2, or 4 for D = 128).
     for width, rows in ((32, 64), (64, 64), (128, 32)):
         out.append(Kernel("attention_fused.cu", f"attention_fused_d{width}",
                           (fused["FUSED_THREADS"], 1, 1), rows=rows, width=width,
-                          max_d_k=fused["FUSED_MAX_DK"], model=_fused))
+                          max_d_k=fused["FUSED_MAX_DK"], model=_fused, step="fused", version="v1"))
     # Fused v2: Qs + Ks + Vs + Ps = (BQ + 4 BK) · D + BQ · BK floats (FV2_SMEM in the
     # .cu); above 48 KiB as extern __shared__.
     for kind in ("v2", "v2_split"):
@@ -206,7 +237,9 @@ def _entries():
             out.append(Kernel("attention_fused.cu", f"attention_fused_{kind}_d{width}",
                               (fused["FV2_THREADS"], 1, 1), rows=fused["FV2_BQ"], width=width,
                               max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > 48 * 1024 else 0,
-                              model=_fused))
+                              model=_fused, step="fused" if kind == "v2" else None,
+                              version="v2" if kind == "v2" else None,
+                              micro_tile=FV2_MICRO_TILE))
     out.append(Kernel("attention_fused.cu", "attention_fused_v2_combine",
                       (fused["FV2_THREADS"], 1, 1)))
     out += [
@@ -234,7 +267,9 @@ def _entries():
                 out.append(Kernel("attention_tensorcore.cu",
                                   f"attention_tensorcore_{split}{precision}_d{width}",
                                   (tc["TC_THREADS"], 1, 1), rows=tc["TC_BQ"], width=width,
-                                  max_d_k=WIDTHS[-1], dynamic_shared=smem))
+                                  max_d_k=WIDTHS[-1], dynamic_shared=smem,
+                                  step=None if split else "fused", version=None if split else "v3",
+                                  precision=precision))
     return tuple(out)
 
 
@@ -261,6 +296,32 @@ def width_for(d_k: int) -> int:
 def variant(family: str, d_k: int) -> Kernel:
     """The per-width kernel ``<family>_dD`` that runs for ``d_k``."""
     return get(f"{family}_d{width_for(d_k)}")
+
+
+def versions(step: str) -> tuple[str, ...]:
+    """Versions of ``step`` in book order, e.g. ``versions("softmax") == ("v1", "v2")``."""
+    return tuple(dict.fromkeys(k.version for k in KERNELS if k.step == step and not k.causal))
+
+
+def for_step(step: str, version: str, *, causal: bool = False, d_k: int | None = None,
+             precision: str | None = None) -> Kernel | None:
+    """The kernel that runs ``version`` of ``step``; None when there is none.
+
+    ``causal``: the variant with the causal mask built in. ``d_k``: the
+    per-width variant that holds it. ``precision``: the tensor-core format
+    (kernels without one match any).
+    """
+    for k in KERNELS:
+        if (k.step == step and k.version == version and k.causal == causal
+                and (d_k is None or k.width == width_for(d_k))
+                and k.precision in (None, precision)):
+            return k
+    return None
+
+
+def of_step(step: str, version: str) -> tuple[Kernel, ...]:
+    """Every kernel (widths, variants) of ``version`` of ``step``."""
+    return tuple(k for k in KERNELS if k.step == step and k.version == version)
 
 
 def files() -> tuple[str, ...]:

@@ -7,6 +7,8 @@
 
 NVRTC (opsi yang sama dengan CuPy) mengompilasi berkas .cu menjadi cubin, dan
 ``nvdisasm`` (wheel pip ``nvidia-cuda-nvdisasm``) mengubahnya menjadi SASS.
+Keduanya disimpan di cache: cubin lewat ``compile_report``, keluaran
+``nvdisasm`` dengan kunci dari cubin dan programnya.
 Setiap instruksi dihitung per kelompok (FFMA, HMMA, FP lain, LDS/STS, SHFL,
 LDG/LDGSTS/STG, BAR, lainnya), untuk seluruh kernel dan untuk perulangan
 dalam terpanas: rentang lompatan mundur (``BRA`` ke alamat lebih kecil) yang
@@ -34,6 +36,7 @@ memori, konflik bank dan cabang tidak dihitung.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import subprocess
@@ -138,25 +141,36 @@ def nvdisasm() -> str | None:
 
 
 def _cubin(path: Path, arch: str) -> bytes:
-    from cupy.cuda import nvrtc
+    """The binary compile_report makes (the same options, and its disk cache)."""
+    from atensi.kernels.compiling import compile_report
 
-    from atensi.kernels.compiling import CompileError, _cupy_options
-    from atensi import cuda_wheels
-    from atensi.kernels.loading import _display_name
+    return compile_report(path, arch=arch).cubin
 
-    cuda_wheels.preload()
-    name = _display_name(path)
-    program = nvrtc.createProgram(path.read_text(), name, [], [])
+
+def _disassemble(tool: str, cubin: bytes) -> str:
+    """``nvdisasm -c`` of ``cubin``, cached on disk by the binary and the tool."""
+    from atensi import files
+    from atensi.cudacpu import build
+
+    stat = Path(tool).stat()
+    key = hashlib.sha256(cubin)
+    key.update(f"\0{tool}\0{stat.st_size}\0{stat.st_mtime_ns}".encode())
+    cache = build.cache_dir() / f"sass-{key.hexdigest()[:32]}.txt"
     try:
-        try:
-            nvrtc.compileProgram(program, list(_cupy_options(arch, path.name)))
-        except nvrtc.NVRTCError:
-            raise CompileError(name, nvrtc.getProgramLog(program).rstrip("\x00")) from None
-        data = nvrtc.getCUBIN(program)
-    finally:
-        nvrtc.destroyProgram(program)
-    # CuPy drops the last byte of the ELF (its size counts a terminating NUL).
-    return data + b"\0"
+        return cache.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        pass
+    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+        f.write(cubin)
+        f.flush()
+        out = subprocess.run([tool, "-c", f.name], capture_output=True, text=True, timeout=120, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"nvdisasm gagal (kode {out.returncode}): {out.stderr.strip()[:300]}")
+    try:
+        files.write_text(cache, out.stdout)  # temp file + os.replace: never half a file
+    except OSError:
+        pass
+    return out.stdout
 
 
 def parse_sass(text: str) -> dict[str, Mix]:
@@ -211,13 +225,7 @@ def instruction_mix(path, arch: str = "sm_90", cubin: bytes | None = None) -> di
         raise RuntimeError("nvdisasm tidak ditemukan. Pasang dengan pip install -r requirements-dev.txt "
                            "(paket nvidia-cuda-nvdisasm).")
     data = cubin if cubin is not None else _cubin(Path(path), arch)
-    with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-        f.write(data)
-        f.flush()
-        out = subprocess.run([tool, "-c", f.name], capture_output=True, text=True, timeout=120, check=False)
-    if out.returncode != 0:
-        raise RuntimeError(f"nvdisasm gagal (kode {out.returncode}): {out.stderr.strip()[:300]}")
-    return parse_sass(out.stdout)
+    return parse_sass(_disassemble(tool, data))
 
 
 def mix_table(files=None, arch: str = "sm_90") -> str:
