@@ -3,6 +3,7 @@
     python -m atensi.train                     pelatihan penuh -> results/model_kecil.npz
     python -m atensi.train --quick             beberapa puluh langkah, tanpa menulis berkas
     python -m atensi.train --experiment skala  eksperimen √d_k -> results/eksperimen_skala.json
+    python -m atensi.train --task ingat        model kata (atensi.recall_train)
 
 Semuanya deterministik dari ``seed``: bobot awal dari ``Config.seed``, urutan
 batch dari ``seed`` pelatihan. Data dibaca dari salinan beku
