@@ -5,8 +5,8 @@ Satu langkah: ambil batch acak dari ``rng``, hitung loss dan gradien, potong
 norma gradien ke ``clip``, perbarui bobot dengan Adam pada laju belajar
 jadwalnya (naik linear selama *warm-up*, lalu turun kosinus). Di langkah 0,
 setiap ``eval_every`` langkah, dan di langkah terakhir model diukur dan satu
-baris kemajuan dicetak. Tugasnya hanya memberi dua fungsi: cara mengambil
-batch, dan cara mengukur model.
+baris kemajuan dicetak. Setiap tugas hanya menyediakan dua fungsi: cara
+mengambil batch dan cara mengukur model.
 
 Juga di sini, karena kedua tugas mencatat larinya dengan cara yang sama: beban
 CPU, nama berkas bertanggal, laporan waktu dan target, dan berkas hasil JSON.
