@@ -954,7 +954,7 @@ def test_fuzz_attention_maps_head_summary(A, text):
        warmup=st.one_of(st.integers(0, 60), st.sampled_from([-5, 1.5, "5", None, True])),
        lr=st.sampled_from([1e-3, np.float32(0.1), 0.0, -1.0, float("nan"), "x", None]))
 def test_fuzz_cpu_fast_block_and_learning_rate(T_k, itemsize, step, warmup, lr):
-    from atensi import train
+    from atensi import training_loop
 
     names = tuple(x for x, ok in (("T_k", _good_int(T_k)), ("itemsize", _good_int(itemsize, 1, 16)))
                   if not ok)
@@ -967,7 +967,7 @@ def test_fuzz_cpu_fast_block_and_learning_rate(T_k, itemsize, step, warmup, lr):
     def check(out):
         assert math.isfinite(out) and 0 <= out <= lr
 
-    attempt(lambda: train.learning_rate(step, 50, lr, warmup),
+    attempt(lambda: training_loop.learning_rate(step, 50, lr, warmup),
             expect="refuse" if names else "accept", names=names, check=check)
 
 

@@ -177,7 +177,7 @@ def test_load_mismatched_file_names_what_does_not_match(tmp_path):
 def test_bad_arguments_get_indonesian_errors():
     with pytest.raises(ValueError, match="habis dibagi"):
         Config(vocab=5, d_model=10, n_head=3)
-    with pytest.raises(ValueError, match="'scale' harus True atau False"):
+    with pytest.raises(TypeError, match="'scale' harus bool"):
         Config(vocab=5, scale=1)
     model = tiny(np.float32)
     with pytest.raises(ValueError, match="tidak dikenal"):
@@ -392,3 +392,44 @@ def test_load_of_a_file_that_is_not_npz_is_a_clear_refusal(tmp_path):
         np.save(f, np.zeros(3))
     with pytest.raises(ValueError, match="bukan arsip .npz"):
         TinyGPT.load(single)
+
+
+_CONFIG = dict(vocab=len(CHARS), T=6, d_model=8, n_head=2, n_layer=1, d_mlp=12)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: Config(**dict(_CONFIG, d_mlp=12.0)), TypeError, "'d_mlp' harus bilangan bulat"),
+    (lambda: Config(**dict(_CONFIG, n_layer=0)), ValueError, "'n_layer' harus bilangan bulat >= 1"),
+    (lambda: Config(**dict(_CONFIG, d_model=9, n_head=2)), ValueError,
+     r"'d_model' \(9\) harus habis dibagi 'n_head' \(2\).*kelipatan"),
+    (lambda: Config(**dict(_CONFIG, seed=-1)), ValueError, "'seed' harus bilangan bulat >= 0"),
+    (lambda: Config(**dict(_CONFIG, scale="ya")), TypeError, "'scale' harus bool"),
+    (lambda: TinyGPT(dict(_CONFIG), CHARS), TypeError, "'config' harus atensi.model.Config"),
+    (lambda: TinyGPT(Config(**_CONFIG), ("a b", "c")), ValueError, "'chars' berupa daftar kata"),
+    (lambda: TinyGPT(Config(**_CONFIG), CHARS[:-1]), ValueError, "'chars' harus berisi 7"),
+    (lambda: tiny().to("gpu"), ValueError, "'module' harus salah satu dari 'numpy', 'cupy'"),
+    (lambda: tiny().loss_and_grads(*_data(tiny(), B=2), positions=[9]), ValueError,
+     "'positions' harus list kolom"),
+    (lambda: tiny().generate("", 2), ValueError, "'prompt' harus teks yang tidak kosong"),
+    (lambda: tiny().generate("ab", -1), ValueError, "'n' harus bilangan bulat >= 0"),
+    (lambda: tiny().generate("ab", 2, kv_cache="ya"), TypeError, "'kv_cache' harus bool"),
+    (lambda: tiny().generate("abcd", 3), ValueError, r"'prompt' \(4 token\) \+ 'n' \(3\)"),
+    (lambda: kv_cache_bytes(2, 0, 8), ValueError, "'T' harus bilangan bulat >= 1"),
+    (lambda: Adam({}), TypeError, "'params' harus dict nama -> array yang tidak kosong"),
+    (lambda: Adam(tiny().params, betas=0.9), TypeError, "'betas' harus pasangan"),
+    (lambda: Adam(tiny().params, betas=(0.9, 1.0)), ValueError, "'betas' harus di antara 0 dan 1"),
+    (lambda: Adam(tiny().params).step({"wte": 0}), ValueError,
+     "'grads' harus dict dengan kunci yang sama dengan params"),
+])
+def test_each_bad_argument_is_refused_by_name(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_config_keeps_plain_numbers_so_numpy_numbers_still_save(tmp_path):
+    config = Config(**dict(_CONFIG, vocab=np.int64(len(CHARS)), seed=np.int32(2)),
+                    scale=np.bool_(True))
+    assert config == Config(**dict(_CONFIG, seed=2))
+    assert type(config.vocab) is int and type(config.scale) is bool
+    model = TinyGPT(config, CHARS)
+    assert TinyGPT.load(model.save(tmp_path / "m.npz")).config == config

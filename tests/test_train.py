@@ -83,12 +83,6 @@ def test_baselines_on_a_text_with_a_perfect_bigram():
     assert abs(base["unigram_entropy"] - np.log(3)) < 1e-9
 
 
-def test_learning_rate_schedule():
-    assert train.learning_rate(25, 1000, 1.0, 50) == 0.5
-    assert train.learning_rate(50, 1000, 1.0, 50) == 1.0
-    assert abs(train.learning_rate(1000, 1000, 1.0, 50) - 0.1) < 1e-12
-
-
 # --- the committed weights and their curve --------------------------------------
 
 
@@ -290,6 +284,8 @@ def small_model_and_corpus():
     (dict(corpus=None), TypeError, "'corpus'"),
     (dict(steps=1.5), TypeError, "'steps'"),
     (dict(seed=-1), ValueError, "'seed'"),
+    (dict(entropy="ya"), TypeError, "'entropy'"),
+    (dict(corpus="teks"), TypeError, r"'corpus' harus atensi\.corpus\.Corpus.*corpus\.load"),
 ])
 def test_bad_training_arguments_are_refused_in_indonesian(small_model_and_corpus, kwargs, error,
                                                           words):
@@ -304,11 +300,6 @@ def test_validation_text_shorter_than_a_window_is_refused(small_model_and_corpus
     short = corpus.Corpus(c.train, c.val[:5], c.chars, c.path)
     with pytest.raises(ValueError, match=r"'corpus\.val' hanya 5 karakter.*T \+ 2"):
         train.train(model, short, steps=1, log=None)
-
-
-def test_no_warm_up_is_allowed():
-    assert train.learning_rate(0, 10, 1e-3, 0) == pytest.approx(1e-3)
-    assert train.learning_rate(10, 10, 1e-3, 0) == pytest.approx(1e-4)
 
 
 @pytest.mark.parametrize("reader", [corpus.load, train.load_experiment])

@@ -1,7 +1,7 @@
 """GPT kecil tingkat karakter atau kata, dirakit dari langkah-langkah buku ini.
 
 Satu tugas: modelnya. Korpus ada di ``atensi.corpus``, perulangan pelatihan
-di ``atensi.train``.
+di ``atensi.training_loop`` (dipakai ``atensi.train`` dan ``atensi.recall_train``).
 
 Susunannya (pre-layer-norm, seperti GPT-2)::
 
@@ -46,13 +46,6 @@ FORMAT = 1  # version of the .npz layout written by save()
 _GELU_C = math.sqrt(2.0 / math.pi)
 
 
-def _positive_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(
-            f"Argumen '{name}' harus bilangan bulat >= 1, tetapi yang diterima {value!r}."
-        )
-
-
 @dataclass(frozen=True)
 class Config:
     """Ukuran model. ``d_k = d_model / n_head``; ``scale``: bagi skor dengan √d_k."""
@@ -67,22 +60,14 @@ class Config:
     seed: int = 0
 
     def __post_init__(self):
-        for name in ("vocab", "T", "d_model", "n_head", "n_layer", "d_mlp"):
-            _positive_int(getattr(self, name), name)
-        if self.d_model % self.n_head:
-            raise ValueError(
-                f"'d_model' ({self.d_model}) harus habis dibagi 'n_head' ({self.n_head}): "
-                "setiap head mendapat d_k = d_model / n_head kolom."
-            )
-        if (isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer))
-                or self.seed < 0):
-            raise ValueError(
-                f"Argumen 'seed' harus bilangan bulat >= 0, tetapi yang diterima {self.seed!r}."
-            )
-        if not isinstance(self.scale, bool):
-            raise ValueError(
-                f"Argumen 'scale' harus True atau False, tetapi yang diterima {self.scale!r}."
-            )
+        # Stored as plain int and bool (NumPy numbers would not survive json.dumps in save).
+        checked = {name: _v.check_int(getattr(self, name), name, low=1)
+                   for name in ("vocab", "T", "d_model", "n_head", "n_layer", "d_mlp")}
+        _v.check_heads(checked["d_model"], checked["n_head"])
+        checked["seed"] = _v.check_int(self.seed, "seed", low=0)
+        checked["scale"] = _v.check_flag(self.scale, "scale")
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
 
     @property
     def d_k(self) -> int:
@@ -218,25 +203,9 @@ class TinyGPT:
     satu karakter per token) atau tuple kata (model kata: teks dipecah di spasi)."""
 
     def __init__(self, config: Config, chars: str | tuple, params: dict | None = None):
-        if not isinstance(config, Config):
-            raise ValueError(f"Argumen 'config' harus atensi.model.Config, bukan {type(config).__name__}.")
-        words = isinstance(chars, tuple)
-        if not words and not isinstance(chars, str):
-            raise TypeError(
-                f"Argumen 'chars' harus str (satu karakter per token, misalnya corpus.chars) "
-                f"atau tuple kata (model kata), bukan {type(chars).__name__}.")
-        if words and not all(isinstance(w, str) and w and not any(c.isspace() for c in w)
-                             for w in chars):
-            raise ValueError(
-                "Argumen 'chars' berupa daftar kata harus berisi teks tanpa spasi dan tidak "
-                f"kosong, tetapi yang diterima {list(chars)[:6]!r}..."
-            )
-        unit = "kata" if words else "karakter"
-        if len(chars) != config.vocab or len(set(chars)) != len(chars):
-            raise ValueError(
-                f"Argumen 'chars' harus berisi {config.vocab} {unit} berbeda (config.vocab), "
-                f"tetapi panjangnya {len(chars)} dengan {len(set(chars))} {unit} berbeda."
-            )
+        _v.check_instance(config, Config, "config", "atensi.model.Config",
+                          "Buat dengan Config(vocab=len(chars)).")
+        words = _v.check_vocabulary(chars, config.vocab)
         self.config, self.words = config, words
         self.chars = tuple(chars) if words else str(chars)
         self._index = {c: n for n, c in enumerate(self.chars)}
@@ -253,15 +222,14 @@ class TinyGPT:
 
     def to(self, module="numpy"):
         """Pindahkan bobot ke ``"numpy"`` (CPU) atau ``"cupy"`` (GPU). Mengembalikan model."""
+        _v.check_choice(module, ("numpy", "cupy"), "module")
         if module == "cupy":
             import cupy
 
             self.params = {k: cupy.asarray(v) for k, v in self.params.items()}
-        elif module == "numpy":
+        else:
             self.params = {k: (v.get() if hasattr(v, "get") else np.asarray(v))
                            for k, v in self.params.items()}
-        else:
-            raise ValueError(f"Argumen 'module' harus 'numpy' atau 'cupy', bukan {module!r}.")
         return self
 
     @property
@@ -331,11 +299,7 @@ class TinyGPT:
         """Cross-entropy rata-rata (nat) untuk menebak ``targets`` dari ``idx``."""
         idx = self._check_ids(idx)
         targets = self._check_ids(targets, "targets")
-        if targets.shape != idx.shape:
-            raise ValueError(
-                f"'targets' harus berbentuk sama dengan 'idx' {tuple(idx.shape)}, "
-                f"tetapi {tuple(targets.shape)}."
-            )
+        _v.check_same_shape(targets, "targets", idx, "idx")
         return cross_entropy(self._forward(idx)[0], targets)[0]
 
     def attention_maps(self, text_or_ids):
@@ -371,21 +335,9 @@ class TinyGPT:
         p, c, xp = self.params, self.config, self.xp
         idx = self._check_ids(idx)
         targets = self._check_ids(targets, "targets")
-        if targets.shape != idx.shape:
-            raise ValueError(
-                f"'targets' harus berbentuk sama dengan 'idx' {tuple(idx.shape)}, "
-                f"tetapi {tuple(targets.shape)}."
-            )
+        _v.check_same_shape(targets, "targets", idx, "idx")
         if positions is not None:
-            T = idx.shape[1]
-            ok = isinstance(positions, (list, tuple)) and positions and all(
-                isinstance(i, (int, np.integer)) and not isinstance(i, bool) and -T <= i < T
-                for i in positions)
-            if not ok:
-                raise ValueError(
-                    f"Argumen 'positions' harus list kolom bilangan bulat -{T}..{T - 1} yang "
-                    f"tidak kosong (atau None: semua posisi), tetapi yang diterima {positions!r}."
-                )
+            positions = _v.check_columns(positions, idx.shape[1])
         backward = attention_backward or _reference_attention_backward
         logits, cache = self._forward(idx, attention=attention, keep=True)
         if positions is None:
@@ -468,21 +420,14 @@ class TinyGPT:
         logit posisi terakhir. ``temperature=0``: selalu token paling mungkin.
         ``return_logits=True`` juga mengembalikan logit setiap langkah ``(n, vocab)``.
         """
-        if not isinstance(prompt, str) or not prompt:
-            raise ValueError(f"Argumen 'prompt' harus teks yang tidak kosong, bukan {prompt!r}.")
-        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"Argumen 'n' harus bilangan bulat >= 0, bukan {n!r}.")
-        if not isinstance(kv_cache, bool):
-            raise ValueError(f"Argumen 'kv_cache' harus True atau False, bukan {kv_cache!r}.")
+        _v.check_prompt(prompt)
+        n = _v.check_int(n, "n", low=0)
+        kv_cache = _v.check_flag(kv_cache, "kv_cache")
         temperature = _v.check_number(temperature, "temperature", low=0.0)
         return_logits = _v.check_flag(return_logits, "return_logits")
         seed = _v.check_int(seed, "seed", low=0)
         n_prompt = len(self.encode(prompt, "prompt"))
-        if n_prompt + n > self.config.T:
-            raise ValueError(
-                f"Argumen 'prompt' ({n_prompt} token) + 'n' ({n}) melebihi konteks model "
-                f"T = {self.config.T}. Perpendek prompt atau kurangi n."
-            )
+        _v.check_context(n_prompt, n, self.config.T)
         rng = np.random.default_rng(seed)
         xp = self.xp
         ids = list(self.encode(prompt, "prompt"))
@@ -673,7 +618,7 @@ def kv_cache_bytes(n_layer, T, d_model, batch=1, bytes_per_value=4):
     """
     for name, value in (("n_layer", n_layer), ("T", T), ("d_model", d_model), ("batch", batch),
                         ("bytes_per_value", bytes_per_value)):
-        _positive_int(value, name)
+        _v.check_int(value, name, low=1)
     return 2 * n_layer * batch * T * d_model * bytes_per_value
 
 
@@ -701,16 +646,9 @@ class Adam:
     """Adam (Kingma & Ba, 2015) untuk dict parameter; memperbarui array di tempat."""
 
     def __init__(self, params: dict, lr=3e-3, betas=(0.9, 0.99), eps=1e-8):
-        if not isinstance(params, dict) or not params:
-            raise TypeError(f"Argumen 'params' harus dict nama -> array yang tidak kosong, "
-                            f"bukan {params!r:.60}.")
+        _v.check_param_dict(params)
         lr = _v.check_positive(lr, "lr")
-        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
-            raise TypeError(f"Argumen 'betas' harus pasangan (beta1, beta2), bukan {betas!r}.")
-        betas = tuple(_v.check_number(b, f"betas[{n}]", low=0.0) for n, b in enumerate(betas))
-        if max(betas) >= 1:
-            raise ValueError(f"Argumen 'betas' harus di antara 0 dan 1 (kurang dari 1), tetapi "
-                             f"yang diterima {betas}.")
+        betas = _v.check_betas(betas)
         eps = _v.check_positive(eps, "eps")
         self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
         xp = _xp(*params.values())
@@ -720,9 +658,7 @@ class Adam:
 
     def step(self, grads: dict, lr=None):
         lr = self.lr if lr is None else _v.check_positive(lr, "lr")
-        if not isinstance(grads, dict) or set(grads) != set(self.params):
-            raise ValueError("Argumen 'grads' harus dict dengan kunci yang sama dengan params "
-                             "(hasil model.loss_and_grads).")
+        _v.check_same_keys(grads, self.params, "grads", "params", "hasil model.loss_and_grads")
         b1, b2 = self.betas
         self.t += 1
         c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t

@@ -5,8 +5,8 @@
     python -m atensi.train --experiment ingat    ablasi √d_k, mask, atensi seragam
                                                  -> results/eksperimen_ingat.json
 
-Model, pengoptimal, dan jadwal laju belajar sama dengan model karakter
-(``atensi.model``, ``atensi.train``); bedanya kosakata kata, cerita yang
+Model, pengoptimal, jadwal laju belajar, dan perulangannya sama dengan model
+karakter (``atensi.model``, ``atensi.training_loop``); bedanya kosakata kata, cerita yang
 sejajar (satu cerita satu baris batch), dan hanya kata terakhir yang dinilai.
 Deterministik dari seed: cerita dari ``recall.make_split(0)``, bobot awal dari
 ``Config.seed``, urutan batch dari seed pelatihan.
@@ -14,19 +14,18 @@ Deterministik dari seed: cerita dari ``recall.make_split(0)``, bobot awal dari
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
 import numpy as np
 
-from . import files, recall
+from . import files, recall, training_loop
+from . import validation as _val
 from .formatting import id_float, id_int
-from .model import Adam, Config, TinyGPT
-from .train import ROOT, _clip, _load_text, learning_rate, one_blas_thread
+from .model import Config, TinyGPT
+from .training_loop import RESULTS, cpu_load
 
-RECALL_WEIGHTS = ROOT / "results" / "model_ingat.npz"
-RECALL_EXPERIMENT = ROOT / "results" / "eksperimen_ingat.json"
+RECALL_WEIGHTS = RESULTS / "model_ingat.npz"
+RECALL_EXPERIMENT = RESULTS / "eksperimen_ingat.json"
 RECALL_MODEL = dict(T=recall.LENGTH - 1, d_model=32, n_head=4, n_layer=2, d_mlp=128,
                     scale=True, seed=0)
 RECALL_TRAINING = dict(steps=1000, batch=64, lr=5e-3, warmup=50, eval_every=100, clip=1.0,
@@ -50,37 +49,20 @@ def train_recall(model: TinyGPT, split, *, steps, batch_size, lr, warmup, eval_e
     """Latih model kata pada cerita latih ``split.train``; hanya tebakan kata terakhir
     (pemilik benda) yang dinilai. Kurva: ``step``, ``train`` (loss batch),
     ``val_step``, ``val`` (akurasi pada cerita uji)."""
-    rng = np.random.default_rng(seed)
-    opt = Adam(model.params, lr=lr)
-    curve = {k: [] for k in ("step", "train", "grad_norm", "val_step", "val")}
-    start, cpu_start = time.perf_counter(), time.process_time()
-    answer = [recall.ANSWER - 1]
+    _val.check_instance(split, recall.Split, "split", "atensi.recall.Split",
+                        "Buat dengan atensi.recall.make_split(0).")
 
-    def checkpoint(step):
-        curve["val_step"].append(step)
-        curve["val"].append(recall.accuracy(model, split.test, attention=attention))
-        if log:
-            last = id_float(curve["train"][-1], 3) if curve["train"] else "  –  "
-            log(f"langkah {step:>5}/{steps}  loss latih {last}  akurasi uji "
-                f"{id_float(100 * curve['val'][-1], 1)} %  "
-                f"({id_float(time.perf_counter() - start, 1)} s)")
+    def draw(rng, B):
+        return recall.inputs_targets(split.train[rng.integers(0, len(split.train), B)])
 
-    with one_blas_thread():
-        checkpoint(0)
-        for step in range(1, steps + 1):
-            x, y = recall.inputs_targets(split.train[rng.integers(0, len(split.train), batch_size)])
-            loss, grads = model.loss_and_grads(x, y, attention=attention, positions=answer,
-                                               attention_backward=attention_backward)
-            curve["grad_norm"].append(_clip(grads, clip))
-            opt.step(grads, lr=learning_rate(step, steps, lr, warmup))
-            curve["step"].append(step)
-            curve["train"].append(loss)
-            if step % eval_every == 0 or step == steps:
-                checkpoint(step)
-    out = {k: np.asarray(v, dtype=np.float64) for k, v in curve.items()}
-    out["seconds"] = np.float64(time.perf_counter() - start)
-    out["cpu_seconds"] = np.float64(time.process_time() - cpu_start)
-    return out
+    def measure():
+        value = recall.accuracy(model, split.test, attention=attention)
+        return {"val": value}, f"akurasi uji {id_float(100 * value, 1)} %"
+
+    return training_loop.fit(model, draw, measure, steps=steps, batch_size=batch_size, lr=lr,
+                             warmup=warmup, eval_every=eval_every, clip=clip, seed=seed, log=log,
+                             positions=[recall.ANSWER - 1], attention=attention,
+                             attention_backward=attention_backward)
 
 
 def measure_recall(model: TinyGPT, split) -> dict:
@@ -126,19 +108,17 @@ def run_recall(*, quick=False, out=None, log=print, steps=None, variant="dasar")
     log(f"Model ({variant}): {config.n_layer} layer, d_model {config.d_model}, "
         f"{config.n_head} head (d_k {config.d_k}); {id_int(model.n_params)} parameter. "
         f"{settings['steps']} langkah, batch {settings['batch']}. Beban CPU saat mulai "
-        f"(rata-rata 1 menit): {_load_text()}.")
+        f"(rata-rata 1 menit): {cpu_load()}.")
     curve = train_recall(model, split, steps=settings["steps"], batch_size=settings["batch"],
                          lr=settings["lr"], warmup=settings["warmup"],
                          eval_every=settings["eval_every"], clip=settings["clip"],
                          seed=settings["seed"], log=log, attention=attention,
                          attention_backward=backward)
     info = dict(measure_recall(model, split), seconds=float(curve["seconds"]),
-                cpu_seconds=float(curve["cpu_seconds"]), load=_load_text(), training=settings,
+                cpu_seconds=float(curve["cpu_seconds"]), load=cpu_load(), training=settings,
                 variant=variant)
     f = lambda v: id_float(100 * v, 1) + " %"  # noqa: E731
-    log("")
-    log(f"Selesai dalam {id_float(info['seconds'], 1)} s; waktu CPU proses "
-        f"{id_float(info['cpu_seconds'], 1)} s (beban CPU sekarang {info['load']}).")
+    training_loop.report_time(log, info)
     log(f"Akurasi pada pasangan yang belum pernah dilihat: model {f(info['test_accuracy'])}, "
         f"bigram {f(info['bigram_accuracy'])}, menebak acak di antara {recall.FACTS} nama "
         f"{f(info['chance'])}.")
@@ -148,14 +128,8 @@ def run_recall(*, quick=False, out=None, log=print, steps=None, variant="dasar")
     checks = [
         ("akurasi uji ≥ 95 %", info["test_accuracy"] >= 0.95),
         ("bigram ≤ peluang acak", info["bigram_accuracy"] <= info["chance"]),
-        ("waktu jam dinding ≤ 120 s", info["seconds"] <= 120),
-        ("waktu CPU ≤ 120 s", info["cpu_seconds"] <= 120),
-    ]
-    log("Target: " + "; ".join(f"{name}: {'ya' if ok else 'TIDAK'}" for name, ok in checks))
-    if info["seconds"] > 120 >= info["cpu_seconds"]:
-        log("Waktu jam dinding melebihi 120 s karena CPU sedang dipakai proses lain; "
-            "pelatihan memakai satu thread, jadi di mesin yang tenang waktunya mendekati "
-            "waktu CPU.")
+    ] + training_loop.time_checks(info)
+    training_loop.report_targets(log, checks, info)
     default = not quick and steps is None and variant == "dasar"
     if out is not None:
         if Path(out).resolve() == RECALL_WEIGHTS.resolve() and not (
@@ -184,22 +158,13 @@ def run_recall_experiment(*, out=None, log=print, steps=None):
             info["masked_accuracy"] = recall.accuracy(model, split.test)
         runs[variant] = info
     result = {"model": RECALL_MODEL, "training": runs["seragam"]["training"], "runs": runs,
-              "load": _load_text()}
+              "load": cpu_load()}
     if out is not None:
-        files.write_text(out, json.dumps(result, ensure_ascii=False, indent=1))
-        log(f"Hasil ditulis ke {out}.")
+        training_loop.write_result(out, result, log)
     return result
 
 
 def load_recall_experiment(path=None):
     """Baca hasil ``--experiment ingat`` (JSON)."""
-    path = Path(path) if path is not None else RECALL_EXPERIMENT
-    remake = "python -m atensi.train --experiment ingat"
-    if not path.is_file():
-        raise FileNotFoundError(f"Berkas eksperimen '{path}' tidak ditemukan. Buat dengan: "
-                                f"{remake}")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as err:
-        raise ValueError(f"Berkas eksperimen '{path}' rusak ({err}). Buat ulang dengan: "
-                         f"{remake}") from err
+    path = files.as_path(path) if path is not None else RECALL_EXPERIMENT
+    return training_loop.read_result(path, "python -m atensi.train --experiment ingat")

@@ -3,6 +3,7 @@
     python -m atensi.train                     pelatihan penuh -> results/model_kecil.npz
     python -m atensi.train --quick             beberapa puluh langkah, tanpa menulis berkas
     python -m atensi.train --experiment skala  eksperimen √d_k -> results/eksperimen_skala.json
+    python -m atensi.train --task ingat        model kata (atensi.recall_train)
 
 Semuanya deterministik dari ``seed``: bobot awal dari ``Config.seed``, urutan
 batch dari ``seed`` pelatihan. Data dibaca dari salinan beku
@@ -25,22 +26,17 @@ if "numpy" not in sys.modules:
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
 
-import contextlib
-import ctypes
-import glob
-import json
-import math
-import time
 from pathlib import Path
 
 import numpy as np
 
 from . import corpus as corpus_mod
-from . import files
+from . import files, recall_train, training_loop
 from . import validation as _val
 from .arguments import Parser
 from .formatting import id_float, id_int
-from .model import Adam, Config, TinyGPT
+from .model import Config, TinyGPT
+from .training_loop import cpu_load, dated_path
 
 ROOT = Path(__file__).resolve().parents[2]
 WEIGHTS = ROOT / "results" / "model_kecil.npz"
@@ -53,37 +49,6 @@ QUICK = dict(TRAINING, steps=40, eval_every=20)
 # and without scaling, same seeds.
 SKALA_MODEL = dict(MODEL, n_head=1)
 SKALA_TRAINING = dict(TRAINING, steps=500, eval_every=25)
-
-
-def _openblas_threads():
-    """(get, set) of the OpenBLAS bundled with NumPy, or None when not found."""
-    folder = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
-    for path in glob.glob(os.path.join(folder, "*openblas*")):
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for get, set_ in (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-                          ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
-                          ("openblas_get_num_threads", "openblas_set_num_threads")):
-            if hasattr(lib, get) and hasattr(lib, set_):
-                return getattr(lib, get), getattr(lib, set_)
-    return None
-
-
-@contextlib.contextmanager
-def one_blas_thread():
-    """Satu thread BLAS selama blok ini (matriks model kecil: lebih cepat, tidak
-    berebut CPU). Tidak berbuat apa-apa bila OpenBLAS NumPy tidak ditemukan."""
-    found = _openblas_threads()
-    before = found[0]() if found else None
-    if found:
-        found[1](1)
-    try:
-        yield
-    finally:
-        if found and before:
-            found[1](before)
 
 
 def data_ids(model: TinyGPT, corpus):
@@ -138,118 +103,38 @@ def baselines(train_ids, x_val, y_val, vocab):
             "bigram_ce": best[0], "bigram_alpha": best[1]}
 
 
-def learning_rate(step, steps, lr, warmup):
-    """Naik linear selama ``warmup`` langkah, lalu turun kosinus ke 0,1 × lr."""
-    step = _val.check_int(step, "step", low=0)
-    steps = _val.check_int(steps, "steps", low=1)
-    lr = _val.check_positive(lr, "lr")
-    warmup = _val.check_int(warmup, "warmup", low=0)
-    if step <= warmup and warmup > 0:  # warmup = 0: the cosine starts at once
-        return lr * step / warmup
-    progress = (step - warmup) / max(1, steps - warmup)
-    return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
-
-
-def _clip(grads, limit):
-    norm = math.sqrt(sum(float((g * g).sum()) for g in grads.values()))
-    if norm > limit:
-        factor = np.float32(limit / norm)
-        for g in grads.values():
-            g *= factor
-    return norm
-
-
 def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
           eval_every=100, clip=1.0, seed=0, log=print, entropy=False, attention=None,
           attention_backward=None):
-    """Latih ``model`` di tempat; mengembalikan kurva (dict array).
+    """Latih ``model`` di tempat pada potongan acak ``corpus.train``; mengembalikan
+    kurva (dict array, ``atensi.training_loop.fit``).
 
     Kurva: ``step``, ``train`` (loss batch setiap langkah), ``val_step``,
     ``val`` (cross-entropy validasi), ``grad_norm``, dan bila ``entropy``:
     ``entropy`` (entropi atensi rata-rata per layer, pada potongan validasi).
     ``log``: fungsi cetak (``None`` = diam).
     """
-    for name, value in (("steps", steps), ("batch_size", batch_size), ("eval_every", eval_every)):
-        _val.check_int(value, name, low=1)
-    _val.check_int(warmup, "warmup", low=0)
-    _val.check_positive(lr, "lr")
-    _val.check_positive(clip, "clip")
-    _val.check_int(seed, "seed", low=0)
-    if log is not None and not callable(log):
-        raise TypeError(f"Argumen 'log' harus fungsi cetak (misalnya print) atau None, tetapi "
-                        f"yang diterima {log!r} ({type(log).__name__}).")
-    if not isinstance(model, TinyGPT):
-        raise TypeError(f"Argumen 'model' harus atensi.model.TinyGPT, tetapi yang diterima "
-                        f"{type(model).__name__}.")
-    _check_corpus(corpus)
+    settings = dict(steps=steps, batch_size=batch_size, lr=lr, warmup=warmup,
+                    eval_every=eval_every, clip=clip, seed=seed, log=log)
+    training_loop.check_settings(model, **settings)  # before the corpus is encoded
+    _val.check_instance(corpus, corpus_mod.Corpus, "corpus", "atensi.corpus.Corpus",
+                        "Baca dengan atensi.corpus.load().")
+    entropy = _val.check_flag(entropy, "entropy")
     train_ids, val_ids = data_ids(model, corpus)
     T = model.config.T
     for name, ids in (("corpus.train", train_ids), ("corpus.val", val_ids)):
-        if len(ids) < T + 2:
-            raise ValueError(
-                f"Teks '{name}' hanya {len(ids)} karakter, padahal satu potongan butuh T + 2 = "
-                f"{T + 2} karakter (T = {T}). Pakai teks yang lebih panjang, atau model dengan "
-                "T lebih kecil.")
+        _val.check_window_text(len(ids), T, name)
     x_val, y_val = windows(val_ids, T)
-    rng = np.random.default_rng(seed)
-    opt = Adam(model.params, lr=lr)
-    curve = {k: [] for k in ("step", "train", "grad_norm", "val_step", "val", "entropy")}
-    start, cpu_start = time.perf_counter(), time.process_time()
 
-    def checkpoint(step):
-        curve["val_step"].append(step)
-        curve["val"].append(evaluate(model, x_val, y_val))
+    def measure():
+        values = {"val": evaluate(model, x_val, y_val)}
         if entropy:
-            curve["entropy"].append(model.attention_entropy(x_val[:8]))
-        if log:
-            last = id_float(curve["train"][-1], 3) if curve["train"] else "  –  "
-            log(f"langkah {step:>5}/{steps}  loss latih {last}  "
-                f"loss validasi {id_float(curve['val'][-1], 3)}  "
-                f"({id_float(time.perf_counter() - start, 1)} s)")
+            values["entropy"] = model.attention_entropy(x_val[:8])
+        return values, f"loss validasi {id_float(values['val'], 3)}"
 
-    with one_blas_thread():
-        _loop(model, train_ids, T, steps, batch_size, rng, opt, curve, checkpoint, lr, warmup,
-              eval_every, clip, attention, attention_backward)
-    out = {k: np.asarray(v, dtype=np.float64) for k, v in curve.items() if len(v)}
-    out["seconds"] = np.float64(time.perf_counter() - start)
-    out["cpu_seconds"] = np.float64(time.process_time() - cpu_start)
-    return out
-
-
-def _check_corpus(corpus) -> None:
-    if not all(isinstance(getattr(corpus, name, None), str) for name in ("train", "val")):
-        raise TypeError(
-            f"Argumen 'corpus' harus atensi.corpus.Corpus (dengan teks .train dan .val), tetapi "
-            f"yang diterima {type(corpus).__name__}. Baca dengan atensi.corpus.load().")
-
-
-def _loop(model, train_ids, T, steps, batch_size, rng, opt, curve, checkpoint, lr, warmup,
-          eval_every, clip, attention, attention_backward):
-    checkpoint(0)
-    for step in range(1, steps + 1):
-        x, y = batch(train_ids, T, batch_size, rng)
-        loss, grads = model.loss_and_grads(x, y, attention=attention,
-                                           attention_backward=attention_backward)
-        curve["grad_norm"].append(_clip(grads, clip))
-        opt.step(grads, lr=learning_rate(step, steps, lr, warmup))
-        curve["step"].append(step)
-        curve["train"].append(loss)
-        if step % eval_every == 0 or step == steps:
-            checkpoint(step)
-
-
-def _load_text():
-    try:
-        return f"{id_float(os.getloadavg()[0], 1)}"
-    except OSError:
-        return "tidak diketahui"
-
-
-def dated_path(path) -> Path:
-    """``results/model_kecil.npz`` → ``results/model_kecil-20261201-091500.npz`` (UTC)."""
-    path = Path(path)
-    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    return path.with_name(f"{path.stem}-{stamp}{path.suffix}")
+    return training_loop.fit(model, lambda rng, B: batch(train_ids, T, B, rng), measure,
+                             **settings, attention=attention,
+                             attention_backward=attention_backward)
 
 
 def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None, shipped=None):
@@ -270,7 +155,7 @@ def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None, s
     log(f"Model: {config.n_layer} layer, d_model {config.d_model}, {config.n_head} head "
         f"(d_k {config.d_k}), T {config.T}; {id_int(model.n_params)} parameter. "
         f"{settings['steps']} langkah, batch {settings['batch']}. Beban CPU saat mulai "
-        f"(rata-rata 1 menit): {_load_text()}.")
+        f"(rata-rata 1 menit): {cpu_load()}.")
     curve = train(model, corpus, steps=settings["steps"], batch_size=settings["batch"],
                   lr=settings["lr"], warmup=settings["warmup"],
                   eval_every=settings["eval_every"], clip=settings["clip"],
@@ -281,27 +166,19 @@ def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None, s
     val = float(curve["val"][-1])
     uni = min(base["unigram_entropy"], base["unigram_ce"])
     info = dict(base, val_ce=val, seconds=float(curve["seconds"]),
-                cpu_seconds=float(curve["cpu_seconds"]), load=_load_text(),
+                cpu_seconds=float(curve["cpu_seconds"]), load=cpu_load(),
                 training={k: v for k, v in settings.items()}, corpus=corpus.path.name,
                 corpus_chars=len(corpus.train) + len(corpus.val))
-    log("")
-    log(f"Selesai dalam {id_float(info['seconds'], 1)} s; waktu CPU proses "
-        f"{id_float(info['cpu_seconds'], 1)} s (beban CPU sekarang {info['load']}).")
+    training_loop.report_time(log, info)
     log(f"Cross-entropy validasi (nat per karakter): model {id_float(val, 3)}, "
         f"bigram {id_float(base['bigram_ce'], 3)} (α = {id_float(base['bigram_alpha'], 2)}), "
         f"unigram {id_float(base['unigram_ce'], 3)} (entropi unigram "
         f"{id_float(base['unigram_entropy'], 3)}).")
-    checks = [
-        ("waktu jam dinding ≤ 120 s", info["seconds"] <= 120),
-        ("waktu CPU ≤ 120 s", info["cpu_seconds"] <= 120),
+    checks = training_loop.time_checks(info) + [
         ("model < bigram", val < base["bigram_ce"]),
         (f"model ≤ 0,7 × unigram = {id_float(0.7 * uni, 3)}", val <= 0.7 * uni),
     ]
-    log("Target: " + "; ".join(f"{name}: {'ya' if ok else 'TIDAK'}" for name, ok in checks))
-    if info["seconds"] > 120 >= info["cpu_seconds"]:
-        log("Waktu jam dinding melebihi 120 s karena CPU sedang dipakai proses lain; "
-            "pelatihan memakai satu thread, jadi di mesin yang tenang waktunya mendekati "
-            "waktu CPU.")
+    training_loop.report_targets(log, checks, info)
     if shipped is not None:
         out = shipped
         if not all(ok for _, ok in checks):
@@ -333,26 +210,18 @@ def run_experiment(*, out=None, log=print, corpus=None, steps=None):
             k: (v.tolist() if isinstance(v, np.ndarray) else float(v)) for k, v in curve.items()}
     result = {"model": SKALA_MODEL, "training": settings, "d_k": SKALA_MODEL["d_model"]
               // SKALA_MODEL["n_head"], "corpus": corpus.path.name, "runs": runs,
-              "load": _load_text()}
+              "load": cpu_load()}
     a, b = runs["dengan"]["val"][-1], runs["tanpa"]["val"][-1]
     log(f"Loss validasi akhir: dengan √d_k {id_float(a, 3)}, tanpa {id_float(b, 3)}.")
     if out is not None:
-        files.write_text(out, json.dumps(result, ensure_ascii=False, indent=1))
-        log(f"Hasil ditulis ke {out}.")
+        training_loop.write_result(out, result, log)
     return result
 
 
 def load_experiment(path=None):
     """Baca hasil eksperimen √d_k (JSON dari ``--experiment skala``)."""
     path = files.as_path(path) if path is not None else EXPERIMENT
-    text = files.read_text(path, "eksperimen", "python -m atensi.train --experiment skala")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise ValueError(
-            f"Berkas eksperimen '{path}' rusak ({err}). Buat ulang dengan: "
-            "python -m atensi.train --experiment skala"
-        ) from err
+    return training_loop.read_result(path, "python -m atensi.train --experiment skala")
 
 
 def main(argv=None) -> int:
@@ -387,18 +256,17 @@ def main(argv=None) -> int:
             parser.fail(str(err))
     full = not args.quick and args.steps is None
     try:
-        if args.experiment == "ingat" or args.task == "ingat":
-            from .recall_train import (RECALL_EXPERIMENT, RECALL_WEIGHTS, run_recall,
-                                       run_recall_experiment)
-
-            if args.experiment == "ingat":
-                out = args.out or (RECALL_EXPERIMENT if full else dated_path(RECALL_EXPERIMENT))
-                run_recall_experiment(out=out, steps=args.steps)
-            elif args.out or args.quick:
-                run_recall(quick=args.quick, out=args.out, steps=args.steps)
+        if args.experiment == "ingat":
+            out = args.out or (recall_train.RECALL_EXPERIMENT if full
+                               else dated_path(recall_train.RECALL_EXPERIMENT))
+            recall_train.run_recall_experiment(out=out, steps=args.steps)
+        elif args.task == "ingat":
+            if args.out or args.quick:
+                recall_train.run_recall(quick=args.quick, out=args.out, steps=args.steps)
             else:
-                run_recall(out=RECALL_WEIGHTS if full else dated_path(RECALL_WEIGHTS),
-                           steps=args.steps)
+                recall_train.run_recall(out=recall_train.RECALL_WEIGHTS if full
+                                        else dated_path(recall_train.RECALL_WEIGHTS),
+                                        steps=args.steps)
         elif args.experiment == "skala":
             out = args.out or (EXPERIMENT if full else dated_path(EXPERIMENT))
             run_experiment(out=out, steps=args.steps)

@@ -1369,3 +1369,122 @@ def check_masked_scores(S, visible):
     check_output_bytes(float(np.prod(shape, dtype=float)) * S.dtype.itemsize,
                        f"Skor bermask {shape}", "Kecilkan T atau jumlah head/batch.")
     return S
+
+
+# ---------------------------------------------------------------------------
+# Models and their training (atensi.model, atensi.train, atensi.recall_train)
+# ---------------------------------------------------------------------------
+
+
+def check_instance(value, cls, name: str, expected: str, hint: str = ""):
+    """``value`` is a ``cls``; ``expected`` is how the reader writes that type."""
+    if not isinstance(value, cls):
+        raise TypeError(f"Argumen '{name}' harus {expected}, tetapi yang diterima "
+                        f"{type(value).__name__}. {hint}".rstrip())
+    return value
+
+
+def check_printer(log, name: str = "log"):
+    """Where progress lines go: a print function (``print``, ``list.append``) or None."""
+    if log is not None and not callable(log):
+        raise TypeError(f"Argumen '{name}' harus fungsi cetak (misalnya print) atau None, tetapi "
+                        f"yang diterima {log!r} ({type(log).__name__}).")
+    return log
+
+
+def check_heads(d_model: int, n_head: int) -> None:
+    """Every head gets d_k = d_model / n_head columns: no remainder."""
+    if d_model % n_head:
+        raise ValueError(
+            f"'d_model' ({d_model}) harus habis dibagi 'n_head' ({n_head}): setiap head "
+            "mendapat d_k = d_model / n_head kolom. Pilih d_model kelipatan n_head."
+        )
+
+
+def check_vocabulary(chars, vocab: int, name: str = "chars") -> bool:
+    """A model's tokens: text (one character each) or a tuple of words without spaces,
+    ``vocab`` distinct ones. Returns whether they are words."""
+    words = isinstance(chars, tuple)
+    if not words and not isinstance(chars, str):
+        raise TypeError(
+            f"Argumen '{name}' harus str (satu karakter per token, misalnya corpus.chars) "
+            f"atau tuple kata (model kata), bukan {type(chars).__name__}.")
+    if words and not all(isinstance(w, str) and w and not any(c.isspace() for c in w)
+                         for w in chars):
+        raise ValueError(
+            f"Argumen '{name}' berupa daftar kata harus berisi teks tanpa spasi dan tidak "
+            f"kosong, tetapi yang diterima {list(chars)[:6]!r}..."
+        )
+    unit = "kata" if words else "karakter"
+    if len(chars) != vocab or len(set(chars)) != len(chars):
+        raise ValueError(
+            f"Argumen '{name}' harus berisi {vocab} {unit} berbeda (config.vocab), "
+            f"tetapi panjangnya {len(chars)} dengan {len(set(chars))} {unit} berbeda."
+        )
+    return words
+
+
+def check_columns(columns, T: int, name: str = "positions") -> list:
+    """Graded columns of a (B, T) batch: a non-empty list of whole numbers -T…T-1."""
+    ok = isinstance(columns, (list, tuple)) and columns and all(
+        isinstance(i, (int, np.integer)) and not isinstance(i, (bool, np.bool_)) and -T <= i < T
+        for i in columns)
+    if not ok:
+        raise ValueError(
+            f"Argumen '{name}' harus list kolom bilangan bulat -{T}..{T - 1} yang "
+            f"tidak kosong (atau None: semua posisi), tetapi yang diterima {columns!r}."
+        )
+    return list(columns)
+
+
+def check_prompt(prompt, name: str = "prompt") -> str:
+    """Text to continue: a str with at least one character."""
+    if not isinstance(prompt, str) or not prompt:
+        raise ValueError(f"Argumen '{name}' harus teks yang tidak kosong, bukan {prompt!r}.")
+    return prompt
+
+
+def check_context(n_prompt: int, n: int, T: int) -> None:
+    """A prompt of ``n_prompt`` tokens and ``n`` new ones fit the context T."""
+    if n_prompt + n > T:
+        raise ValueError(
+            f"Argumen 'prompt' ({n_prompt} token) + 'n' ({n}) melebihi konteks model "
+            f"T = {T}. Perpendek prompt atau kurangi n."
+        )
+
+
+def check_window_text(length: int, T: int, name: str) -> None:
+    """A token stream long enough for one training window: T inputs, their targets,
+    and one start to draw (T + 2 tokens)."""
+    if length < T + 2:
+        raise ValueError(
+            f"Teks '{name}' hanya {length} karakter, padahal satu potongan butuh T + 2 = "
+            f"{T + 2} karakter (T = {T}). Pakai teks yang lebih panjang, atau model dengan "
+            "T lebih kecil.")
+
+
+def check_param_dict(params, name: str = "params") -> dict:
+    """Parameters to optimise: a non-empty dict name → array."""
+    if not isinstance(params, dict) or not params:
+        raise TypeError(f"Argumen '{name}' harus dict nama -> array yang tidak kosong, "
+                        f"bukan {params!r:.60}.")
+    return params
+
+
+def check_betas(betas, name: str = "betas") -> tuple:
+    """Adam's decay rates: a pair (beta1, beta2), each 0 ≤ beta < 1."""
+    if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+        raise TypeError(f"Argumen '{name}' harus pasangan (beta1, beta2), bukan {betas!r}.")
+    betas = tuple(check_number(b, f"{name}[{n}]", low=0.0) for n, b in enumerate(betas))
+    if max(betas) >= 1:
+        raise ValueError(f"Argumen '{name}' harus di antara 0 dan 1 (kurang dari 1), tetapi "
+                         f"yang diterima {betas}.")
+    return betas
+
+
+def check_same_keys(value, like: dict, name: str, like_name: str, made_by: str) -> dict:
+    """A dict with exactly the keys of ``like`` (gradients of every parameter)."""
+    if not isinstance(value, dict) or set(value) != set(like):
+        raise ValueError(f"Argumen '{name}' harus dict dengan kunci yang sama dengan "
+                         f"{like_name} ({made_by}).")
+    return value

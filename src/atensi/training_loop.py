@@ -1,0 +1,206 @@
+"""Perulangan pelatihan yang dipakai kedua tugas: model karakter pada prosa buku
+(``atensi.train``) dan model kata pada *associative recall* (``atensi.recall_train``).
+
+Satu langkah: ambil batch acak dari ``rng``, hitung loss dan gradien, potong
+norma gradien ke ``clip``, perbarui bobot dengan Adam pada laju belajar
+jadwalnya (naik linear selama *warm-up*, lalu turun kosinus). Di langkah 0,
+setiap ``eval_every`` langkah, dan di langkah terakhir model diukur dan satu
+baris kemajuan dicetak. Setiap tugas hanya menyediakan dua fungsi: cara
+mengambil batch dan cara mengukur model.
+
+Juga di sini, karena kedua tugas mencatat larinya dengan cara yang sama: beban
+CPU, nama berkas bertanggal, laporan waktu dan target, dan berkas hasil JSON.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import glob
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import files
+from . import validation as _val
+from .formatting import id_float
+from .model import Adam, TinyGPT
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+TIME_LIMIT = 120  # seconds, wall clock and CPU, for a full training run
+
+
+def _openblas_threads():
+    """(get, set) of the OpenBLAS bundled with NumPy, or None when not found."""
+    folder = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
+    for path in glob.glob(os.path.join(folder, "*openblas*")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for get, set_ in (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+                          ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+                          ("openblas_get_num_threads", "openblas_set_num_threads")):
+            if hasattr(lib, get) and hasattr(lib, set_):
+                return getattr(lib, get), getattr(lib, set_)
+    return None
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """Satu thread BLAS selama blok ini (matriks model kecil: lebih cepat, tidak
+    berebut CPU). Tidak berbuat apa-apa bila OpenBLAS NumPy tidak ditemukan."""
+    found = _openblas_threads()
+    before = found[0]() if found else None
+    if found:
+        found[1](1)
+    try:
+        yield
+    finally:
+        if found and before:
+            found[1](before)
+
+
+def learning_rate(step, steps, lr, warmup):
+    """Naik linear selama ``warmup`` langkah, lalu turun kosinus ke 0,1 × lr."""
+    step = _val.check_int(step, "step", low=0)
+    steps = _val.check_int(steps, "steps", low=1)
+    lr = _val.check_positive(lr, "lr")
+    warmup = _val.check_int(warmup, "warmup", low=0)
+    if step <= warmup and warmup > 0:  # warmup = 0: the cosine starts at once
+        return lr * step / warmup
+    progress = (step - warmup) / max(1, steps - warmup)
+    return lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def clip_gradients(grads, limit):
+    """Kecilkan semua gradien (di tempat) bila norma gabungannya melebihi ``limit``;
+    mengembalikan norma sebelum dipotong."""
+    norm = math.sqrt(sum(float((g * g).sum()) for g in grads.values()))
+    if norm > limit:
+        factor = np.float32(limit / norm)
+        for g in grads.values():
+            g *= factor
+    return norm
+
+
+def check_settings(model, *, steps, batch_size, lr, warmup, eval_every, clip, seed, log):
+    """Tolak pengaturan pelatihan yang salah, sebelum pekerjaan apa pun dimulai."""
+    for name, value in (("steps", steps), ("batch_size", batch_size), ("eval_every", eval_every)):
+        _val.check_int(value, name, low=1)
+    _val.check_int(warmup, "warmup", low=0)
+    _val.check_positive(lr, "lr")
+    _val.check_positive(clip, "clip")
+    _val.check_int(seed, "seed", low=0)
+    _val.check_printer(log, "log")
+    _val.check_instance(model, TinyGPT, "model", "atensi.model.TinyGPT")
+
+
+def fit(model: TinyGPT, draw, measure, *, steps, batch_size, lr, warmup, eval_every, clip,
+        seed, log=print, positions=None, attention=None, attention_backward=None):
+    """Latih ``model`` di tempat; mengembalikan kurva (dict array float64).
+
+    ``draw(rng, batch_size)``: satu batch ``(x, y)``. ``measure()``: ukuran model
+    saat ini sebagai ``(nilai, teks)``: ``nilai`` dict nama -> angka yang masuk
+    kurva (misalnya ``{"val": ...}``), ``teks`` potongan baris kemajuan.
+    ``positions``, ``attention``, ``attention_backward``: diteruskan ke
+    ``model.loss_and_grads``. ``log``: fungsi cetak (``None`` = diam).
+
+    Kurva: ``step``, ``train`` (loss batch setiap langkah), ``grad_norm``,
+    ``val_step`` (langkah setiap pengukuran) dan setiap nama dari ``measure``;
+    lalu ``seconds`` dan ``cpu_seconds``.
+    """
+    check_settings(model, steps=steps, batch_size=batch_size, lr=lr, warmup=warmup,
+                   eval_every=eval_every, clip=clip, seed=seed, log=log)
+    rng = np.random.default_rng(seed)
+    opt = Adam(model.params, lr=lr)
+    curve = {k: [] for k in ("step", "train", "grad_norm", "val_step")}
+    start, cpu_start = time.perf_counter(), time.process_time()
+
+    def checkpoint(step):
+        curve["val_step"].append(step)
+        values, text = measure()
+        for name, value in values.items():
+            curve.setdefault(name, []).append(value)
+        if log:
+            last = id_float(curve["train"][-1], 3) if curve["train"] else "  –  "
+            log(f"langkah {step:>5}/{steps}  loss latih {last}  {text}  "
+                f"({id_float(time.perf_counter() - start, 1)} s)")
+
+    with one_blas_thread():
+        checkpoint(0)
+        for step in range(1, steps + 1):
+            x, y = draw(rng, batch_size)
+            loss, grads = model.loss_and_grads(x, y, attention=attention, positions=positions,
+                                               attention_backward=attention_backward)
+            curve["grad_norm"].append(clip_gradients(grads, clip))
+            opt.step(grads, lr=learning_rate(step, steps, lr, warmup))
+            curve["step"].append(step)
+            curve["train"].append(loss)
+            if step % eval_every == 0 or step == steps:
+                checkpoint(step)
+    out = {k: np.asarray(v, dtype=np.float64) for k, v in curve.items() if len(v)}
+    out["seconds"] = np.float64(time.perf_counter() - start)
+    out["cpu_seconds"] = np.float64(time.process_time() - cpu_start)
+    return out
+
+
+# ------------------------------------------------------------ run records
+
+
+def cpu_load():
+    """Beban CPU rata-rata satu menit, sebagai teks (``"tidak diketahui"`` bila tidak ada)."""
+    try:
+        return f"{id_float(os.getloadavg()[0], 1)}"
+    except OSError:
+        return "tidak diketahui"
+
+
+def dated_path(path) -> Path:
+    """``results/model_kecil.npz`` → ``results/model_kecil-20261201-091500.npz`` (UTC)."""
+    path = Path(path)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    return path.with_name(f"{path.stem}-{stamp}{path.suffix}")
+
+
+def time_checks(info):
+    """Target waktu sebuah lari penuh: [(nama, tercapai?)] untuk ``report_targets``."""
+    return [(f"waktu jam dinding ≤ {TIME_LIMIT} s", info["seconds"] <= TIME_LIMIT),
+            (f"waktu CPU ≤ {TIME_LIMIT} s", info["cpu_seconds"] <= TIME_LIMIT)]
+
+
+def report_time(log, info):
+    """Baris penutup: waktu jam dinding, waktu CPU, dan beban CPU sekarang."""
+    log("")
+    log(f"Selesai dalam {id_float(info['seconds'], 1)} s; waktu CPU proses "
+        f"{id_float(info['cpu_seconds'], 1)} s (beban CPU sekarang {info['load']}).")
+
+
+def report_targets(log, checks, info):
+    """Satu baris ``Target: ...; ...``, dan penjelasan bila hanya jam dinding yang lewat."""
+    log("Target: " + "; ".join(f"{name}: {'ya' if ok else 'TIDAK'}" for name, ok in checks))
+    if info["seconds"] > TIME_LIMIT >= info["cpu_seconds"]:
+        log(f"Waktu jam dinding melebihi {TIME_LIMIT} s karena CPU sedang dipakai proses lain; "
+            "pelatihan memakai satu thread, jadi di mesin yang tenang waktunya mendekati "
+            "waktu CPU.")
+
+
+def write_result(out, result, log):
+    """Tulis hasil eksperimen ``result`` (dict) sebagai JSON ke ``out`` (lewat berkas sementara)."""
+    files.write_text(out, json.dumps(result, ensure_ascii=False, indent=1))
+    log(f"Hasil ditulis ke {out}.")
+
+
+def read_result(path, remake):
+    """Baca hasil eksperimen JSON; ``remake``: perintah yang membuatnya."""
+    text = files.read_text(path, "eksperimen", remake)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise ValueError(
+            f"Berkas eksperimen '{path}' rusak ({err}). Buat ulang dengan: {remake}"
+        ) from err
