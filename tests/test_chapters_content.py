@@ -227,11 +227,7 @@ def test_a_numerical_exercise_is_answered_by_a_hidden_cell(name):
     )
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="no coding exercise with a self-check yet"))
-    if n == "tensor_core" else n
-    for n in NUMBERED + ["pendahuluan"]
-])
+@pytest.mark.parametrize("name", NUMBERED + ["pendahuluan"])
 def test_a_coding_exercise_checks_itself(name):
     runnable = answers(CHAPTERS / f"{name}.md")
     assert any(re.search(r"^\s*assert ", a.code, re.M) for a in runnable), (

@@ -49,6 +49,25 @@ def test_vectors_labels_tokens_axes_and_numbers():
     assert fig.get_figwidth() <= 5.2
 
 
+@pytest.mark.parametrize("axes", [example.AXES, ("orang", "sasaran", "waktu")])
+def test_vectors_axis_names_stay_apart_and_readable_on_a_phone(axes):
+    rng = np.random.default_rng(5)
+    Q, K, V = (rng.standard_normal((len(TOKENS), len(axes))) for _ in range(3))
+    fig = example_plots.vectors(Q, K, V, TOKENS, axes)
+    assert style.phone_text_px(fig) >= 9.0
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    names = [t for t in fig.findobj(lambda a: hasattr(a, "get_text")) if t.get_text() in axes]
+    assert len(names) == 3 * len(axes)
+    boxes = [t.get_window_extent(renderer) for t in names]
+    gap = 4  # pixels of white space at least between two names
+    for n, a in enumerate(boxes):
+        assert 0 <= a.x0 and a.x1 <= fig.bbox.width, "nama sumbu keluar dari gambar"
+        for b in boxes[n + 1:]:
+            apart = (a.x1 + gap <= b.x0 or b.x1 + gap <= a.x0
+                     or a.y1 + gap <= b.y0 or b.y1 + gap <= a.y0)
+            assert apart, f"nama sumbu bertumpuk: {a} dan {b}"
+
+
 def test_score_grid_masked_cells_are_grey_minus_infinity(example_matrices):
     S, _ = example_matrices
     fig = example_plots.score_grid(causal_mask(S), TOKENS, masked=True, title="Skor")

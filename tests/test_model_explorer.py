@@ -2,7 +2,7 @@
 
 import pytest
 
-from atensi import model_plots, train
+from atensi import example, model_plots, train
 from atensi.explorers import attention_maps
 from atensi.model import TinyGPT
 
@@ -49,3 +49,12 @@ def test_the_static_and_live_builders_check_too(model, no_drawing):
         attention_maps.static(model, layer=5)
     with pytest.raises(TypeError, match="'model'"):
         attention_maps.static("bukan model")
+
+
+def test_first_sentence_is_the_running_example_and_every_sentence_fits_the_model(model):
+    first = attention_maps.SENTENCES[0]
+    assert first.replace(",", " ").split() == list(example.TOKENS)
+    for sentence in attention_maps.SENTENCES:
+        ids = model.encode(sentence)
+        assert model.decode(ids) == sentence  # every character is in the vocabulary
+        assert 3 <= len(sentence) <= model.config.T

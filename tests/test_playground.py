@@ -8,6 +8,8 @@ import json
 import math
 import os
 import re
+import shutil
+import subprocess
 import tomllib
 from fnmatch import fnmatch
 from pathlib import Path
@@ -179,6 +181,72 @@ def test_package_data_ships_the_javascript_and_css():
     for path in (playground.JS_PATH, playground.CSS_PATH):
         relative = path.relative_to(package).as_posix()
         assert any(fnmatch(relative, p) for p in patterns), relative
+
+
+# ------------------------------------------------------------------ labels
+
+
+def run_module(tmp_path, expression):
+    """Evaluates ``expression`` with the module's exports as ``m`` in node; its JSON."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node tidak terpasang")
+    module = tmp_path / "playground.mjs"
+    module.write_text(playground.JS_PATH.read_text(encoding="utf-8"), encoding="utf-8")
+    script = (f"import({json.dumps(module.as_uri())}).then((m) => "
+              f"console.log(JSON.stringify({expression})));")
+    run = subprocess.run([node, "-e", script], capture_output=True, text=True, timeout=30)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_points_on_one_spot_share_one_label(tmp_path):
+    K = example.K.tolist()
+    merged = run_module(tmp_path, f"m.mergeCoincident({json.dumps(K)}, {json.dumps(list(example.TOKENS))})")
+    # Every token is named exactly once, and the labels left are on distinct spots.
+    spots = {}
+    for k, token in zip(K, example.TOKENS):
+        spots.setdefault(tuple(k), []).append(token)
+    assert sorted(t for t in merged if t) == sorted(", ".join(v) for v in spots.values())
+    assert merged.count("") == len(K) - len(spots)
+    shared = [names for names in spots.values() if len(names) > 1]
+    assert shared, "contoh berjalan punya dua key di satu titik"
+    points = [[1, 1], [0, 0], [1, 1], [1, 1], [0.05, 0]]
+    assert run_module(tmp_path, f"m.mergeCoincident({points}, ['a', 'b', 'c', 'd', 'e'])") == [
+        "a, c, d", "b", "", "", "e"]
+
+
+def _apart(a, ya, b, yb):
+    """Two text boxes (baseline y, height above it) share no area."""
+    return (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+            or ya <= yb - b["height"] or yb <= ya - a["height"])
+
+
+def test_labels_that_would_overlap_move_apart(tmp_path):
+    rng = np.random.default_rng(4)
+    line, top, bottom = 13, 0, 320
+
+    def box(width):
+        return {"x": float(rng.uniform(0, 60)), "y": float(rng.uniform(40, 80)),
+                "width": width, "height": 11}
+
+    cases = []
+    for _ in range(30):  # crowded: up to eight labels and four points in a corner
+        labels = [box(float(rng.choice([0, rng.uniform(20, 90)]))) for _ in range(rng.integers(2, 9))]
+        marks = [box(10.0) for _ in range(rng.integers(0, 5))]
+        cases.append((labels, marks))
+    got = run_module(tmp_path, f"{json.dumps(cases)}.map(([b, marks]) => "
+                               f"m.stackLabels(b, {line}, {top}, {bottom}, marks))")
+    assert run_module(tmp_path, f"m.stackLabels({json.dumps(cases[0][0])}, {line}, {top}, {bottom})")[0] == \
+        cases[0][0][0]["y"]  # without points in the way the first label keeps its place
+    for (labels, marks), ys in zip(cases, got):
+        shown = [(b, y) for b, y in zip(labels, ys) if b["width"] > 0]
+        for n, (a, ya) in enumerate(shown):
+            assert top <= ya - a["height"] and ya <= bottom
+            lines = (ya - a["y"]) / line  # whole lines away from its point
+            assert abs(lines - round(lines)) < 1e-9
+            assert all(_apart(a, ya, m, m["y"]) for m in marks), (a, ya, marks)
+            assert all(_apart(a, ya, b, yb) for b, yb in shown[n + 1:]), (a, ya, shown)
 
 
 # ------------------------------------------------------------------ browser
@@ -427,6 +495,48 @@ def test_javascript_twin_equals_numpy_on_a_grid(bare_page):
         # Like id_float, except that a number rounding to zero shows no minus sign.
         want = [id_float(x, d) for d in (2, 3)]
         assert pair == [w.lstrip("-") if parse_id(w) == 0 else w for w in want]
+    assert errors == []
+
+
+LABEL_BOXES = """root => {
+  const box = (t) => { const b = t.getBBox(); return [t.textContent, b.x, b.y, b.width, b.height]; };
+  const plane = root.querySelector('.atensi-pg-plane');
+  const labels = Array.from(plane.querySelectorAll(
+    'text.atensi-pg-query-label, text.atensi-pg-output-label, .atensi-pg-key text'));
+  return {labels: labels.filter((t) => t.textContent).map(box),
+          marks: Array.from(plane.querySelectorAll('.atensi-pg-key rect, circle.atensi-pg-value')).map(box)};
+}"""
+
+
+def assert_labels_apart(root):
+    """No two labels on the plane overlap, and none covers a key or value point."""
+    found = root.evaluate(LABEL_BOXES)
+    boxes, marks = found["labels"], found["marks"]
+
+    def apart(a, b):
+        return a[1] + a[3] <= b[1] or b[1] + b[3] <= a[1] or a[2] + a[4] <= b[2] or b[2] + b[4] <= a[2]
+
+    for n, a in enumerate(boxes):
+        for b in boxes[n + 1:]:
+            assert apart(a, b), f"label '{a[0]}' dan '{b[0]}' bertumpuk"
+        assert all(apart(a, m) for m in marks), f"label '{a[0]}' menutupi sebuah titik"
+    return [box[0] for box in boxes]
+
+
+@pytest.mark.browser
+def test_labels_on_the_plane_never_overlap(bare_page):
+    page, _blocked, errors = bare_page
+    root = page.locator(".atensi-playground").first
+    ready(root)
+    shown_labels = assert_labels_apart(root)
+    assert "k memanggil, menoleh" in shown_labels  # both verbs' keys sit at (0, 0)
+    # A key dragged next to another one: both labels stay readable.
+    root.locator("[data-pg=target]").select_option("K0")
+    budi = example.K[example.REFERENT]
+    mouse_drag(page, root, float(budi[0]) + 0.1, float(budi[1]) + 0.1)
+    assert_labels_apart(root)
+    mouse_drag(page, root, float(budi[0]), float(budi[1]))  # on the same spot: one label
+    assert "k Ani, Budi" in assert_labels_apart(root)
     assert errors == []
 
 

@@ -150,10 +150,22 @@ def vectors(Q, K, V, tokens, axes=None):
     cols = 2 * d_k + V.shape[1]
     cell_w = min(0.6, (5.0 - label_w - 2 * gap - 0.1) / cols)
     cell_h = 0.48
-    top = 0.95
-    width = label_w + cols * cell_w + 2 * gap + 0.1
+    # Axis names too long for one cell at a readable size (≥ 9 px on a phone) go
+    # on two staggered rows, counted across the three panels, so that each name
+    # may use the width of two cells.
+    column_names = names_qk + names_qk + names_v
+    column_font = min(SMALL_FONT, *(_fitting(name, cell_w) for name in column_names))
+    stagger = column_font < MIN_COLUMN_FONT
+    if stagger:
+        column_font = max(MIN_COLUMN_FONT,
+                          min(SMALL_FONT, *(_fitting(name, 1.9 * cell_w) for name in column_names)))
+    top = 0.95 + (STAGGER_STEP if stagger else 0.0)
+    # The last name may be wider than its cell: leave room for what sticks out.
+    overhang = max(0.0, 0.6 * column_font / 72 * len(column_names[-1]) / 2 - cell_w / 2)
+    width = label_w + cols * cell_w + 2 * gap + 0.1 + overhang
     fig, ax = _canvas(width, top + T * cell_h + 0.12)
     x = label_w
+    column = 0  # column index across the three panels, for the staggering
     for role, M, names, symbol in (("query", Q, names_qk, "Q"), ("key", K, names_qk, "K"),
                                    ("value", V, names_v, "V")):
         peak = float(np.abs(M).max())
@@ -161,9 +173,10 @@ def vectors(Q, K, V, tokens, axes=None):
                 va="center", fontsize=TITLE_FONT, weight="bold",
                 color=colormap(ROLE_CMAPS[role])(0.85))
         for c, name in enumerate(names):
-            ax.text(x + (c + 0.5) * cell_w, top - 0.2, name, ha="center", va="center",
-                    fontsize=SMALL_FONT - (1.5 if len(name) * 0.1 > cell_w else 0),
-                    color="#444444")
+            rise = STAGGER_STEP if stagger and column % 2 else 0.0
+            ax.text(x + (c + 0.5) * cell_w, top - 0.2 - rise, name, ha="center", va="center",
+                    fontsize=column_font, color="#444444")
+            column += 1
         for i in range(T):
             for c in range(M.shape[1]):
                 color, ink = _shade(ROLE_CMAPS[role], M[i, c], peak)

@@ -25,8 +25,11 @@ from .. import validation as _val
 from ..model import TinyGPT
 from .framework import Choice, Explorer, resolve_mode
 
+# The book's running example (atensi.example) as the character model reads it,
+# with its comma: the model's vocabulary has every one of these characters.
+RUNNING_EXAMPLE = "Ani memanggil Budi, dia menoleh"
 SENTENCES = (
-    "Budi bilang dia lapar.",
+    RUNNING_EXAMPLE,
     "Setiap posisi melihat masa lalu.",
     'Ia berkata "saya lapar".',
 )

@@ -45,6 +45,40 @@ export function formatId(x, digits) {
   return (negative ? "-" : "") + grouped + (frac ? "," + frac : "");
 }
 
+// Points on the same spot get one label: "k memanggil, menoleh" on the first
+// of them, "" on the others. points: [x, y] each; names: one per point.
+export function mergeCoincident(points, names) {
+  const first = new Map();
+  const texts = names.map(() => "");
+  points.forEach((p, j) => {
+    const spot = p.join(";");
+    if (first.has(spot)) texts[first.get(spot)] += ", " + names[j];
+    else { first.set(spot, j); texts[j] = names[j]; }
+  });
+  return texts;
+}
+
+// Labels that would still overlap (points close together, not on one spot)
+// move whole lines away from their point, 1 down, 1 up, 2 down, ..., in the
+// order given, so the first ones keep their place. boxes: {x, y, width, height}
+// with y the baseline, as SVG text; marks: boxes in the same form that no label
+// may cover (the points themselves). Returns the new baselines, inside [top, bottom].
+export function stackLabels(boxes, lineHeight, top, bottom, marks = []) {
+  const placed = marks.slice();
+  const overlaps = (b, y) => placed.some((p) =>
+    b.x < p.x + p.width && p.x < b.x + b.width && y - b.height < p.y && p.y - p.height < y);
+  return boxes.map((b) => {
+    let y = b.y;
+    for (let n = 1; b.width > 0 && overlaps(b, y) && n <= 40; n++) {
+      const lines = n % 2 ? (n + 1) / 2 : -n / 2;
+      const tried = b.y + lines * lineHeight;
+      if (tried - b.height >= top && tried <= bottom) y = tried;
+    }
+    if (b.width > 0) placed.push({ ...b, y });
+    return y;
+  });
+}
+
 function el(tag, attrs, parent, ns) {
   const node = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
   for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, value);
@@ -125,11 +159,10 @@ export function mount(root, data, hooks) {
     svgEl("path", { d: "M0,0 L10,5 L0,10 z", fill: color }, marker);
   }
   data.V.forEach((v) => svgEl("circle", { class: "atensi-pg-value", cx: px(v[0]), cy: py(v[1]), r: 4 }, plane));
-  const keys = state.K.map((k, j) => {
+  const keys = state.K.map(() => {
     const g = svgEl("g", { class: "atensi-pg-key" }, plane);
     const mark = svgEl("rect", { width: 10, height: 10 }, g);
     const label = svgEl("text", {}, g);
-    label.textContent = "k " + tokens[j];
     return { g, mark, label };
   });
   const qLine = svgEl("line", { class: "atensi-pg-query", "marker-end": `url(#${uid}-q)` }, plane);
@@ -178,15 +211,39 @@ export function mount(root, data, hooks) {
     return data.targets.find((t) => t.id === state.target).label;
   }
 
+  // Every label beside its point, then moved apart where two would overlap.
+  let output = null;
+  const fontPx = 11; // .atensi-pg-plane font-size
+  function width(node) {
+    const text = node.textContent;
+    if (!text) return 0;
+    const measured = node.getComputedTextLength ? node.getComputedTextLength() : 0;
+    return measured > 0 ? measured : 0.6 * fontPx * text.length; // not laid out yet
+  }
+  function placeLabels() {
+    const q = state.Q[row];
+    const wanted = [[qLabel, px(q[0]) + 8, py(q[1]) - 8]];
+    if (output) wanted.push([oLabel, px(output[0]) - 4, py(output[1]) + 18]);
+    state.K.forEach((k, j) => wanted.push([keys[j].label, px(k[0]) + 6, py(k[1]) - 8]));
+    // A text's box reaches a little below its baseline (g, p, y).
+    const descent = 3;
+    const boxes = wanted.map(([node, x, y]) => ({ x, y: y + descent, width: width(node), height: fontPx + descent }));
+    const square = ([x, y], half) => ({ x: px(x) - half, y: py(y) + half, width: 2 * half, height: 2 * half });
+    const marks = state.K.map((k) => square(k, 5)).concat(data.V.map((v) => square(v, 4)));
+    const ys = stackLabels(boxes, fontPx + descent, 0, size, marks);
+    wanted.forEach(([node, x], n) => { node.setAttribute("x", x); node.setAttribute("y", ys[n] - descent); });
+  }
+
   function draw() {
     const q = state.Q[row];
     qLine.setAttribute("x1", px(0)); qLine.setAttribute("y1", py(0));
     qLine.setAttribute("x2", px(q[0])); qLine.setAttribute("y2", py(q[1]));
-    qLabel.setAttribute("x", px(q[0]) + 8); qLabel.setAttribute("y", py(q[1]) - 8);
+    const names = mergeCoincident(state.K, tokens);
     state.K.forEach((k, j) => {
       keys[j].mark.setAttribute("x", px(k[0]) - 5); keys[j].mark.setAttribute("y", py(k[1]) - 5);
-      keys[j].label.setAttribute("x", px(k[0]) + 6); keys[j].label.setAttribute("y", py(k[1]) - 8);
+      keys[j].label.textContent = names[j] ? "k " + names[j] : "";
     });
+    placeLabels();
     const p = moved();
     handle.setAttribute("transform", `translate(${px(p[0])},${py(p[1])})`);
     handle.setAttribute("aria-label", `Geser ${targetLabel()} (tombol panah)`);
@@ -216,7 +273,8 @@ export function mount(root, data, hooks) {
       `(<span data-pg="o0">${formatId(o[0], 3)}</span>; <span data-pg="o1">${formatId(o[1], 3)}</span>)`;
     oLine.setAttribute("x1", px(0)); oLine.setAttribute("y1", py(0));
     oLine.setAttribute("x2", px(o[0])); oLine.setAttribute("y2", py(o[1]));
-    oLabel.setAttribute("x", px(o[0]) - 4); oLabel.setAttribute("y", py(o[1]) + 18);
+    output = o;
+    placeLabels();
     root.setAttribute("data-result", JSON.stringify(result, (k, v) => (v === -Infinity ? null : v)));
   }
 
@@ -304,7 +362,7 @@ function boot() {
 }
 
 if (typeof document !== "undefined") {
-  window.atensiPlayground = { compute, formatId };
+  window.atensiPlayground = { compute, formatId, mergeCoincident, stackLabels };
   boot();
 }
 
