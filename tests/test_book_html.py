@@ -251,18 +251,6 @@ def test_figures_have_their_size_and_load_when_near(built_book):
     assert checked > 20
 
 
-def test_icon_fonts_hold_the_icons_the_book_shows_and_little_else(built_book):
-    from fontTools.ttLib import TTFont
-
-    fonts = built_book / "_static/vendor/fontawesome/webfonts"
-    solid = TTFont(fonts / "fa-solid-900.woff2").getBestCmap()
-    brands = TTFont(fonts / "fa-brands-400.woff2").getBestCmap()
-    # magnifying glass, bars (menu), download, sun, moon, rocket (launch), arrow up
-    assert {0xF002, 0xF0C9, 0xF019, 0xF185, 0xF186, 0xF135, 0xF062} <= set(solid)
-    assert 0xF09B in brands  # GitHub
-    assert len(solid) < 60 and (fonts / "fa-solid-900.woff2").stat().st_size < 20_000
-
-
 def test_explorer_frames_are_files_not_page_weight(built_book):
     """The static explorers' pictures and frame tables are files beside the site,
     not base64 and JSON in the chapter (which made a page 0,9 MB); the page keeps

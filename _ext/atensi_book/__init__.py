@@ -49,7 +49,6 @@ def finish(app, exception):
             page.write_text(new, encoding="utf-8")
     indonesian.copybutton_messages(outdir)
     search.write_roots(app)
-    pages.subset_icon_fonts(outdir)  # after the pages: it keeps the icons they name
     if is_site:
         site.write_sitemap(outdir, app.config.html_baseurl, sorted(app.env.found_docs))
         site.write_robots(outdir, app.config.html_baseurl)
