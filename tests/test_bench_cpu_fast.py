@@ -259,5 +259,8 @@ def test_ctrl_c_stops_every_thread():
     stopped, cpu_after = float(words[1]), float(words[2])
     print(f"berhenti sesudah {stopped:.2f} s, CPU sesudahnya {cpu_after:.3f} s")
     assert stopped < 2.0
-    assert cpu_after < 0.1, "thread pool masih menghitung sesudah Ctrl-C"
+    # Two threads still computing would burn about 1 s of CPU in the 0,5 s
+    # sleep; a stopped pool only finishes its last chunk (0,1 s when another
+    # test worker shares the cores).
+    assert cpu_after < 0.25, "thread pool masih menghitung sesudah Ctrl-C"
     assert "dihentikan" in proc.stdout
