@@ -6,6 +6,8 @@
 #
 #   bash scripts/audit_site.sh [halaman ...]     (bawaan: pendahuluan softmax)
 #   bash scripts/audit_site.sh semua             (setiap halaman di _build/html/chapters)
+#   bash scripts/audit_site.sh kerangka          (tema saja: halaman bab dengan artikel
+#                                                 kosong, batas atas skor setiap bab)
 #
 # Membandingkan beberapa build: BUILDS="_build/html-a _build/html-b" mengukur
 # halaman yang sama di tiap build bergiliran (A, B, A, B, ...), supaya beban
@@ -39,10 +41,37 @@ fi
 
 servers=()
 ports=()
-trap 'kill "${servers[@]}" 2>/dev/null' EXIT
-for html in "${builds[@]}"; do
+mirrors=$(mktemp -d)
+trap 'kill "${servers[@]}" 2>/dev/null; rm -rf "$mirrors"' EXIT
+for b in "${!builds[@]}"; do
+  # Each build is served through a mirror of links that adds one page,
+  # chapters/kerangka.html: the intro with its article emptied. Its score is
+  # the theme's own ceiling, which no chapter can pass whatever its content.
+  mirror="$mirrors/$b"
+  mkdir -p "$mirror/chapters"
+  for entry in "${builds[$b]}"/* "${builds[$b]}"/chapters/*; do
+    rel=${entry#"${builds[$b]}"/}
+    [ "$rel" = chapters ] || ln -s "$(realpath "$entry")" "$mirror/$rel"
+  done
+  python3 - "${builds[$b]}/chapters/pendahuluan.html" "$mirror/chapters/kerangka.html" <<'PY'
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+
+def emptied(article):
+    # Every anchor stays, empty, so that the theme's table of contents still finds them.
+    sections = "".join(f'<div id="{name}"></div>'
+                       for name in re.findall(r' id="([^"]+)"', article[2])[1:])
+    return (article[1] + '<section id="kerangka"><h1>Kerangka</h1>'
+            '<p>Halaman bab tanpa isi: hanya tema buku.</p>' + sections + '</section>' + article[3])
+
+page, found = re.subn(r'(<article class="bd-article"[^>]*>)(.*?)(</article>)', emptied, page,
+                      flags=re.S)
+if found != 1:
+    sys.exit(f"{sys.argv[1]}: <article class=\"bd-article\"> tidak ditemukan")
+open(sys.argv[2], "w", encoding="utf-8").write(page)
+PY
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  python3 scripts/serve_gzip.py "$port" "$html" &
+  python3 scripts/serve_gzip.py "$port" "$mirror" &
   servers+=($!)
   ports+=("$port")
 done
