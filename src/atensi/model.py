@@ -6,6 +6,8 @@ di ``atensi.training_loop`` (dipakai ``atensi.train`` dan ``atensi.recall_train`
 Susunannya (pre-layer-norm, seperti GPT-2)::
 
     x = wte[token] + wpe[posisi]                      (B, T, d_model)
+        (Config.positions = "rope": tanpa wpe, Q dan K diputar reference.rope;
+         "none": tanpa informasi posisi sama sekali)
     untuk setiap layer:
         h = LN1(x)
         Q, K, V = h W_Q, h W_K, h W_V  -> dipecah ke n_head head (B, H, T, d_k)
@@ -43,12 +45,15 @@ from . import validation as _v
 from .reference import _xp
 
 FORMAT = 1  # version of the .npz layout written by save()
+POSITIONS = ("learned", "rope", "none")  # Config.positions
 _GELU_C = math.sqrt(2.0 / math.pi)
 
 
 @dataclass(frozen=True)
 class Config:
-    """Ukuran model. ``d_k = d_model / n_head``; ``scale``: bagi skor dengan √d_k."""
+    """Ukuran model. ``d_k = d_model / n_head``; ``scale``: bagi skor dengan √d_k;
+    ``positions``: ``"learned"`` (embedding posisi ``wpe``), ``"rope"`` (Q dan K
+    diputar ``reference.rope``) atau ``"none"`` (tanpa informasi posisi)."""
 
     vocab: int
     T: int = 128  # panjang konteks terpanjang
@@ -58,6 +63,7 @@ class Config:
     d_mlp: int = 256
     scale: bool = True
     seed: int = 0
+    positions: str = "learned"  # "learned" (wpe), "rope" (Q and K rotated), "none"
 
     def __post_init__(self):
         # Stored as plain int and bool (NumPy numbers would not survive json.dumps in save).
@@ -66,6 +72,7 @@ class Config:
         _v.check_heads(checked["d_model"], checked["n_head"])
         checked["seed"] = _v.check_int(self.seed, "seed", low=0)
         checked["scale"] = _v.check_flag(self.scale, "scale")
+        checked["positions"] = _v.check_choice(self.positions, POSITIONS, "positions")
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
@@ -77,7 +84,9 @@ class Config:
 def param_shapes(config: Config) -> dict:
     """Nama -> bentuk setiap parameter, dalam urutan tetap."""
     D, F = config.d_model, config.d_mlp
-    shapes = {"wte": (config.vocab, D), "wpe": (config.T, D)}
+    shapes = {"wte": (config.vocab, D)}
+    if config.positions == "learned":
+        shapes["wpe"] = (config.T, D)
     for n in range(config.n_layer):
         shapes.update({
             f"l{n}.ln1.g": (D,), f"l{n}.ln1.b": (D,),
@@ -173,6 +182,18 @@ def _reference_attention_backward(Q, K, V, dO, *, causal, scale):
     return reference.attention_backward(Q, K, V, dO, causal=causal, scale=scale)
 
 
+def _unrope(dY, offset=0):
+    """Gradient through ``reference.rope``: the rotation's transpose, by -θ."""
+    xp = _xp(dY)
+    angle = reference._rope_angles(xp, dY.shape[-2], dY.shape[-1], offset, 10000.0)
+    cos, sin = xp.cos(angle).astype(dY.dtype), xp.sin(angle).astype(dY.dtype)
+    y0, y1 = dY[..., 0::2], dY[..., 1::2]
+    dX = xp.empty_like(dY)
+    dX[..., 0::2] = y0 * cos + y1 * sin
+    dX[..., 1::2] = y1 * cos - y0 * sin
+    return dX
+
+
 def cross_entropy(logits, targets):
     """Rata-rata -log p(target) dalam nat, dan gradiennya terhadap ``logits``."""
     xp = _xp(logits)
@@ -258,6 +279,8 @@ class TinyGPT:
         Q = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wq"], c.n_head))
         K = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wk"], c.n_head))
         V = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wv"], c.n_head))
+        if c.positions == "rope":  # posisi masuk lewat putaran Q dan K saja
+            Q, K = reference._rope(Q, 0, 10000.0), reference._rope(K, 0, 10000.0)
         # O = softmax(mask(Q Kᵀ / √d_k)) V untuk setiap head sekaligus
         O = attention(Q, K, V, causal=True, scale=c.scale)
         # Head digabung kembali -> (B, T, H·d_k), dicampur W_O, ditambahkan ke x
@@ -275,7 +298,7 @@ class TinyGPT:
         p, c = self.params, self.config
         attention = attention or _reference_attention
         B, T = idx.shape
-        x = p["wte"][idx] + p["wpe"][:T]
+        x = p["wte"][idx] + p["wpe"][:T] if c.positions == "learned" else p["wte"][idx]
         cache = {"idx": idx, "layers": [], "maps": []}
         for n in range(c.n_layer):
             x, saved = self._block(x, n, attention)
@@ -369,6 +392,8 @@ class TinyGPT:
             g[f"l{n}.bo"] = dx.sum(axis=(0, 1))
             dO = xp.ascontiguousarray(_split_heads(dx @ p[f"l{n}.Wo"].T, c.n_head))
             dQ, dK, dV = backward(Q, K, V, dO, causal=True, scale=c.scale)
+            if c.positions == "rope":
+                dQ, dK = _unrope(dQ), _unrope(dK)
             hflat = h.reshape(-1, D)
             dh = 0
             for w, dW in zip("qkv", (dQ, dK, dV)):
@@ -378,8 +403,9 @@ class TinyGPT:
             dh1, g[f"l{n}.ln1.g"], g[f"l{n}.ln1.b"] = _layer_norm_backward(
                 dh, p[f"l{n}.ln1.g"], ln1)
             dx = dx + dh1
-        g["wpe"] = xp.zeros_like(p["wpe"])
-        g["wpe"][:T] = dx.sum(axis=0)
+        if c.positions == "learned":
+            g["wpe"] = xp.zeros_like(p["wpe"])
+            g["wpe"][:T] = dx.sum(axis=0)
         onehot = xp.zeros((B * T, c.vocab), dtype=dx.dtype)
         onehot[xp.arange(B * T), idx.reshape(-1)] = 1
         g["wte"] = onehot.T @ dx.reshape(-1, D)
@@ -394,11 +420,13 @@ class TinyGPT:
         mask kausal dilihat dari sisi inferensi.
         """
         p, c, xp = self.params, self.config, self.xp
-        x = p["wte"][token] + p["wpe"][pos]  # (D,)
+        x = p["wte"][token] + p["wpe"][pos] if c.positions == "learned" else p["wte"][token]
         x = x[None, None, :]  # (1, 1, D)
         for n in range(c.n_layer):
             h, _ = _layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
             q, k, v = (_split_heads(h @ p[f"l{n}.W{w}"], c.n_head) for w in "qkv")
+            if c.positions == "rope":
+                q, k = reference._rope(q, pos, 10000.0), reference._rope(k, pos, 10000.0)
             K_all = xp.concatenate([kv[n][0], k], axis=2) if kv[n] else k
             V_all = xp.concatenate([kv[n][1], v], axis=2) if kv[n] else v
             kv[n] = (K_all, V_all)
