@@ -14,6 +14,10 @@ the build then executes it itself and reports the same error.
 With several test workers, ``shared_run`` keeps each run as a JSON file in the
 session's shared folder: the worker that gets there first executes the
 chapter, the others read its result.
+
+nbclient and nbformat are imported inside the functions that use them:
+conftest.py imports this module in every session, also in one whose Python
+has no notebook packages (``pytest -m gpu`` on the GPU machine).
 """
 
 from __future__ import annotations
@@ -26,12 +30,13 @@ import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
-
-import nbclient
-import nbformat
+from typing import TYPE_CHECKING
 
 from exercise_answers import Answer, answers
 from sharing import locked
+
+if TYPE_CHECKING:
+    import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 CELL_TIMEOUT_S = 300
@@ -65,6 +70,9 @@ def read_like_the_build(path: Path) -> nbformat.NotebookNode:
 
 @functools.lru_cache(maxsize=None)
 def run_chapter(page: str) -> ChapterRun:
+    import nbclient
+    import nbformat
+
     path = ROOT / f"{page}.md"
     notebook = read_like_the_build(path)
     executed = copy.deepcopy(notebook)
@@ -89,6 +97,8 @@ def run_chapter(page: str) -> ChapterRun:
 
 def shared_run(page: str, store: Path) -> ChapterRun:
     """``run_chapter(page)``, executed once for all the session's workers."""
+    import nbformat
+
     store.mkdir(parents=True, exist_ok=True)
     saved = store / (page.replace("/", "__") + ".json")
     with locked(saved.with_suffix(".lock")):
