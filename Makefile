@@ -8,19 +8,23 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.terpasang
 DEV_STAMP := $(VENV)/.terpasang-dev
 BUILD_FLAGS := --warningiserror --nitpick --keep-going
+# Where _build/ goes (site, single page, PDF, execution cache). The tests run
+# `make book pdf zip` into a folder of their own with OUTPUT=...
+OUTPUT ?= .
+BUILD := $(OUTPUT)/_build
 
 .PHONY: book test check notebooks clean train pdf zip lab
 
 # The execution cache sees only a chapter's own cells: when the library or a
 # kernel changes, drop it so every chapter runs again against the new code.
 LIB_SOURCES := $(shell find src kernels -name '*.py' -o -name '*.cu' -o -name '*.h' 2>/dev/null)
-LIB_STAMP := _build/.pustaka-terakhir
+LIB_STAMP := $(BUILD)/.pustaka-terakhir
 
 book: $(STAMP) $(LIB_STAMP)
-	$(VENV)/bin/jupyter-book build . $(BUILD_FLAGS)
+	$(VENV)/bin/jupyter-book build . --path-output $(OUTPUT) $(BUILD_FLAGS)
 	@echo
 	@echo "Buku siap. Buka berkas ini di peramban:"
-	@echo "  $(CURDIR)/_build/html/index.html"
+	@echo "  $(abspath $(BUILD))/html/index.html"
 
 # Every test, one worker per core. --dist loadgroup with the order of
 # tests/scheduling.py: one worker builds the book while the others run the
@@ -36,13 +40,13 @@ check: $(DEV_STAMP)
 
 # The whole book as one PDF, printed by Chromium (needs requirements-dev.txt).
 pdf: $(DEV_STAMP) $(LIB_STAMP)
-	$(VENV)/bin/jupyter-book build . --builder singlehtml $(BUILD_FLAGS)
-	$(PY) scripts/make_pdf.py
+	$(VENV)/bin/jupyter-book build . --path-output $(OUTPUT) --builder singlehtml $(BUILD_FLAGS)
+	$(PY) scripts/make_pdf.py --build $(BUILD)
 
 # The built site as one zip, for reading offline: _build/html/unduh/.
 zip: $(STAMP)
-	@test -f _build/html/index.html || { echo "Bangun bukunya dulu: make book"; exit 1; }
-	$(PY) scripts/make_zip.py
+	@test -f $(BUILD)/html/index.html || { echo "Bangun bukunya dulu: make book"; exit 1; }
+	$(PY) scripts/make_zip.py --build $(BUILD)
 
 # The chapters live, with sliders, in JupyterLab on this computer.
 LAB_STAMP := $(VENV)/.terpasang-lab
@@ -67,11 +71,11 @@ notebooks: $(STAMP)
 	$(PY) scripts/sync_notebooks.py
 
 clean:
-	rm -rf _build _ext/atensi_book/locale/*/LC_MESSAGES/*.mo
+	rm -rf $(BUILD) _ext/atensi_book/locale/*/LC_MESSAGES/*.mo
 
 $(LIB_STAMP): $(LIB_SOURCES)
-	rm -rf _build/.jupyter_cache _build/.doctrees _build/jupyter_execute
-	mkdir -p _build && touch $@
+	rm -rf $(BUILD)/.jupyter_cache $(BUILD)/.doctrees $(BUILD)/jupyter_execute
+	mkdir -p $(BUILD) && touch $@
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

@@ -3,9 +3,10 @@
 The Makefile first builds the book as a single page (``_build/singlehtml``,
 with the same execution cache as ``make book``); this script serves that page
 on 127.0.0.1, opens it in the distribution's Chromium through Playwright,
-waits until every formula is typeset, and prints it to
-``_build/pdf/atensi.pdf`` (and a copy in ``_build/html/unduh/`` when the site
-is built, for the link in Pendahuluan). Nothing is fetched from the network.
+and prints it to ``_build/pdf/atensi.pdf`` (and a copy in
+``_build/html/unduh/`` when the site is built, for the link in Pendahuluan).
+``--build`` names another ``_build`` folder (``make pdf OUTPUT=...``).
+Nothing is fetched from the network.
 
 Print rules added here: code wraps instead of running off the page, the
 sidebars and buttons are hidden, the static explorers show their first frame.
@@ -22,9 +23,7 @@ import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SINGLE = ROOT / "_build" / "singlehtml"
-PDF = ROOT / "_build" / "pdf" / "atensi.pdf"
-SITE_COPY = ROOT / "_build" / "html" / "unduh" / "atensi.pdf"
+BUILD = ROOT / "_build"
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -71,13 +70,20 @@ def main(argv=None) -> int:
     import argparse
 
     parser = argparse.ArgumentParser(description="Cetak buku halaman tunggal menjadi PDF.")
-    parser.add_argument("--single", type=Path, default=SINGLE, help="folder build singlehtml")
-    parser.add_argument("--out", type=Path, default=PDF, help="berkas PDF yang ditulis")
+    parser.add_argument("--build", type=Path, default=BUILD,
+                        help="folder _build (bawaan: _build di akar repo)")
+    parser.add_argument("--single", type=Path, help="folder build singlehtml (bawaan: BUILD/singlehtml)")
+    parser.add_argument("--out", type=Path, help="berkas PDF yang ditulis (bawaan: BUILD/pdf/atensi.pdf, "
+                        "dan salinannya di BUILD/html/unduh/ bila situsnya sudah dibangun)")
     args = parser.parse_args(argv)
-    return make_pdf(args.single, args.out)
+    single = args.single or args.build / "singlehtml"
+    if args.out is not None:
+        return make_pdf(single, args.out)
+    return make_pdf(single, args.build / "pdf" / "atensi.pdf", site=args.build / "html")
 
 
-def make_pdf(single: Path, pdf: Path) -> int:
+def make_pdf(single: Path, pdf: Path, site: Path | None = None) -> int:
+    """Print ``single``/index.html to ``pdf``; copy it into ``site``/unduh/ when the site is built."""
     index = single / "index.html"
     if not index.is_file():
         return fail(f"{index} tidak ada. Jalankan lewat 'make pdf' (membangun halaman tunggal dulu).")
@@ -119,9 +125,9 @@ def make_pdf(single: Path, pdf: Path) -> int:
         tmp.unlink()
         return fail(f"PDF hanya {pages} halaman (harus ≥ {MIN_PAGES}); tidak disimpan.")
     tmp.replace(pdf)
-    if pdf == PDF and SITE_COPY.parent.parent.is_dir():
-        SITE_COPY.parent.mkdir(exist_ok=True)
-        shutil.copy2(pdf, SITE_COPY)
+    if site is not None and (site / "index.html").is_file():
+        (site / "unduh").mkdir(exist_ok=True)
+        shutil.copy2(pdf, site / "unduh" / pdf.name)
     size = f"{len(data) / 2**20:.1f}".replace(".", ",")  # Indonesian decimal comma
     print(f"PDF siap: {pdf} ({pages} halaman, {size} MiB)")
     return 0

@@ -10,6 +10,7 @@ One module per job:
     pages       clean, light pages: no thebe, deferred scripts, sized images, small icon fonts
     explorers   static explorers in every build; their frames as files
     site        the published site: address, social card, 404, sitemap, robots.txt, index.html
+    single_page the single page of `make pdf`: the site's writer for every custom node
 
 Every hook is connected below, in one place and in the order it must run.
 Once the pages are written, one pass (``finish``) reads every page once,
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import explorers, figures, formulas, guard, indonesian, pages, search, site
+from . import explorers, figures, formulas, guard, indonesian, pages, search, single_page, site
 
 
 def finish(app, exception):
@@ -83,6 +84,7 @@ def setup(app):
     # builder-inited
     app.connect("builder-inited", formulas.start)
     app.connect("builder-inited", search.load_roots)
+    app.connect("builder-inited", single_page.share_site_writers)  # every extension has registered its nodes
 
     # env-updated
     app.connect("env-updated", site.skip_404_without_toc)

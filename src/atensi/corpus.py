@@ -27,10 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import files
+from .shipped import results_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "chapters"
-SNAPSHOT = ROOT / "results" / "korpus.txt"
+SNAPSHOT = results_dir() / "korpus.txt"
 VAL_FRACTION = 0.1
 MIN_COUNT = 3  # characters seen fewer times than this are dropped from the snapshot
 HEADER = "### "

@@ -26,7 +26,6 @@ if "numpy" not in sys.modules:
     for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
 
-from pathlib import Path
 
 import numpy as np
 
@@ -36,11 +35,10 @@ from . import validation as _val
 from .arguments import Parser
 from .formatting import id_float, id_int
 from .model import Config, TinyGPT
-from .training_loop import cpu_load, dated_path
+from .training_loop import RESULTS, cpu_load, dated_path
 
-ROOT = Path(__file__).resolve().parents[2]
-WEIGHTS = ROOT / "results" / "model_kecil.npz"
-EXPERIMENT = ROOT / "results" / "eksperimen_skala.json"
+WEIGHTS = RESULTS / "model_kecil.npz"
+EXPERIMENT = RESULTS / "eksperimen_skala.json"
 
 MODEL = dict(T=64, d_model=64, n_head=4, n_layer=2, d_mlp=256, scale=True, seed=0)
 TRAINING = dict(steps=1000, batch=32, lr=4e-3, warmup=50, eval_every=100, clip=1.0, seed=0)

@@ -29,8 +29,9 @@ from . import files
 from . import validation as _val
 from .formatting import id_float
 from .model import Adam, TinyGPT
+from .shipped import results_dir
 
-RESULTS = Path(__file__).resolve().parents[2] / "results"
+RESULTS = results_dir()
 TIME_LIMIT = 120  # seconds, wall clock and CPU, for a full training run
 
 

@@ -56,6 +56,7 @@ from atensi.kernels import launch
 from atensi.arguments import Parser
 from atensi.bench import cpu_fast
 from atensi.formatting import id_bytes, id_float, id_sci
+from atensi.shipped import results_dir
 
 # ---------------------------------------------------------------------------
 # Methods and presets: what is measured, at which sizes
@@ -411,7 +412,7 @@ def _launch_floor():
 
 SCHEMA = 1
 # The committed GPU results file that the pipeline chapter renders.
-GPU_RESULTS = Path(__file__).resolve().parents[3] / "results" / "bench_gpu.json"
+GPU_RESULTS = results_dir() / "bench_gpu.json"
 
 
 def save_results(results, path):
