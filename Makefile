@@ -66,6 +66,7 @@ train: $(STAMP)
 	$(PY) -m atensi.train
 	$(PY) -m atensi.train --experiment skala
 	$(PY) -m atensi.train --task ingat && $(PY) -m atensi.train --experiment ingat
+	$(PY) -m atensi.train --task rujukan && $(PY) -m atensi.train --experiment rujukan
 
 notebooks: $(STAMP)
 	$(PY) scripts/sync_notebooks.py

@@ -4,6 +4,7 @@
     python -m atensi.train --quick             beberapa puluh langkah, tanpa menulis berkas
     python -m atensi.train --experiment skala  eksperimen √d_k -> results/eksperimen_skala.json
     python -m atensi.train --task ingat        model kata (atensi.recall_train)
+    python -m atensi.train --task rujukan      model rujukan *dia* (atensi.rujukan_train)
 
 Semuanya deterministik dari ``seed``: bobot awal dari ``Config.seed``, urutan
 batch dari ``seed`` pelatihan. Data dibaca dari salinan beku
@@ -30,7 +31,7 @@ if "numpy" not in sys.modules:
 import numpy as np
 
 from . import corpus as corpus_mod
-from . import files, recall_train, training_loop
+from . import files, recall_train, rujukan_train, training_loop
 from . import validation as _val
 from .arguments import Parser
 from .formatting import id_float, id_int
@@ -228,15 +229,17 @@ def main(argv=None) -> int:
     parser = Parser(
         prog="python -m atensi.train",
         description="Latih model kecil pada prosa buku ini (deterministik dari seed).",
-        usage_line="python -m atensi.train [--quick] [--task teks|ingat] "
-                   "[--experiment skala|ingat] [--steps N] [--out BERKAS]")
+        usage_line="python -m atensi.train [--quick] [--task teks|ingat|rujukan] "
+                   "[--experiment skala|ingat|rujukan] [--steps N] [--out BERKAS]")
     parser.add_argument("--quick", action="store_true",
                         help=f"hanya {QUICK['steps']} langkah; tidak menulis berkas kecuali --out")
-    parser.add_argument("--experiment", choices=["skala", "ingat"],
-                        help="skala: eksperimen √d_k model karakter; ingat: ablasi model kata")
-    parser.add_argument("--task", choices=["teks", "ingat"], default="teks",
+    parser.add_argument("--experiment", choices=["skala", "ingat", "rujukan"],
+                        help="skala: eksperimen √d_k model karakter; ingat: ablasi model kata; "
+                        "rujukan: seed lain, RoPE, tanpa posisi, atensi seragam")
+    parser.add_argument("--task", choices=["teks", "ingat", "rujukan"], default="teks",
                         help="teks: model karakter pada prosa buku (bawaan); ingat: model kata "
-                        "pada tugas associative recall -> results/model_ingat.npz")
+                        "pada tugas associative recall -> results/model_ingat.npz; rujukan: "
+                        "rujukan *dia* -> results/model_rujukan.npz")
     parser.add_argument("--out", help="berkas tujuan (bawaan: results/model_kecil.npz atau "
                         "results/eksperimen_skala.json untuk pelatihan penuh; berkas bertanggal "
                         "di results/ untuk --steps)")
@@ -254,7 +257,18 @@ def main(argv=None) -> int:
             parser.fail(str(err))
     full = not args.quick and args.steps is None
     try:
-        if args.experiment == "ingat":
+        if args.experiment == "rujukan":
+            out = args.out or (rujukan_train.EXPERIMENT if full
+                               else dated_path(rujukan_train.EXPERIMENT))
+            rujukan_train.run_rujukan_experiment(out=out, steps=args.steps)
+        elif args.task == "rujukan" and not args.experiment:
+            if args.out or args.quick:
+                rujukan_train.run_rujukan(quick=args.quick, out=args.out, steps=args.steps)
+            else:
+                rujukan_train.run_rujukan(out=rujukan_train.WEIGHTS if full
+                                          else dated_path(rujukan_train.WEIGHTS),
+                                          steps=args.steps)
+        elif args.experiment == "ingat":
             out = args.out or (recall_train.RECALL_EXPERIMENT if full
                                else dated_path(recall_train.RECALL_EXPERIMENT))
             recall_train.run_recall_experiment(out=out, steps=args.steps)
