@@ -2,8 +2,9 @@
 
     python scripts/gpu_headline_bench.py OUT.json [--T 1024 4096]
 
-Baris: fused v1, fused v2 (tanpa split dan dengan split), rantai v2 (empat
-kernel), cuBLAS + softmax CuPy, dan torch SDPA dengan masukan float32. Baris
+Baris: fused v1, fused v2 (tanpa split dan dengan split), fused v3 di tensor
+core (TF32 dan 3xTF32), rantai v2 (empat kernel), cuBLAS + softmax CuPy, dan
+torch SDPA dengan masukan float32. Baris
 torch diberi label apa adanya: GEMM-nya berjalan di tensor core dengan
 pembagian 3xTF32 (akurat seperti FP32), bukan FP32 CUDA-core, jadi bukan
 pembanding yang setara untuk kernel CUDA-core buku ini.
@@ -12,13 +13,14 @@ Setiap baris: waktu median (event CUDA, setelah pemanasan), TFLOP/s dari
 FLOP berguna 4·B·H·T²·d_k / 2 (kausal), dan bagian dari puncak FP32 perangkat
 (2 × jalur FP32 per SM × jumlah SM × clock, dibaca saat berjalan), serta
 selisih terbesar terhadap fused v1. Gagal satu baris tidak menghentikan yang lain.
+Berkas JSON ditulis ulang setelah setiap baris, jadi lari yang dihentikan di
+tengah tetap menyimpan baris yang sudah diukur.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 
@@ -59,6 +61,10 @@ def _variants(Q, K, V, cp):
                                               backend="cupy"),
         "fused v2 split 4": lambda: kernels.attention(Q, K, V, impl="fused-v2", splits=4,
                                                       backend="cupy"),
+        "fused v3 TF32 (tensor core)": lambda: kernels.attention(
+            Q, K, V, impl="fused-v3", precision="tf32", splits=1, backend="cupy"),
+        "fused v3 3xTF32 (tensor core)": lambda: kernels.attention(
+            Q, K, V, impl="fused-v3", precision="3xtf32", splits=1, backend="cupy"),
         "rantai v2": lambda: kernels.attention(Q, K, V, impl="chain-v2", backend="cupy"),
         "cuBLAS + softmax CuPy": lambda: _cublas_softmax(Q, K, V, cp),
     }
@@ -106,13 +112,17 @@ def run(out_path: str, Ts=(1024, 4096)) -> dict:
             except Exception as err:  # one failing row must not stop the others
                 row["error"] = f"{type(err).__name__}: {err}"[:300]
             result["rows"].append(row)
+            _write(result, out_path)
             print(json.dumps(row, ensure_ascii=False), flush=True)
             cp.get_default_memory_pool().free_all_blocks()
-    tmp = f"{out_path}.tmp"
-    with open(tmp, "w") as f:
-        json.dump(result, f, indent=1, ensure_ascii=False)
-    os.replace(tmp, out_path)
     return result
+
+
+def _write(result: dict, out_path: str) -> None:
+    """The rows so far, replacing the file whole (a reader never sees half of it)."""
+    from atensi.files import write_text
+
+    write_text(out_path, json.dumps(result, indent=1, ensure_ascii=False))
 
 
 def main(argv=None) -> int:
