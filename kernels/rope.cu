@@ -22,14 +22,14 @@
 //          sendiri.
 //
 // Versi dalam berkas ini (Versions):
-//   rope_v1   satu-satunya: sudut dihitung di tempat dalam float32, seperti
-//             tabel cos/sin float32 implementasi umum. Sudut diukur dalam
-//             putaran dan putaran utuhnya dibuang (rintf), jadi __sinf/__cosf
-//             yang cepat hanya melihat [-pi, pi], tempat galatnya ~4e-7; sinf
-//             biasa akan memakai jalur lambat dengan memori lokal untuk sudut
-//             besar. Galat sudut kira-kira p * 6e-8 radian (pembulatan
-//             p * w_m): kecil untuk ribuan posisi. Posisi di atas 2^24 ditolak
-//             sebelum peluncuran (float32 tidak bisa membedakan p dan p + 1).
+//   rope_v1   satu-satunya: sudut dihitung di tempat dalam double (float32
+//             akan meleset p * 6e-8 radian: hampir 1 radian di p = 2^23).
+//             Sudut diukur dalam putaran dan putaran utuhnya dibuang (rint),
+//             jadi __sinf/__cosf yang cepat hanya melihat [-pi, pi], tempat
+//             galatnya ~4e-7; sinf biasa akan memakai jalur lambat dengan
+//             memori lokal untuk sudut besar. Hasilnya sama dengan
+//             reference.rope sampai ~1e-6 * |x| di posisi mana pun. Posisi di
+//             atas 2^24 ditolak sebelum peluncuran.
 //
 // Kompilasi (NVRTC, kompilator yang dipakai CuPy; atensi.kernels.compile_report
 // menjalankan persis ini):
@@ -48,11 +48,14 @@ extern "C" __global__ void rope_v1(const float* X, float* out, int rows, int T,
         int row = (int)(n / pairs);                   // baris (h, t) datar
         int m = (int)(n % pairs);                     // pasangan ke-m
         int p = offset + row % T;                     // posisi token ini
-        // Frekuensi dalam putaran per posisi: w_m / (2 pi).
-        float turns_per_pos = powf(base, -(float)(2 * m) / (float)d_k) * 0.15915494f;
-        float turns = (float)p * turns_per_pos;      // sudut, dalam putaran
-        turns -= rintf(turns);                        // putaran utuh tak mengubah apa pun
-        float theta = 6.28318531f * turns;            // sudut dalam [-pi, pi]
+        // Frekuensi dalam putaran per posisi, w_m / (2 pi), dan sudutnya dalam
+        // double: p * w_m mencapai 2^24 radian, dan float32 di sana hanya
+        // menyimpan sudut sampai ~1 radian.
+        double turns_per_pos = pow((double)base, -(double)(2 * m) / (double)d_k)
+                               * 0.15915494309189535;
+        double turns = (double)p * turns_per_pos;     // sudut, dalam putaran
+        turns -= rint(turns);                         // putaran utuh tak mengubah apa pun
+        float theta = 6.28318531f * (float)turns;     // sudut dalam [-pi, pi]
         float c = __cosf(theta), s = __sinf(theta);   // cepat dan teliti di [-pi, pi]
         size_t at = (size_t)row * d_k + 2 * m;
         float x0 = X[at], x1 = X[at + 1];

@@ -323,6 +323,24 @@ def test_kernel_backward_validation(change, error, fragment, monkeypatch):
     assert launches == []  # nothing was launched
 
 
+@pytest.mark.parametrize("shift", [-60.0, -3e38, np.nan], ids=["small", "huge", "one-row"])
+def test_kernel_backward_refuses_an_lse_of_other_scores(shift):
+    """exp(S − lse) with an lse too small: weights of 1e26 (or inf, NaN); the reference
+    refuses the same lse, and so must the kernel, with the same message."""
+    Q, K, V, dO = _good()
+    _, lse = reference.attention_blocked(Q, K, V, return_lse=True)
+    bad = (lse + np.float32(shift)).astype(np.float32)
+    if np.isnan(shift):  # one row far off: inf in that row only
+        bad = np.where(np.arange(bad.shape[-1]) == 0, np.float32(-3e38), lse).astype(np.float32)
+    pattern = r"'lse' tidak cocok dengan Q dan K.*exp\(S − lse\)"
+    with pytest.raises(ValueError, match=pattern):
+        reference.attention_backward_blocked(Q, K, V, dO, lse=bad)
+    with pytest.raises(ValueError, match=pattern):
+        kernels.attention_backward(Q, K, V, dO, lse=bad, backend=BACKEND)
+    grads = kernels.attention_backward(Q, K, V, dO, lse=lse.astype(np.float32), backend=BACKEND)
+    assert all(np.isfinite(g).all() for g in grads)
+
+
 # --- NVRTC ---------------------------------------------------------------------------
 
 

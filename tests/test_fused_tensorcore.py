@@ -225,6 +225,34 @@ def test_bad_input_is_refused_like_the_other_kernels(no_launch, mutate, error, p
         v3(mutate(Q), K, V, "tf32")
 
 
+@pytest.mark.parametrize("splits", [None, 2])
+@pytest.mark.parametrize("precision", PRECISIONS)
+def test_values_that_tf32_rounds_to_inf_are_refused(no_launch, precision, splits):
+    """Within 2^-11 of FLT_MAX, TF32 rounding gives inf: NaN (or zeros with splits)."""
+    top = np.finfo(np.float32).max
+    Q, K, V = kc.qkv((), 16, 16, "tensorcore-top")
+    Q[:] = 0.0
+    Q[:, 0] = 0.125
+    K[:, 0] = top
+    with pytest.raises(ValueError, match=r"'K' berisi nilai sebesar.*TF32.*inf.*K / 2"):
+        kernels.attention(Q, K, V, impl="fused-v3", precision=precision, splits=splits,
+                          backend="cpu")
+    Q[:, 0] = top / 1.4426950408889634
+    K[:] = 1e-30
+    with pytest.raises(ValueError, match=r"'Q' berisi nilai sebesar.*log₂e.*TF32"):
+        kernels.attention(Q, K, V, impl="fused-v3", precision=precision, backend="cpu")
+
+
+def test_largest_values_below_the_tf32_limit_still_work():
+    Q, K, V = kc.qkv((), 16, 16, "tensorcore-below-top")
+    Q[:] = 0.0
+    Q[:, 0] = 0.125
+    K[:, 0] = np.float32(np.finfo(np.float32).max / 2)
+    O = v3(Q, K, V, "3xtf32")
+    want = reference.attention(Q.astype(np.float64), K.astype(np.float64), V.astype(np.float64))
+    np.testing.assert_allclose(O, want, atol=1e-5)
+
+
 # --- Split-K: v2's partials and combine kernel -------------------------------------------
 
 SPLIT_CASES = [((), 1, 64, 2), ((2,), 65, 3, 2), ((), 100, 64, 3), ((), 33, 32, 5), ((3,), 129, 128, 4)]

@@ -15,13 +15,13 @@ import _kernel_cases as kc
 from atensi import kernels, loops, reference
 
 BACKEND = "cpu"
-# The kernel rounds p · ω to float32: the angle's error grows with the position
-# p (about p · 6e-8 radian), on top of float32 rounding of the rotation itself.
+# The kernel computes the angle p · ω in double, so its error does not grow with
+# the position: what is left is float32 cos/sin and the rotation itself.
 KERNEL_TOL = 2e-6
 
 
 def kernel_tolerance(last_position: int) -> float:
-    return KERNEL_TOL + 1e-7 * last_position
+    return KERNEL_TOL
 
 
 def rotation_by_matrices(X, offset=0, base=10000.0):
@@ -165,6 +165,27 @@ def test_kernel_matches_float64_on_ragged_shapes(case):
 @pytest.mark.parametrize("offset", [1, 513, 100_000])
 def test_kernel_with_offset(offset):
     _check_kernel((3, 17, 64), offset, BACKEND)
+
+
+@pytest.mark.parametrize("offset", [2**16, 2**23, 2**24 - 9])
+def test_kernel_matches_float64_at_the_largest_positions(offset):
+    """Positions up to 2^24 are accepted; there a float32 angle would be off by a radian."""
+    _check_kernel((2, 9, 64), offset, BACKEND)
+
+
+def test_values_whose_rotation_overflows_are_refused(monkeypatch):
+    X = np.full((2, 4), np.finfo(np.float32).max / 1.5, np.float32)
+    monkeypatch.setattr(kernels.loading, "get_function", lambda *a, **k: pytest.fail("launched"))
+    for rope in (reference.rope, lambda X: kernels.rope(X, backend=BACKEND)):
+        with pytest.raises(ValueError, match=r"'X' berisi nilai sebesar.*√2.*Perkecil X"):
+            rope(X)
+    with pytest.raises(ValueError, match=r"'X' berisi nilai sebesar.*float16"):
+        reference.rope(np.full((2, 4), 40000.0, np.float16))
+    # Half the limit still rotates to finite numbers.
+    X = np.full((2, 4), np.finfo(np.float32).max / 2, np.float32)
+    monkeypatch.undo()
+    assert np.isfinite(kernels.rope(X, offset=3, backend=BACKEND)).all()
+    assert np.isfinite(reference.rope(X, offset=3)).all()
 
 
 def test_kernel_loops_over_rows_past_the_grid(monkeypatch):

@@ -319,13 +319,10 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
                 xp.copyto(S, dtype.type(-np.inf), where=future)
             S -= lse[..., q0:q1, None]
             A = xp.exp(S, out=S)  # masked: exp(-inf) = 0
-            if given_lse and A.size and float(A.max()) > 1.0 + 1e-3:
-                raise ValueError(
-                    f"Argumen 'lse' tidak cocok dengan Q dan K: bobot yang dihitung ulang "
-                    f"exp(S − lse) mencapai {float(A.max()):.3g} (seharusnya paling besar 1) "
-                    f"di baris {q0}..{q1 - 1}, kolom {k0}..{k1 - 1}. Berikan lse dari "
-                    "attention_blocked(Q, K, V, ..., return_lse=True) dengan causal dan scale "
-                    "yang sama, atau lse=None agar dihitung di sini.")
+            if given_lse and A.size:
+                _val.check_recomputed_weights(
+                    float(A.max()), f" di baris {q0}..{q1 - 1}, kolom {k0}..{k1 - 1}",
+                    "lse=None agar dihitung di sini")
             dV_blk += xp.matmul(xp.swapaxes(A, -1, -2), dO_blk)
             # Dalam dtype (minimal float32): dO Vᵀ float16 meluap di sekitar 100.
             dS = xp.matmul(dO_blk.astype(dtype, copy=False),
@@ -426,6 +423,7 @@ def rope(X, *, offset=0, base=10000.0):
     offset = _val.check_positions(offset, T)
     base = _val.check_number(base, "base", low=1.0, low_open=True)
     _val.check_finite(X, "X")
+    _val.check_rotation_overflow(X)
     return _rope(X, offset, base)
 
 

@@ -271,9 +271,12 @@ def _max_row_norm(x) -> float:
 
 
 LOG2E = 1.4426950408889634  # fused v2 multiplies Q by scale * log2(e)
+# The smallest float32 that cvt.rna.tf32.f32 (10 mantissa bits, ties away from
+# zero) rounds to inf: everything from here to FLT_MAX becomes inf on a tensor core.
+TF32_OVERFLOW = (2.0 - 2.0**-11) * 2.0**127
 
 
-def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
+def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K"), *, tf32=False) -> None:
     """Refuse Q, K whose dot products could overflow ``dtype`` (they give inf, then NaN).
 
     By Cauchy–Schwarz every partial sum of ``q · k`` is at most ‖q‖·‖k‖, so
@@ -281,6 +284,10 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
     overflows. A first, cheaper bound uses the largest entries. Fused v2
     multiplies Q by scale · log₂e (at most log₂e) before the dot products, so
     that factor is counted: in the bound, and for the entries of Q themselves.
+
+    ``tf32``: the operands are also rounded to TF32 (fused v3), and every
+    entry within 2⁻¹¹ of FLT_MAX rounds up to inf: K, and Q · log₂e, must stay
+    below :data:`TF32_OVERFLOW`.
     """
     top = float(np.finfo(dtype).max)
     limit = top / 2 / LOG2E
@@ -292,7 +299,43 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K")) -> None:
             f"menjadi inf, lalu NaN. Perkecil {names[0]}, misalnya {names[0]} / 1e3, atau normalisasi "
             "barisnya lebih dulu."
         )
+    if tf32:
+        for name, biggest in ((names[0], biggest_q * LOG2E), (names[1], _max_abs(K))):
+            if biggest >= TF32_OVERFLOW:
+                raise ValueError(
+                    f"Argumen '{name}' berisi nilai sebesar {id_sci(biggest)}"
+                    + (" (sesudah dikali log₂e ≈ 1,44)" if name == names[0] else "")
+                    + f": dibulatkan ke TF32 (tensor core, impl='fused-v3') nilai itu menjadi inf, "
+                    f"karena di atas {id_sci(TF32_OVERFLOW)} TF32 membulatkan ke atas batas float32. "
+                    f"Perkecil {name}, misalnya {name} / 2 (kalikan argumen yang lain dengan 2 agar "
+                    "skornya tetap), atau pakai impl='fused-v2'."
+                )
     _check_row_products(Q, K, dtype, limit, names, "skor", biggest_q)
+
+
+def check_rotation_overflow(X, name: str = "X", dtype=None) -> None:
+    """RoPE: x0 cos θ − x1 sin θ reaches √2 · max|x|; refuse X whose rotation overflows."""
+    top = float(np.finfo(dtype or X.dtype).max)
+    biggest = _max_abs(X)
+    if biggest > top / 2:
+        raise ValueError(
+            f"Argumen '{name}' berisi nilai sebesar {id_sci(biggest)}: diputar (RoPE), "
+            f"x0 cos θ − x1 sin θ bisa mencapai √2 kali nilai itu, melampaui batas "
+            f"{np.dtype(dtype or X.dtype).name} ({id_sci(top)}), dan menjadi inf. Perkecil "
+            f"{name}, misalnya {name} / 1e3, atau normalisasi barisnya lebih dulu."
+        )
+
+
+def check_recomputed_weights(largest: float, where: str, hint: str) -> None:
+    """Weights recomputed from a caller's ``lse`` as exp(S − lse): at most 1 when
+    ``lse`` belongs to these S (NaN or inf when it does not at all)."""
+    if not largest <= 1.0 + 1e-3:  # also NaN
+        raise ValueError(
+            f"Argumen 'lse' tidak cocok dengan Q dan K: bobot yang dihitung ulang "
+            f"exp(S − lse) mencapai {largest:.3g} (seharusnya paling besar 1){where}. "
+            f"Berikan lse dari attention_blocked(Q, K, V, ..., return_lse=True) dengan "
+            f"causal dan scale yang sama, atau {hint}."
+        )
 
 
 def check_gradient_overflow(dO, V, dtype=np.float32) -> None:
@@ -505,10 +548,11 @@ def check_v(V, K, Q=None) -> None:
 _NO_V = object()
 
 
-def check_qkv(Q, K, V=_NO_V, *, max_d_k=None, kernel="attention"):
+def check_qkv(Q, K, V=_NO_V, *, max_d_k=None, kernel="attention", tf32=False):
     """Kernels: Q, K (and V) together; returns (H, T, d_k), H = product of leading axes.
 
     ``V=None`` is checked (and refused) like any other V; leave V out for scores.
+    ``tf32``: the kernel rounds Q and K to TF32 (:func:`check_score_overflow`).
     """
     if V is _NO_V:
         V = None
@@ -527,7 +571,7 @@ def check_qkv(Q, K, V=_NO_V, *, max_d_k=None, kernel="attention"):
     check_int32(H * T, "Jumlah baris H·T")
     for name, x in names.items():
         check_finite(x, name)
-    check_score_overflow(Q, K)
+    check_score_overflow(Q, K, tf32=tf32)
     return H, T, d_k
 
 
@@ -719,8 +763,11 @@ def _duration(seconds: float) -> str:
     return f"{id_float(seconds / 3600, 1)} jam"
 
 
-def check_cpu_work(work: float, what: str, backend: str) -> None:
-    """The CPU emulation runs ~10⁸ chain operations per second: refuse hours of work."""
+def check_cpu_work(work: float, what: str, backend: str, *, first: str = "") -> None:
+    """The CPU emulation runs ~10⁸ chain operations per second: refuse hours of work.
+
+    ``first``: the remedy to name before the usual ones (the argument that made
+    the work large, e.g. ``splits``)."""
     if backend != "cpu":
         return
     budget = cpu_budget()
@@ -729,7 +776,7 @@ def check_cpu_work(work: float, what: str, backend: str) -> None:
         raise ValueError(
             f"{what} terlalu besar untuk emulasi CPU: sekitar {id_sci(work)} operasi, "
             f"kira-kira {_duration(seconds)} di sini, "
-            f"batasnya {id_sci(budget)} (beberapa menit di laptop). Jalankan di GPU "
+            f"batasnya {id_sci(budget)} (beberapa menit di laptop). {first}Jalankan di GPU "
             f"(backend='cupy'), atau kecilkan T atau jumlah head, atau hitung dengan NumPy "
             "lewat atensi.reference (atensi utuh tanpa matriks (T, T): "
             "reference.attention_blocked); batasnya bisa diubah dengan "
@@ -1064,8 +1111,8 @@ def check_model_params(params, expected: dict) -> dict:
 # Positions (RoPE, sinusoidal encodings)
 # ---------------------------------------------------------------------------
 
-# Positions are turned into float32 angles in the kernel: every integer up to
-# 2^24 is exact in float32, beyond that two positions would share one angle.
+# Positions up to 2^24: the kernel computes the angle in double (exact for
+# these), but positions also reach readers as float32, where 2^24 + 1 is not.
 MAX_POSITION = 2**24
 
 

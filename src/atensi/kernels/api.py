@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from atensi import validation as _v
+from atensi.formatting import id_int
 from atensi.kernels import arrays, launch, registry
 from atensi.kernels.launch import (
     FUSED,
@@ -229,7 +230,11 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
 
     ``precision`` (``"fused-v3"``): ``"tf32"``: setiap operan dibulatkan ke TF32
     (galat sekitar 1e-3); ``"3xtf32"`` (bawaan, ``None``): operan dipecah
-    hi + lo, tiga MMA, ketelitian setara float32.
+    hi + lo, tiga MMA, ketelitian setara float32 untuk nilai normal. Tensor
+    core membuang bilangan subnormal (|x| < 1,2e-38) menjadi 0, jadi di bawah
+    sekitar 1e-38 "setara float32" tidak berlaku: operan sekecil itu (dan
+    bagian lo di bawah batas itu) dihitung sebagai nol. Nilai K (dan Q · log₂e)
+    dalam 2⁻¹¹ dari batas float32 ditolak, karena pembulatan TF32 menjadikannya inf.
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
@@ -241,7 +246,8 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     if fused:
         version = FUSED[impl]
         H, T, d_k = _v.check_qkv(Q, K, V, max_d_k=launch.fused_max_d_k(version),
-                                 kernel=launch.fused_family(version, precision))
+                                 kernel=launch.fused_family(version, precision),
+                                 tf32=version == "v3")
     else:
         H, T, d_k = _v.check_qkv(Q, K, V)
     if splits is not None and splits > 1:
@@ -254,7 +260,13 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
         blocks = H * launch.ceil_div(T, registry.variant("attention_fused_v2", d_k).rows) * ranges
         work = _v.pair_work(H, T, d_k, products=1 if causal else 2,
                             path=f"fused_{version}", blocks=blocks)
-        _v.check_cpu_work(work, f"attention(..., impl={impl!r})", backend)
+        pairs = _v.pair_work(H, T, d_k, products=1 if causal else 2, path=f"fused_{version}")
+        many = splits is not None and work > 2 * pairs  # most of the work is the split blocks
+        _v.check_cpu_work(
+            work, f"attention(..., impl={impl!r}" + (f", splits={splits})" if many else ")"),
+            backend, first=(f"Kecilkan 'splits' (setiap rentang key adalah satu block yang ikut "
+                            f"diemulasi: {id_int(blocks)} block), misalnya splits=None. "
+                            if many else ""))
         Qd, Kd, Vd = (arrays.to_backend(x, backend) for x in (Q, K, V))
         # The online softmax sums up to T rows p·v before dividing by ℓ: a V near
         # float32's limit is scaled down by a power of two (exact), then back.
@@ -283,8 +295,12 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
     """RoPE untuk Q atau K ``(..., T, d_k)`` dengan kernel ``rope_v1``; array baru.
 
     Baris p diputar sesuai posisi ``offset + p``, pasangan demi pasangan, seperti
-    :func:`atensi.reference.rope`. ``d_k`` harus genap; ``X`` float32,
-    C-contiguous, tanpa NaN/inf; semuanya diperiksa sebelum peluncuran.
+    :func:`atensi.reference.rope`: sudutnya dihitung dalam double, jadi hasilnya
+    sama dengan ``reference.rope`` dalam float64 sampai sekitar 1e-6 · max|X|
+    (pembulatan float32 cos/sin dan rotasinya) di setiap posisi yang diterima
+    (``offset + T`` sampai 2²⁴). ``d_k`` harus genap; ``X`` float32,
+    C-contiguous, tanpa NaN/inf, dan |X| paling besar setengah batas float32
+    (rotasinya bisa mencapai √2 · |x|); semuanya diperiksa sebelum peluncuran.
     """
     backend = resolve_backend(backend)
     _v.check_array(X, "X")
@@ -304,6 +320,7 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
                           "Kecilkan T atau jumlah head.", _v.kind(X))
     _v.check_cpu_work(float(X.size), "rope", backend)
     _v.check_finite(X, "X")
+    _v.check_rotation_overflow(X)
     Xd = arrays.to_backend(X, backend)
     Od = arrays.empty(X.shape, backend)
     launch.launch_rope(Xd, Od, rows, T, d_k, offset=offset, base=base, backend=backend)

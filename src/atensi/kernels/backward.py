@@ -101,6 +101,10 @@ def _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, *, causal, scale, backend)
         launch.launch_softmax(Sd, Ad, rows, T, version="v2", backend=backend)
     else:
         _launch_per_row(FROM_LSE, (Sd, lsed, Ad, np.int32(rows), np.int32(T)), rows, T, backend)
+        # A caller's lse that does not belong to these scores gives weights above 1
+        # (gradients off by any factor) or NaN: refuse before they are used.
+        _v.check_recomputed_weights(float(Ad.max()), "",
+                                    "lse=None agar bobotnya dihitung lewat softmax")
     _launch_rows(DV, (Ad, dOd, dVd, np.int32(H), np.int32(T), np.int32(d_v)), H, T, d_v,
                  backend)
     pair = registry.get(DA).block  # threadIdx.x -> j, threadIdx.y -> i
