@@ -1,13 +1,17 @@
 """CI plumbing: `.ci/run` installs what is missing (after `apt-get update`), then
 runs `make test` (or the make targets it is given); under CI=true a missing
-browser fails instead of skipping."""
+browser fails instead of skipping. The Pages job's step list is run for real:
+`make book`, `make pdf`, `make zip`, in its order, into a folder of its own."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import zipfile
 
 import pytest
+import yaml
 
 import conftest
 from conftest import ROOT
@@ -101,3 +105,40 @@ def test_readme_commands_are_the_make_targets_ci_runs():
         assert "--dist loadfile" in check
         dev = (ROOT / "requirements-dev.txt").read_text(encoding="utf-8")
         assert "pytest-xdist==" in dev
+
+
+WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+PDF_PAGES_PER_CHAPTER = 12  # 409 pages for 17 pages of the book; far fewer means pages went missing
+
+
+def pages_job_commands() -> list[str]:
+    """The shell steps of the publish job, in its order."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    return [step["run"] for step in workflow["jobs"]["publish"]["steps"] if "run" in step]
+
+
+@pytest.mark.book
+@pytest.mark.slow
+def test_pages_job_builds_the_site_then_the_pdf_then_the_zip(book_build, tmp_path):
+    commands = pages_job_commands()
+    assert commands == ["bash .ci/run book pdf zip"]
+    # A folder of its own, holding only the session's execution cache (made by
+    # this library, hence the stamp), so no chapter runs a second time.
+    build = tmp_path / "_build"
+    shutil.copytree(book_build.output_root / "_build" / ".jupyter_cache", build / ".jupyter_cache")
+    (build / ".pustaka-terakhir").touch()
+    env = dict(os.environ, CI="true", OUTPUT=str(tmp_path))
+    for command in commands:
+        proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=1800)
+        assert proc.returncode == 0, f"{command}:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    html = build / "html"
+    assert (html / "index.html").is_file()
+    pdf = (build / "pdf" / "atensi.pdf").read_bytes()
+    pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+    assert pages >= PDF_PAGES_PER_CHAPTER * len(conftest.toc_pages()), pages
+    assert (html / "unduh" / "atensi.pdf").read_bytes() == pdf  # the copy the site links to
+    names = zipfile.ZipFile(html / "unduh" / "atensi-luring.zip").namelist()
+    assert "atensi/index.html" in names
+    assert all(f"atensi/{page}.html" in names for page in conftest.toc_pages())
+    assert not any(name.startswith("atensi/unduh/") for name in names)
