@@ -28,9 +28,10 @@ book: $(STAMP) $(LIB_STAMP)
 
 # Every test, one worker per core. --dist loadgroup with the order of
 # tests/scheduling.py: one worker builds the book while the others run the
-# tests that do not need it.
+# tests that do not need it. At the end: the 15 slowest tests, and the CPU
+# time of each test file against its budget (tests/budgets.py).
 test: $(DEV_STAMP)
-	$(VENV)/bin/pytest -n auto --dist loadgroup
+	$(VENV)/bin/pytest -n auto --dist loadgroup --durations=15
 
 # The contributor's fast loop: the unit tier only (tests marked slow, book,
 # browser or gpu are left to make test), one worker per core. --dist loadfile

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from budgets import SHARED_CHAPTERS, shared_work
 from exercise_answers import Answer, answers
 from sharing import locked
 
@@ -107,7 +108,8 @@ def shared_run(page: str, store: Path) -> ChapterRun:
             path = ROOT / f"{page}.md"
             return ChapterRun(page, read_like_the_build(path), nbformat.from_dict(record["executed"]),
                               answers(path), record["seconds"], record["error"])
-        run = run_chapter(page)
+        with shared_work(SHARED_CHAPTERS):
+            run = run_chapter(page)
         partial = saved.with_suffix(".tmp")
         partial.write_text(json.dumps({"executed": run.executed, "seconds": run.seconds, "error": run.error}),
                            encoding="utf-8")

@@ -33,6 +33,15 @@ import pytest
 import yaml
 
 import scheduling
+from budgets import (  # noqa: F401 (pytest finds the hooks by name here)
+    SHARED_BUILD,
+    pytest_runtest_logreport,
+    pytest_runtest_makereport,
+    pytest_runtest_setup,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+    shared_work,
+)
 from chapter_runs import cache_for_the_build, shared_run
 from sharing import locked, shared_folder
 
@@ -137,7 +146,8 @@ def book_build(tmp_path_factory, chapter_run) -> BookBuild:
         cache_dir.parent.mkdir(parents=True, exist_ok=True)
         for page in toc_pages():
             cache_for_the_build(chapter_run(page), cache_dir)
-        build = build_book(output_root)
+        with shared_work(SHARED_BUILD):
+            build = build_book(output_root)
         partial = record.with_suffix(".tmp")
         partial.write_text(json.dumps({
             "returncode": build.returncode, "output": build.output, "seconds": build.seconds,

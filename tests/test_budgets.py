@@ -1,0 +1,46 @@
+"""The per-file CPU budget of the test suite: what it counts and what it names."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import budgets
+
+BURN = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end:\n    pass\n"
+
+
+def test_a_live_child_and_a_reaped_child_are_both_counted():
+    start = budgets.process_tree_cpu()
+    child = subprocess.Popen(
+        [sys.executable, "-c", BURN + "print('selesai', flush=True)\ntime.sleep(30)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "selesai"  # burnt 0,3 s, now asleep
+        live = budgets._live_descendants_cpu(budgets.os.getpid())
+        assert live >= 0.25, live
+    finally:
+        child.kill()
+        child.wait()
+    subprocess.run([sys.executable, "-c", BURN], check=True)
+    assert budgets.process_tree_cpu() - start >= 0.5
+
+
+def test_shared_work_is_counted_under_its_own_line():
+    budgets._shared.clear()
+    with budgets.shared_work("buku dibangun"):
+        subprocess.run([sys.executable, "-c", BURN], check=True)
+        with budgets.shared_work("bab dijalankan"):  # inside: already counted once
+            pass
+    assert budgets._shared["buku dibangun"] >= 0.25
+    assert "bab dijalankan" not in budgets._shared
+    budgets._shared.clear()
+
+
+def test_over_budget_warns_and_over_twice_fails(monkeypatch):
+    monkeypatch.setattr(budgets, "BUDGETS", {"tests/a.py": 10.0, "tests/b.py": 10.0, "tests/c.py": 10.0})
+    warned, failed = budgets.over_budget({"tests/a.py": 9.0, "tests/b.py": 15.0, "tests/c.py": 25.0})
+    assert warned == ["tests/c.py", "tests/b.py"]
+    assert failed == ["tests/c.py"]
+    unlisted = {"tests/baru.py": budgets.FAIL_FACTOR * budgets.DEFAULT_BUDGET + 1}
+    assert budgets.over_budget(unlisted) == (["tests/baru.py"], ["tests/baru.py"])
