@@ -408,3 +408,17 @@ def test_a_refusal_says_how_long_and_what_to_do(no_launch, monkeypatch):
     message = str(info.value)
     assert re.search(r"kira-kira [\d,]+ (detik|menit|jam) di sini", message), message
     assert "backend='cupy'" in message and "attention_blocked" in message
+
+
+
+@pytest.mark.parametrize("impl", ["fused-v2", "fused-v3"])
+def test_a_refusal_caused_by_splits_names_splits(no_launch, impl, monkeypatch):
+    """At T = 64 the pairs are cheap; 65535 split blocks per head are what costs."""
+    Q = np.ones((2, 64, 16), np.float32)
+    with pytest.raises(ValueError, match=r"splits=65535\) terlalu besar.*Kecilkan 'splits'"):
+        kernels.attention(Q, Q, Q, impl=impl, splits=65535, backend="cpu")
+    # Work from the heads themselves is not blamed on splits.
+    monkeypatch.setenv("ATENSI_CPU_BUDGET", "1e5")
+    with pytest.raises(ValueError) as info:
+        kernels.attention(Q, Q, Q, impl=impl, splits=1, backend="cpu")
+    assert "splits" not in str(info.value)

@@ -261,7 +261,7 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
         work = _v.pair_work(H, T, d_k, products=1 if causal else 2,
                             path=f"fused_{version}", blocks=blocks)
         pairs = _v.pair_work(H, T, d_k, products=1 if causal else 2, path=f"fused_{version}")
-        many = splits is not None and work > 2 * pairs  # most of the work is the split blocks
+        many = (splits or 1) > 1 and work > 2 * pairs  # most of the work is the split blocks
         _v.check_cpu_work(
             work, f"attention(..., impl={impl!r}" + (f", splits={splits})" if many else ")"),
             backend, first=(f"Kecilkan 'splits' (setiap rentang key adalah satu block yang ikut "
