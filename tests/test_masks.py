@@ -88,7 +88,12 @@ def test_combine_is_logical_and_with_broadcasting():
     (lambda: masks.apply(np.zeros((3, 3)), masks.causal(4)), r"Bentuk 'S' \(3, 3\) dan mask \(4, 4\)"),
     (lambda: masks.apply(np.zeros((4, 4), dtype=int), masks.causal(4)), r"Argumen 'S' harus .*float"),
     (lambda: masks.combine(masks.causal(3), masks.causal(4)), r"Bentuk mask tidak cocok"),
-    (lambda: masks.combine(), r"combine\(\) butuh"),
+    (lambda: masks.combine(), r"combine\(\) butuh.*Berikan misalnya"),
+    (lambda: masks.combine(np.zeros((0, 0), bool)), r"'mask ke-0' harus berbentuk \(\.\.\., T, T\) dengan T >= 1"),
+    (lambda: masks.combine(masks.causal(3), np.zeros((0, 0), bool)), r"'mask ke-1'.*\(0, 0\)"),
+    (lambda: masks.combine(np.ones((2, 3), bool)), r"'mask ke-0'.*\(2, 3\)"),
+    (lambda: masks.to_additive(np.zeros((0, 0), bool)), r"'visible'.*T >= 1"),
+    (lambda: masks.apply(np.zeros((0, 0)), np.zeros((0, 0), bool)), r"'visible'.*T >= 1"),
 ])
 def test_bad_arguments_get_indonesian_errors(call, pattern):
     with pytest.raises(ValueError, match=pattern):

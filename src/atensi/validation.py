@@ -1352,9 +1352,11 @@ def check_visible(visible, name: str) -> np.ndarray:
             f"{arr.dtype}. Buat dengan masks.causal, masks.padding, masks.sliding_window "
             "atau masks.prefix_lm."
         )
-    if arr.ndim < 2:
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
         raise ValueError(
-            f"Argumen '{name}' harus berbentuk (..., T, T), tetapi bentuknya {arr.shape}."
+            f"Argumen '{name}' harus berbentuk (..., T, T) dengan T >= 1 (satu baris dan satu "
+            f"kolom per posisi), tetapi bentuknya {arr.shape}. Buat dengan masks.causal(T) "
+            "atau fungsi mask lain di atensi.masks."
         )
     return arr
 
@@ -1362,7 +1364,8 @@ def check_visible(visible, name: str) -> np.ndarray:
 def check_masks(visibles) -> list:
     """Masks to combine: at least one, each boolean, broadcastable together."""
     if not visibles:
-        raise ValueError("combine() butuh paling sedikit satu mask.")
+        raise ValueError("combine() butuh paling sedikit satu mask. Berikan misalnya "
+                         "combine(masks.causal(T), masks.padding(lengths, T)).")
     arrays = [check_visible(v, f"mask ke-{n}") for n, v in enumerate(visibles)]
     try:
         np.broadcast_shapes(*(a.shape for a in arrays))
