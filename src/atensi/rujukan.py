@@ -38,6 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import files, recall, reference
+from .model import TinyGPT
+from .training_loop import RESULTS
 from .validation import check_int
 
 NAMES = recall.NAMES
@@ -45,6 +47,7 @@ VERB_PAIRS = (("memanggil", "dipanggil"), ("menyapa", "disapa"), ("menegur", "di
               ("mencolek", "dicolek"))
 COMPLETIONS = ("menoleh", "tersenyum", "menjawab", "berhenti")
 WORDS = (",", "dia", "siapa", "?")
+WEIGHTS = RESULTS / "model_rujukan.npz"  # written by python -m atensi.train --task rujukan
 ACTIVE = tuple(a for a, _ in VERB_PAIRS)
 PASSIVE = tuple(p for _, p in VERB_PAIRS)
 VOCAB = NAMES + ACTIVE + PASSIVE + COMPLETIONS + WORDS
@@ -177,9 +180,6 @@ def question_rows(sentences) -> np.ndarray:
 def load(path=None):
     """Model rujukan yang dikirim buku (``results/model_rujukan.npz``), lewat
     ``TinyGPT.load``; ``model.info["head"]``: [layer, head] head pemilih nama."""
-    from .model import TinyGPT
-    from .rujukan_train import WEIGHTS
-
     return TinyGPT.load(files.as_path(path) if path is not None else WEIGHTS)
 
 

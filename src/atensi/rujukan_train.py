@@ -28,7 +28,7 @@ from .formatting import id_float, id_int
 from .model import Config, TinyGPT
 from .training_loop import RESULTS, cpu_load
 
-WEIGHTS = RESULTS / "model_rujukan.npz"
+WEIGHTS = rujukan.WEIGHTS
 EXPERIMENT = RESULTS / "eksperimen_rujukan.json"
 # One head per layer, like the book's head: with four heads per layer three of
 # them copy the name side by side and no single head is needed (measured in
