@@ -433,3 +433,124 @@ def test_config_keeps_plain_numbers_so_numpy_numbers_still_save(tmp_path):
     assert type(config.vocab) is int and type(config.scale) is bool
     model = TinyGPT(config, CHARS)
     assert TinyGPT.load(model.save(tmp_path / "m.npz")).config == config
+
+
+# --- damaged or ambiguous members, and refusals before any work -------------------
+
+
+def _with_member(path, out, name, header, data=b""):
+    """A copy of ``path`` with one more member ``name`` (a .npy header and raw data)."""
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            if info.filename != name:
+                dst.writestr(info, src.read(info))
+        with dst.open(name, "w") as f:
+            np.lib.format.write_array_header_1_0(f, header)
+            f.write(data)
+    return out
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d.update({"format": np.array("x")}), r"'format' harus satu bilangan bulat.*<U1"),
+    (lambda d: d.update({"format": np.array(1.5)}), r"'format' harus satu bilangan bulat.*float64"),
+    (lambda d: d.update({"format": np.arange(3)}), r"'format' harus satu bilangan bulat.*\(3,\)"),
+    (lambda d: d.update({"info": np.array(5)}), r"'info' harus teks.*int64"),
+    (lambda d: d.update({"info": np.array(b"\xff")}), r"'info' harus teks.*S1"),
+    (lambda d: d.update({"config": np.arange(4)}), r"'config' harus teks"),
+])
+def test_load_refuses_damaged_metadata_in_indonesian(tmp_path, change, words):
+    path = tiny().save(tmp_path / "asli.npz")
+    bad = _rewrite(path, tmp_path / "buruk.npz", change)
+    with pytest.raises(ValueError, match=words + r".*rusak.*python -m atensi\.train"):
+        TinyGPT.load(bad)
+
+
+@pytest.mark.parametrize("member", ["format.npy", "info.npy", "curve/train.npy"])
+def test_load_refuses_a_header_larger_than_its_data_before_allocating(tmp_path, member):
+    """NumPy would allocate what the header declares (here 4 TiB) before reading."""
+    path = tiny().save(tmp_path / "asli.npz", curve={"train": np.zeros(3)})
+    header = {"descr": "|u1", "fortran_order": False, "shape": (2**21, 2**21)}
+    bad = _with_member(path, tmp_path / "buruk.npz", member, header, b"\0" * 16)
+    with pytest.raises(ValueError, match=r"mengaku berisi \(2097152, 2097152\).*rusak"):
+        TinyGPT.load(bad)
+
+
+def test_load_refuses_two_arrays_for_one_name(tmp_path):
+    model = tiny()
+    path = model.save(tmp_path / "asli.npz")
+    twice = tmp_path / "ganda.npz"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(twice, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info))
+        with pytest.warns(UserWarning, match="Duplicate name"):
+            dst.writestr("param/wte.npy", src.read("param/wte.npy"))
+    with pytest.raises(ValueError, match=r"dua array atau lebih bernama param/wte.*tidak jelas"):
+        TinyGPT.load(twice)
+
+
+def test_load_of_a_folder_names_path(tmp_path):
+    with pytest.raises(IsADirectoryError, match=r"'path' = .* adalah folder.*model_kecil\.npz"):
+        TinyGPT.load(tmp_path)
+
+
+@pytest.mark.parametrize("info, error, words", [
+    ({"a": {1, 2}}, TypeError, r"'info' harus bisa ditulis sebagai JSON.*bertipe set.*list\(\.\.\.\)"),
+    ([1, 2], TypeError, r"'info' harus dict"),
+])
+def test_save_refuses_info_that_json_cannot_hold_before_writing(tmp_path, info, error, words):
+    with pytest.raises(error, match=words):
+        tiny().save(tmp_path / "m.npz", info=info)
+    assert not list(tmp_path.iterdir())
+
+
+def test_save_to_a_folder_names_path(tmp_path):
+    with pytest.raises(ValueError, match=r"'path' menunjuk ke folder"):
+        tiny().save(tmp_path)
+
+
+def test_count_params_of_something_else_is_refused():
+    for bad in (5, None, {"vocab": 4}):
+        with pytest.raises(TypeError, match=r"'config' harus atensi\.model\.Config"):
+            count_params(bad)
+
+
+@pytest.mark.parametrize("bad, error, words", [
+    (np.nan, ValueError, r"'grads\['w'\]' berisi NaN atau inf.*tidak diubah"),
+    (np.inf, ValueError, r"'grads\['w'\]' berisi NaN atau inf"),
+    ("shape", ValueError, r"'grads\['w'\]' harus berbentuk sama.*\(3,\)"),
+    ("list", TypeError, r"'grads\['w'\]' harus array float"),
+])
+def test_adam_refuses_bad_gradients_before_changing_anything(bad, error, words):
+    params = {"w": np.ones(3), "b": np.ones(2)}
+    opt = Adam(params)
+    grads = {"w": np.ones(3), "b": np.ones(2)}
+    grads["w"] = {"shape": np.ones(4), "list": [1.0, 2.0, 3.0]}.get(bad) if isinstance(bad, str) \
+        else np.full(3, bad)
+    with pytest.raises(error, match=words):
+        opt.step(grads)
+    assert (params["w"] == 1).all() and (params["b"] == 1).all() and opt.t == 0
+
+
+@pytest.mark.parametrize("logits, error, words", [
+    (np.full((2, 7), np.nan), ValueError, r"'logits' berisi 14 nilai NaN atau inf"),
+    (np.full((2, 7), np.inf), ValueError, r"'logits' berisi 14 nilai NaN atau inf"),
+    (np.zeros((2, 7), int), TypeError, r"'logits' harus bertipe float"),
+    (np.zeros((0, 7)), ValueError, r"'logits' kosong"),
+    ("x", TypeError, r"'logits' harus array"),
+])
+def test_cross_entropy_refuses_logits_that_are_not_finite_numbers(logits, error, words):
+    from atensi.model import cross_entropy
+
+    targets = np.zeros(np.shape(logits)[:-1], int) if not isinstance(logits, str) else np.zeros(1, int)
+    with pytest.raises(error, match=words):
+        cross_entropy(logits, targets)
+
+
+def test_to_cupy_without_a_gpu_says_what_to_do(monkeypatch):
+    from atensi.kernels import loading
+
+    monkeypatch.setattr(loading, "_gpu_status", lambda: (False, "CuPy tidak menemukan driver CUDA"))
+    model = tiny()
+    with pytest.raises(RuntimeError, match=r"'module' = 'cupy' butuh GPU.*driver CUDA.*to\('numpy'\)"):
+        model.to("cupy")
+    assert isinstance(model.params["wte"], np.ndarray)

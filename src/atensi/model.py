@@ -195,7 +195,13 @@ def _unrope(dY, offset=0):
 
 
 def cross_entropy(logits, targets):
-    """Rata-rata -log p(target) dalam nat, dan gradiennya terhadap ``logits``."""
+    """Rata-rata -log p(target) dalam nat, dan gradiennya terhadap ``logits``.
+
+    ``logits`` array float ``(..., vocab)`` tanpa NaN/inf; ``targets`` indeks
+    token berbentuk ``logits.shape[:-1]``.
+    """
+    logits = _v.check_finite(
+        _v.as_float_array(logits, "logits", min_ndim=1, layout="(..., vocab)"), "logits")
     xp = _xp(logits)
     V = logits.shape[-1]
     _v.check_target_tokens(targets, logits.shape[:-1], V)
@@ -245,6 +251,14 @@ class TinyGPT:
         """Pindahkan bobot ke ``"numpy"`` (CPU) atau ``"cupy"`` (GPU). Mengembalikan model."""
         _v.check_choice(module, ("numpy", "cupy"), "module")
         if module == "cupy":
+            from .kernels.loading import _gpu_status  # the reason kernels give for backend="cupy"
+
+            ready, why = _gpu_status()
+            if not ready:
+                raise RuntimeError(
+                    f"Argumen 'module' = 'cupy' butuh GPU NVIDIA yang terlihat oleh CuPy, tetapi: "
+                    f"{why}. Bobot tetap di CPU; pakai model.to('numpy') (semua hitungan "
+                    "model berjalan di NumPy).")
             import cupy
 
             self.params = {k: cupy.asarray(v) for k, v in self.params.items()}
@@ -495,6 +509,8 @@ class TinyGPT:
     # -- files ------------------------------------------------------------
     def save(self, path, *, curve: dict | None = None, info: dict | None = None):
         """Tulis ``.npz``: bobot (float32), config, kosakata, kurva latihan, info (JSON)."""
+        files.check_output_path(files.as_path(path), "path", ".npz")  # before any work
+        info = _v.check_json_object(info, "info")
         data = {f"param/{k}": np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.float32)
                 for k, v in self.params.items()}
         for k, v in (curve or {}).items():
@@ -513,6 +529,10 @@ class TinyGPT:
         """Baca berkas dari ``save``. Mengembalikan model; ``model.curve``, ``model.info``."""
         path = files.as_path(path)
         remake = "Buat ulang dengan: python -m atensi.train"
+        if path.is_dir():
+            raise IsADirectoryError(
+                f"Argumen 'path' = '{path}' adalah folder, bukan berkas bobot. Sebutkan berkas "
+                f".npz-nya, misalnya {path / 'model_kecil.npz'}.")
         if not path.is_file():
             raise FileNotFoundError(
                 f"Berkas bobot '{path}' tidak ditemukan. {remake} (menulis "
@@ -550,6 +570,9 @@ class TinyGPT:
 
 
 _META_KEYS = ("format", "config", "chars", "info")
+# What save writes for each: an int, three texts (a word vocabulary: a 1-D text array).
+_META_KINDS = {"format": ("iu", (0,)), "config": ("U", (0,)), "chars": ("U", (0, 1)),
+               "info": ("U", (0,))}
 _META_BYTES = 1 << 20     # config, vocabulary, info: small texts
 _CURVE_BYTES = 64 << 20   # every curve/... member together
 _HEADER_BYTES = 4096      # the .npy header of one member
@@ -591,11 +614,29 @@ def _read_weights(path: Path, remake: str):
         if unknown:
             raise ValueError(f"{problem} berisi kunci yang tidak dikenal: "
                              f"{', '.join(unknown[:4])}. {remake}.")
+        twice = sorted({k for k in keys if keys.count(k) > 1})
+        if twice:
+            raise ValueError(f"{problem} berisi dua array atau lebih bernama "
+                             f"{', '.join(twice[:4])}: tidak jelas mana yang dimaksud. Berkas itu "
+                             f"rusak atau disunting. {remake}.")
         headers = {k: _npy_header(f.zip, k + ".npy") for k in keys}
+        for k, (shape, dtype, size) in headers.items():
+            # NumPy allocates what the header declares before reading: a damaged header
+            # would ask for terabytes.
+            if dtype.hasobject or math.prod(shape) * dtype.itemsize > size:
+                raise ValueError(f"{problem}: '{k}' mengaku berisi {shape} {dtype}, lebih dari "
+                                 f"{size} bita yang ada di arsip. Berkas itu rusak. {remake}.")
         for key in _META_KEYS:
             if key in headers and headers[key][2] > _META_BYTES:
                 raise ValueError(f"{problem}: '{key}' berukuran {headers[key][2]} bita, terlalu "
                                  f"besar untuk teks. {remake}.")
+            kinds, ndims = _META_KINDS[key]
+            if key in headers and (headers[key][1].kind not in kinds
+                                   or len(headers[key][0]) not in ndims):
+                what = "satu bilangan bulat" if key == "format" else "teks"
+                raise ValueError(f"{problem}: '{key}' harus {what}, tetapi berisi array "
+                                 f"{headers[key][1]} berbentuk {headers[key][0]}. Berkas itu "
+                                 f"rusak. {remake}.")
         if int(f["format"]) != FORMAT:
             raise ValueError(
                 f"Berkas bobot '{path}' berformat {int(f['format'])}, sedangkan pustaka ini "
@@ -652,6 +693,8 @@ def kv_cache_bytes(n_layer, T, d_model, batch=1, bytes_per_value=4):
 
 def count_params(config: Config) -> dict:
     """Jumlah parameter per bagian: embedding, attention, MLP, layer norm, readout."""
+    _v.check_instance(config, Config, "config", "atensi.model.Config",
+                      "Buat dengan Config(vocab=len(chars)).")
     parts = {"embedding": 0, "attention": 0, "mlp": 0, "layer_norm": 0, "readout": 0}
     for name, shape in param_shapes(config).items():
         size = int(np.prod(shape))
@@ -686,7 +729,7 @@ class Adam:
 
     def step(self, grads: dict, lr=None):
         lr = self.lr if lr is None else _v.check_positive(lr, "lr")
-        _v.check_same_keys(grads, self.params, "grads", "params", "hasil model.loss_and_grads")
+        _v.check_gradients(grads, self.params)
         b1, b2 = self.betas
         self.t += 1
         c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t

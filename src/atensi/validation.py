@@ -1034,13 +1034,17 @@ def check_token_ids(ids, vocab: int, name: str = "ids") -> np.ndarray:
     return ids
 
 
-def check_token_batch(idx, T: int, vocab: int, name: str = "idx") -> np.ndarray:
-    """A (B, T') batch of token ids, 1 <= T' <= T, each 0…vocab − 1 (on the host)."""
+def check_token_batch(idx, T: int, vocab: int, name: str = "idx", *,
+                      min_rows: int = 0) -> np.ndarray:
+    """A (B, T') batch of token ids, 1 <= T' <= T, each 0…vocab − 1 (on the host);
+    ``min_rows``: B at least this (an average over no rows is no number)."""
     idx = _host_array(idx)
-    if idx.ndim != 2 or idx.dtype.kind not in "iu":
+    if idx.ndim != 2 or idx.dtype.kind not in "iu" or len(idx) < min_rows:
         raise ValueError(
-            f"Argumen '{name}' harus array bilangan bulat berbentuk (B, T), tetapi yang "
-            f"diterima bentuk {idx.shape} dtype {idx.dtype}."
+            f"Argumen '{name}' harus array bilangan bulat berbentuk (B, T)"
+            + (f" dengan B >= {min_rows}" if min_rows else "")
+            + f", tetapi yang diterima bentuk {idx.shape} dtype {idx.dtype}. Buat potongannya "
+            "dengan atensi.train.windows(ids, T) atau atensi.train.batch(...)."
         )
     if idx.shape[1] > T or idx.shape[1] < 1:
         raise ValueError(
@@ -1538,3 +1542,94 @@ def check_same_keys(value, like: dict, name: str, like_name: str, made_by: str) 
         raise ValueError(f"Argumen '{name}' harus dict dengan kunci yang sama dengan "
                          f"{like_name} ({made_by}).")
     return value
+
+
+def check_gradients(grads, params: dict, name: str = "grads") -> dict:
+    """Gradients to apply: one finite float array per parameter, shaped like it
+    (all checked before any parameter changes)."""
+    check_same_keys(grads, params, name, "params", "hasil model.loss_and_grads")
+    for key, p in params.items():
+        g = grads[key]
+        if getattr(g, "dtype", None) is None or g.dtype.kind != "f" or kind(g) != kind(p):
+            raise TypeError(
+                f"Argumen '{name}[{key!r}]' harus array float {'CuPy' if kind(p) == 'cupy' else 'NumPy'} "
+                f"seperti parameternya, tetapi yang diterima {type(g).__name__}"
+                f"{f' bertipe {g.dtype}' if hasattr(g, 'dtype') else ''}. Pakai gradien dari "
+                "model.loss_and_grads.")
+        if tuple(g.shape) != tuple(p.shape):
+            raise ValueError(
+                f"Argumen '{name}[{key!r}]' harus berbentuk sama dengan parameternya "
+                f"{tuple(p.shape)}, tetapi yang diterima {tuple(g.shape)}.")
+        if not _all_finite(g, False):
+            raise ValueError(
+                f"Argumen '{name}[{key!r}]' berisi NaN atau inf: langkah Adam akan merusak "
+                "semua bobot. Parameter tidak diubah. Kecilkan laju belajar, pakai clipping "
+                "gradien, atau periksa loss sebelum langkah ini.")
+    return grads
+
+
+def check_json_object(value, name: str, *, optional: bool = True) -> dict:
+    """A dict that JSON can write (``info`` of a weights file), or None."""
+    import json
+
+    if value is None and optional:
+        return {}
+    if not isinstance(value, dict):
+        raise TypeError(f"Argumen '{name}' harus dict (objek JSON){' atau None' if optional else ''}, "
+                        f"tetapi yang diterima {type(value).__name__}. Tulis misalnya "
+                        f"{name}={{'catatan': 'teks'}}.")
+    try:
+        json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError) as err:
+        import re
+
+        found = re.search(r"type (\w+)", str(err))
+        what = f"ada nilai bertipe {found.group(1)}" if found else "ada nilai yang bukan JSON"
+        raise TypeError(
+            f"Argumen '{name}' harus bisa ditulis sebagai JSON (teks, angka, bool, None, list, "
+            f"dict dengan kunci teks), tetapi {what}. Ubah dulu nilainya, misalnya set menjadi "
+            "list(...) dan array menjadi .tolist().") from None
+    return value
+
+
+def check_curve(curve, name: str, pairs=(("step", "train"), ("val_step", "val"))) -> dict:
+    """A training curve: a dict whose ``pairs`` of keys hold number sequences of
+    equal, non-zero length (steps and their values)."""
+    if not isinstance(curve, dict):
+        raise TypeError(f"Argumen '{name}' harus dict kurva latihan (hasil atensi.train.train), "
+                        f"tetapi yang diterima {type(curve).__name__}.")
+    for x, y in pairs:
+        missing = [k for k in (x, y) if k not in curve]
+        if missing:
+            raise ValueError(
+                f"Argumen '{name}' tidak punya kunci {', '.join(repr(k) for k in missing)} "
+                f"(kuncinya: {', '.join(map(repr, list(curve)[:6])) or 'tidak ada'}). Berikan "
+                "kurva dari atensi.train.train atau model.curve.")
+        xs = figure_array(curve[x], f"{name}[{x!r}]", "Berikan kurva dari atensi.train.train.",
+                          ndim=1, shape_name="daftar angka", finite=True)
+        ys = figure_array(curve[y], f"{name}[{y!r}]", "Berikan kurva dari atensi.train.train.",
+                          finite=True)
+        if len(ys) != len(xs):
+            raise ValueError(
+                f"Argumen '{name}': '{x}' ({len(xs)} nilai) dan '{y}' ({len(ys)} nilai) harus "
+                "sama panjang, satu nilai per langkah.")
+    return curve
+
+
+def check_experiment(result, name: str = "result") -> dict:
+    """The √d_k experiment (``--experiment skala``): runs "dengan" and "tanpa", each a
+    curve with its attention entropy per checkpoint."""
+    hint = "Buat dengan: python -m atensi.train --experiment skala"
+    if not isinstance(result, dict) or not isinstance(result.get("runs"), dict) \
+            or set(result["runs"]) != {"dengan", "tanpa"} \
+            or not isinstance(result.get("d_k"), int) or isinstance(result.get("d_k"), bool):
+        raise ValueError(
+            f"Argumen '{name}' harus hasil eksperimen √d_k: dict dengan 'd_k' (bilangan bulat) "
+            f"dan 'runs' berisi 'dengan' dan 'tanpa', tetapi yang diterima {result!r:.80}. {hint}")
+    for key, run in result["runs"].items():
+        check_curve(run, f"{name}['runs'][{key!r}]",
+                    (("step", "train"), ("val_step", "val"), ("val_step", "entropy")))
+        if figure_array(run["entropy"], "entropy", hint).ndim != 2:
+            raise ValueError(f"Argumen '{name}['runs'][{key!r}]['entropy']' harus berbentuk "
+                             f"(titik ukur, lapisan). {hint}")
+    return result
