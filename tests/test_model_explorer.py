@@ -58,3 +58,10 @@ def test_first_sentence_is_the_running_example_and_every_sentence_fits_the_model
         ids = model.encode(sentence)
         assert model.decode(ids) == sentence  # every character is in the vocabulary
         assert 3 <= len(sentence) <= model.config.T
+
+
+@pytest.mark.parametrize("n, error", [(-1, ValueError), (0, ValueError), (1.5, TypeError)])
+def test_head_summaries_refuses_a_count_below_one(model, no_drawing, n, error):
+    """n = -1 would silently drop the last window instead of meaning "all"."""
+    with pytest.raises(error, match=r"'n' harus bilangan bulat"):
+        attention_maps.head_summaries(model, "a" * (3 * model.config.T), n=n)

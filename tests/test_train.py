@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import errno
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -319,3 +325,161 @@ def test_corpus_command_refuses_a_folder_before_work(tmp_path, monkeypatch, caps
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "'--out'" in err and "folder" in err and len(err.strip().splitlines()) == 1
+
+
+# ---- the command line and what it writes ----------------------------------------------------
+
+
+def test_weights_that_cannot_be_written_after_training_are_kept_and_named(tmp_path, monkeypatch,
+                                                                            capsys):
+    (tmp_path / "sementara").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "sementara"))
+    out = tmp_path / "penuh" / "bobot.npz"
+    real_save = TinyGPT.save
+
+    def save(self, path, **kwargs):
+        if Path(path).parent.name == "penuh":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_save(self, path, **kwargs)
+
+    monkeypatch.setattr(TinyGPT, "save", save)
+    assert train.main(["--quick", "--steps", "1", "--out", str(out)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    rescued = list((tmp_path / "sementara").glob("atensi-hasil-*/bobot.npz"))
+    assert len(rescued) == 1 and f"'{rescued[0]}'" in err and "disk penuh" in err
+    assert TinyGPT.load(rescued[0]).info["training"]["steps"] == 1
+
+
+def test_a_failed_run_gives_back_its_dated_name(shipped, monkeypatch, capsys):
+    weights, _ = shipped
+    monkeypatch.setattr(train, "train", lambda *a, **k: (_ for _ in ()).throw(
+        ValueError("gagal di tengah")))
+    assert train.main(["--steps", "3"]) == 1
+    assert _dated(weights) == []
+
+
+def test_an_unwritable_output_is_refused_before_training(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(train, "train", lambda *a, **k: pytest.fail("pelatihan dimulai"))
+    with pytest.raises(SystemExit) as info:
+        train.main(["--quick", "--out", str(tmp_path / ("x" * 300 + ".npz"))])
+    assert info.value.code == 2
+    assert "lebih pendek" in capsys.readouterr().err
+
+
+def _run_train(*args, env=None, code=None):
+    import os
+
+    command = [sys.executable, "-c", code, *args] if code else [
+        sys.executable, "-m", "atensi.train", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize("env", [dict(PYTHONIOENCODING="ascii"),
+                                 dict(LC_ALL="C", LANG="C", PYTHONUTF8="0",
+                                      PYTHONIOENCODING="")])
+def test_a_terminal_without_the_typography_still_gets_the_report(env):
+    proc = _run_train("--quick", "--steps", "1", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "model <= 0,7 x unigram" in proc.stdout  # ≤ and × spelled in ASCII
+
+
+_INTERRUPTED = """
+import os, runpy, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from atensi import training_loop
+def interrupted(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(30)
+training_loop.fit = interrupted
+sys.argv = ["atensi.train", *sys.argv[1:]]
+runpy.run_module("atensi.train", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_ctrl_c_is_one_indonesian_line_and_exit_code_130(shipped):
+    proc = _run_train("--steps", "3", code=_INTERRUPTED)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip() == "python -m atensi.train: dihentikan (Ctrl-C)."
+
+
+# --- public helpers: bad input is refused by name, before any work --------------------
+
+_IDS = np.arange(100) % 5
+_RNG = np.random.default_rng(0)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: train.batch(_IDS[:5], 8, 2, _RNG), ValueError, r"'ids' hanya 5 karakter.*T \+ 2"),
+    (lambda: train.batch(_IDS, 0, 2, _RNG), ValueError, r"'T' harus bilangan bulat >= 1"),
+    (lambda: train.batch(_IDS, 8, -1, _RNG), ValueError, r"'B' harus bilangan bulat >= 1"),
+    (lambda: train.batch(_IDS, 8, 2, 0), TypeError, r"'rng' harus np\.random\.Generator.*default_rng"),
+    (lambda: train.batch("abc", 8, 2, _RNG), TypeError, r"'ids' harus bilangan bulat"),
+    (lambda: train.batch(_IDS.reshape(10, 10), 4, 2, _RNG), ValueError, r"'ids' harus array satu dimensi"),
+    (lambda: train.baselines(_IDS, _IDS[:8], _IDS[:8], 0), ValueError, r"'vocab' harus bilangan bulat >= 1"),
+    (lambda: train.baselines(_IDS + 10, _IDS[:8], _IDS[:8], 5), ValueError, r"Token di 'train_ids' harus 0\.\.4"),
+    (lambda: train.baselines(_IDS * 1.0, _IDS[:8], _IDS[:8], 5), TypeError, r"'train_ids' harus bilangan bulat"),
+    (lambda: train.baselines(_IDS[:0], _IDS[:8], _IDS[:8], 5), ValueError, r"'train_ids'.*paling sedikit dua"),
+    (lambda: train.baselines(_IDS, _IDS[:0], _IDS[:0], 5), ValueError, r"'x_val' kosong"),
+    (lambda: train.baselines(_IDS, _IDS[:8], _IDS[:7], 5), ValueError, r"'y_val' harus berbentuk sama"),
+])
+def test_batch_and_baselines_refuse_bad_input_in_indonesian(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_evaluate_refuses_bad_input_in_indonesian():
+    config = Config(vocab=5, T=8, d_model=8, n_head=2, n_layer=1, d_mlp=16)
+    model = TinyGPT(config, "abcde")
+    x, y = train.windows(_IDS, 8)
+    with pytest.raises(TypeError, match=r"'model' harus atensi\.model\.TinyGPT"):
+        train.evaluate(None, x, y)
+    with pytest.raises(ValueError, match=r"'x' harus .*B >= 1"):
+        train.evaluate(model, x[:0], y[:0])
+    with pytest.raises(ValueError, match=r"'y' harus berbentuk sama dengan 'x'"):
+        train.evaluate(model, x, y[:2])
+    with pytest.raises(ValueError, match=r"'chunk' harus bilangan bulat >= 1"):
+        train.evaluate(model, x, y, chunk=0)
+    assert np.isfinite(train.evaluate(model, x, y))
+
+
+@pytest.mark.parametrize("content", ["[1, 2]", '{"runs": {}}', '{"d_k": 64, "runs": '
+                                     '{"dengan": {}, "tanpa": {}}}'])
+def test_experiment_file_with_other_json_is_refused(tmp_path, content):
+    path = tmp_path / "hasil.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=r"bukan hasil eksperimen √d_k.*--experiment skala"):
+        train.load_experiment(path)
+
+
+@pytest.mark.parametrize("markdown, words", [
+    (None, r"'markdown' harus teks \(str\).*NoneType"),
+    (b"# Judul", r"'markdown' harus teks \(str\), bukan bytes.*decode"),
+    (5, r"'markdown' harus teks"),
+])
+def test_extract_refuses_what_is_not_text(markdown, words):
+    with pytest.raises(TypeError, match=words):
+        corpus.extract(markdown)
+
+
+def test_build_snapshot_refuses_bad_chapter_lists_before_reading_any(tmp_path):
+    good = tmp_path / "bab.md"
+    good.write_text("Paragraf yang cukup panjang untuk korpus.\n", encoding="utf-8")
+    bad = tmp_path / "rusak.md"
+    bad.write_bytes(b"\xff\xfe bukan utf-8")
+    cases = [
+        ("chapters/pengantar.md", TypeError, r"'chapters' harus daftar path bab.*chapters=\["),
+        (b"abc", TypeError, r"'chapters' harus daftar path bab"),
+        (5, TypeError, r"'chapters' harus daftar path bab"),
+        ([], ValueError, r"'chapters' kosong"),
+        ([None], TypeError, r"'chapters\[0\]' harus path berkas"),
+        ([good, tmp_path], FileNotFoundError, r"'chapters'.*adalah folder.*chapters=None"),
+        ([good, tmp_path / "hilang.md"], FileNotFoundError, r"'chapters'.*tidak ada"),
+        ([good, bad], ValueError, r"rusak\.md' bukan teks UTF-8"),
+    ]
+    for chapters, error, words in cases:
+        with pytest.raises(error, match=words):
+            corpus.build_snapshot(chapters)
+    assert corpus.build_snapshot([good]).startswith(corpus.HEADER + "bab\n")

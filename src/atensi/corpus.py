@@ -21,12 +21,15 @@ diawali baris ``### nama_bab``.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import files
+from . import validation as _val
 from .shipped import results_dir
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,7 +75,16 @@ def _inline(line):
 
 
 def extract(markdown: str) -> list[str]:
-    """Prosa satu bab Markdown/MyST sebagai daftar paragraf (teks polos)."""
+    """Prosa satu bab Markdown/MyST sebagai daftar paragraf (teks polos).
+
+    ``markdown``: isi babnya sebagai teks (str), bukan path atau bytes.
+    """
+    if isinstance(markdown, (bytes, bytearray)):
+        raise TypeError("Argumen 'markdown' harus teks (str), bukan bytes. Ubah dulu dengan "
+                        "markdown.decode('utf-8'), atau baca babnya dengan "
+                        "Path(berkas).read_text(encoding='utf-8').")
+    _val.check_instance(markdown, str, "markdown", "teks (str) isi satu bab",
+                        "Baca babnya dengan Path(berkas).read_text(encoding='utf-8').")
     lines = markdown.splitlines()
     if lines and lines[0].strip() == "---":  # front matter
         end = next((n for n in range(1, len(lines)) if lines[n].strip() == "---"), 0)
@@ -136,9 +148,31 @@ def extract(markdown: str) -> list[str]:
 
 
 def build_snapshot(chapters=None) -> str:
-    """Isi ``results/korpus.txt`` dari bab-bab (``chapters``: daftar path .md)."""
-    paths = sorted(chapters) if chapters is not None else sorted(CHAPTERS.glob("*.md"))
-    parts = {Path(p).stem: extract(Path(p).read_text(encoding="utf-8")) for p in paths}
+    """Isi ``results/korpus.txt`` dari bab-bab (``chapters``: daftar path .md;
+    ``None``: semua ``chapters/*.md``)."""
+    if chapters is None:
+        paths = sorted(CHAPTERS.glob("*.md"))
+    elif isinstance(chapters, (str, bytes, os.PathLike)) or not isinstance(chapters, Iterable):
+        raise TypeError(
+            f"Argumen 'chapters' harus daftar path bab (list), bukan {type(chapters).__name__} "
+            f"{chapters!r:.60}. Untuk satu bab tulis chapters=[{chapters!r:.40}], atau None "
+            "untuk semua chapters/*.md.")
+    else:
+        paths = [files.as_path(p, f"chapters[{n}]") for n, p in enumerate(chapters)]
+        if not paths:
+            raise ValueError("Argumen 'chapters' kosong. Berikan paling sedikit satu path bab, "
+                             "atau None untuk semua chapters/*.md.")
+        paths = sorted(paths)
+    # Every file is checked (and refused by name) before any is processed.
+    for n, p in enumerate(paths):
+        if not Path(p).is_file():
+            what = "adalah folder" if Path(p).is_dir() else "tidak ada"
+            raise FileNotFoundError(
+                f"Argumen 'chapters': '{p}' {what}, bukan berkas bab .md. Periksa path-nya, "
+                "misalnya chapters/pengantar.md, atau pakai chapters=None untuk semua bab.")
+    texts = {Path(p).stem: files.read_text(p, "bab", "simpan bab itu sebagai UTF-8")
+             for p in paths}
+    parts = {name: extract(text) for name, text in texts.items()}
     counts = {}
     for paragraphs in parts.values():
         for ch in "".join(paragraphs):

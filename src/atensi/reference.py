@@ -158,6 +158,15 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
     # o sums up to T_k rows p·v with p <= 1: with |V| near the float limit that sum
     # overflows although the output (a mean of V rows) does not. Such a V is divided
     # by a power of two near its largest |v| and the output multiplied back.
+    # The output, lse, and one tile's scores, weights and running m, l, o, for every
+    # (broadcast) head: refused before any of them is allocated.
+    rows, cols, d_v = min(block, T), min(block, T_k), V.shape[-1]
+    per_head = T * (d_v + 1) + 2 * rows * cols + rows * (d_v + 2)
+    _val.check_output_bytes(float(math.prod(lead)) * per_head * dtype.itemsize,
+                            f"Keluaran dan ubin attention_blocked untuk {math.prod(lead)} head "
+                            f"(sumbu depan {lead})",
+                            "Kecilkan jumlah head/batch (sumbu depan sesudah broadcasting), "
+                            "atau hitung sebagian head per panggilan.", _val.kind(Q))
     v_scale = _val.online_softmax_v_scale(V, T_k, dtype)
     if v_scale is not None:
         V = V / dtype.type(v_scale)

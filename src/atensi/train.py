@@ -56,6 +56,15 @@ def data_ids(model: TinyGPT, corpus):
 
 def batch(ids, T, B, rng):
     """B potongan acak sepanjang T: masukan x dan target y (x digeser satu)."""
+    T = _val.check_int(T, "T")
+    B = _val.check_int(B, "B")
+    _val.check_instance(rng, np.random.Generator, "rng", "np.random.Generator",
+                        "Buat dengan np.random.default_rng(seed).")
+    ids = _val.check_token_ids(ids, np.iinfo(np.int64).max, "ids")
+    if ids.ndim != 1:
+        raise ValueError(f"Argumen 'ids' harus array satu dimensi berisi token teks, tetapi "
+                         f"bentuknya {ids.shape}. Buat dengan model.encode(teks).")
+    _val.check_window_text(len(ids), T, "ids")
     starts = rng.integers(0, len(ids) - T - 1, B)
     rows = starts[:, None] + np.arange(T)
     return ids[rows], ids[rows + 1]
@@ -70,6 +79,13 @@ def windows(ids, T):
 
 def evaluate(model: TinyGPT, x, y, chunk=32) -> float:
     """Cross-entropy rata-rata (nat) atas semua posisi ``(x, y)``."""
+    _val.check_instance(model, TinyGPT, "model", "atensi.model.TinyGPT",
+                        "Buat dengan TinyGPT(config, chars) atau TinyGPT.load(path).")
+    T, vocab = model.config.T, model.config.vocab
+    x = _val.check_token_batch(x, T, vocab, "x", min_rows=1)
+    y = _val.check_token_batch(y, T, vocab, "y", min_rows=1)
+    _val.check_same_shape(y, "y", x, "x")
+    chunk = _val.check_int(chunk, "chunk")
     total = 0.0
     for a in range(0, len(x), chunk):
         total += model.loss(x[a:a + chunk], y[a:a + chunk]) * len(x[a:a + chunk])
@@ -84,6 +100,18 @@ def baselines(train_ids, x_val, y_val, vocab):
     (pembanding terkuat yang jujur untuk model). Unigram: entropi sebaran
     karakter teks latih, dan cross-entropy-nya pada validasi.
     """
+    vocab = _val.check_int(vocab, "vocab")
+    train_ids = _val.check_token_ids(train_ids, vocab, "train_ids")
+    x_val = _val.check_token_ids(x_val, vocab, "x_val")
+    y_val = _val.check_token_ids(y_val, vocab, "y_val")
+    if train_ids.ndim != 1 or len(train_ids) < 2:
+        raise ValueError(f"Argumen 'train_ids' harus array satu dimensi berisi paling sedikit dua "
+                         f"token (satu pasangan bigram), tetapi bentuknya {train_ids.shape}. Buat "
+                         "dengan model.encode(corpus.train).")
+    if x_val.size == 0:
+        raise ValueError("Argumen 'x_val' kosong: tidak ada target validasi untuk diukur. Buat "
+                         "dengan atensi.train.windows(ids, T).")
+    _val.check_same_shape(y_val, "y_val", x_val, "x_val")
     uni = np.bincount(train_ids, minlength=vocab).astype(np.float64)
     p_uni = uni / uni.sum()
     nz = p_uni[p_uni > 0]
@@ -183,8 +211,9 @@ def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None, s
         if not all(ok for _, ok in checks):
             out = dated_path(shipped)
             log(f"Tidak semua target tercapai, jadi {shipped} milik buku tidak ditimpa.")
-    if out is not None:
-        model.save(out, curve=curve, info=info)
+    if out is not None:  # weights that cannot be written go to a temporary folder instead
+        training_loop.save_or_rescue(lambda path: model.save(path, curve=curve, info=info),
+                                     out, log)
         log(f"Bobot ditulis ke {out}.")
     return model, curve, info
 
@@ -220,7 +249,14 @@ def run_experiment(*, out=None, log=print, corpus=None, steps=None):
 def load_experiment(path=None):
     """Baca hasil eksperimen √d_k (JSON dari ``--experiment skala``)."""
     path = files.as_path(path) if path is not None else EXPERIMENT
-    return training_loop.read_result(path, "python -m atensi.train --experiment skala")
+    remake = "python -m atensi.train --experiment skala"
+    result = training_loop.read_result(path, remake)
+    try:
+        return _val.check_experiment(result, "result")
+    except (TypeError, ValueError) as err:
+        detail = str(err).split(" Buat dengan:")[0]
+        raise ValueError(f"Berkas eksperimen '{path}' berisi JSON yang bukan hasil eksperimen "
+                         f"√d_k: {detail} Buat ulang dengan: {remake}") from None
 
 
 def main(argv=None) -> int:
@@ -288,11 +324,17 @@ def main(argv=None) -> int:
             run_training(shipped=WEIGHTS)
         else:
             run_training(out=dated_path(WEIGHTS), steps=args.steps)
-    except (ValueError, TypeError, FileNotFoundError, MemoryError) as err:
+    except (ValueError, TypeError, OSError, MemoryError) as err:
+        training_loop.release_reservations()
         print(f"python -m atensi.train: {err}", file=sys.stderr)
         return 1
+    except BaseException:
+        training_loop.release_reservations()
+        raise
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from .arguments import run_command
+
+    run_command(main, "python -m atensi.train")

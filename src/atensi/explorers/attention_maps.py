@@ -105,6 +105,7 @@ def head_summaries(model, text, *, n=24):
     """``head_summary`` setiap (layer, head), dirata-rata atas ``n`` potongan ``text``
     sepanjang ``model.config.T`` (potongan berurutan dari awal teks)."""
     _check_model(model)
+    n = _val.check_int(n, "n")  # a negative n would silently drop windows from the end
     T = model.config.T
     windows = [text[a:a + T] for a in range(0, len(text) - T + 1, T)][:n]
     if not windows:

@@ -1,0 +1,49 @@
+"""atensi.model_plots: every figure refuses data it cannot draw by name, before drawing."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+from atensi import model_plots  # noqa: E402
+
+A = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
+CURVE = {"step": [1, 2, 3], "train": [3.0, 2.0, 1.5], "val_step": [3], "val": [1.6]}
+RUN = dict(CURVE, entropy=[[1.0, 0.9]])
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: model_plots.attention_figure(A, "abcdefg"), ValueError,
+     r"'text' harus berisi satu kata untuk setiap baris A \(4 kata\), tetapi berisi 7"),
+    (lambda: model_plots.attention_figure(A, ("a", "b")), ValueError, r"'text'.*berisi 2"),
+    (lambda: model_plots.attention_figure(A, 5), ValueError, r"'text' harus daftar kata"),
+    (lambda: model_plots.attention_figure(np.ones(4), "abcd"), ValueError, r"'A' harus matriks"),
+    (lambda: model_plots.attention_figure(np.ones((4, 3)), "abcd"), ValueError, r"'A' harus persegi"),
+    (lambda: model_plots.attention_figure(A * 5, "abcd"), ValueError, r"'A' harus berisi bobot"),
+    (lambda: model_plots.training_curve_figure({}), ValueError, r"'curve' tidak punya kunci 'step'"),
+    (lambda: model_plots.training_curve_figure(None), TypeError, r"'curve' harus dict kurva"),
+    (lambda: model_plots.training_curve_figure(dict(CURVE, val=[])), ValueError, r"'curve\['val'\]' kosong"),
+    (lambda: model_plots.training_curve_figure(dict(CURVE, train=[1.0])), ValueError,
+     r"'step' \(3 nilai\) dan 'train' \(1 nilai\) harus sama panjang"),
+    (lambda: model_plots.experiment_figure({}), ValueError, r"'result' harus hasil eksperimen"),
+    (lambda: model_plots.experiment_figure({"d_k": 64, "runs": {"dengan": RUN, "tanpa": {}}}),
+     ValueError, r"'result\['runs'\]\['tanpa'\]' tidak punya kunci"),
+    (lambda: model_plots.accuracy_curve_figure({}), ValueError, r"'curves' harus dict"),
+    (lambda: model_plots.accuracy_curve_figure(None), ValueError, r"'curves' harus dict"),
+    (lambda: model_plots.accuracy_curve_figure({"a": {}}), ValueError, r"'curves\['a'\]' tidak punya"),
+])
+def test_figures_refuse_data_they_cannot_draw(call, error, words):
+    with pytest.raises(error, match=words):
+        call()
+
+
+def test_good_data_still_draws():
+    assert model_plots.attention_figure(A, "abcd") is not None
+    assert model_plots.attention_figure(A, ("Ani", "memanggil", "Budi", ".")) is not None
+    assert model_plots.training_curve_figure(CURVE, bigram=2.0) is not None
+    assert model_plots.experiment_figure({"d_k": 64, "runs": {"dengan": RUN, "tanpa": RUN}})
+    assert model_plots.accuracy_curve_figure({"a": {"val_step": [1, 2], "val": [0.1, 0.5]}},
+                                             chance=0.25)
