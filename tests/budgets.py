@@ -19,7 +19,6 @@ import contextlib
 import os
 import resource
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
 
@@ -35,6 +34,15 @@ _PROPERTY = "atensi_cpu"
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
+def _read(path: str) -> str:
+    # Plain os calls: tests monkeypatch Path.read_text and open() while these hooks run.
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 1 << 16).decode("ascii", "replace")
+    finally:
+        os.close(fd)
+
+
 def _children(pid: int) -> list[int]:
     found = []
     try:
@@ -43,10 +51,9 @@ def _children(pid: int) -> list[int]:
         return found
     for task in tasks:
         try:
-            text = Path(f"/proc/{pid}/task/{task}/children").read_text()
+            found += [int(child) for child in _read(f"/proc/{pid}/task/{task}/children").split()]
         except OSError:
             continue
-        found += [int(child) for child in text.split()]
     return found
 
 
@@ -56,7 +63,7 @@ def _live_descendants_cpu(pid: int) -> float:
     while stack:
         child = stack.pop()
         try:
-            fields = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()
+            fields = _read(f"/proc/{child}/stat").rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue
         # utime, stime, cutime, cstime: fields 14-17 of proc(5), 12-15 after the name
