@@ -427,6 +427,9 @@ class StaticExplorer:
             "options": [self.options(start, n) if c.kind == "range" else [0, 1]
                         for n, c in enumerate(self.controls)],
             "mime": self.mime,
+            # What the page expects of its frame table (a file in the book): a
+            # table cut short or from another build does not fit it.
+            "count": [len(self.frames), len(self.images)],
             "images": [base64.b64encode(b).decode("ascii") for b in self.images],
             "controls": [{"key": c.key, "kind": c.kind, "values": len(c.values),
                           "shown": list(c.shown), "start": c.start} for c in self.controls],

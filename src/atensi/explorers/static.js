@@ -12,6 +12,15 @@
 // controls take precedence: a range offers only the values for which a frame
 // exists given the controls before it (row i runs to T - 1, T is never limited
 // by row i), and keeps its value if it can, else the largest one below.
+//
+// Files can be missing or damaged (a partial copy of the site, an interrupted
+// download, a deploy still on its way). The frame table is checked against
+// what the page expects (data.count: frames and pictures) before it is used;
+// a table that does not arrive or does not fit leaves the start frame on show
+// and switches the controls off. A picture that does not load sends the
+// explorer back to the last frame whose picture did, or hides the picture.
+// Either way the readout says so, and label, picture and readout always
+// belong to one frame.
 (function (root) {
   "use strict";
   var data = JSON.parse(root.querySelector("script.atensi-data").textContent);
@@ -19,17 +28,97 @@
   var out = root.querySelector(".atensi-readout");
   var fig = root.querySelector(".atensi-figure");
   var controls = data.controls;
-  var state = controls.map(function (c) { return c.start; });
+  var start = controls.map(function (c) { return c.start; });
+  var state = start.slice();
+  var shown = start.slice();  // the state whose frame is on the page
+  var good = null;  // {state, src}: the last frame whose picture loaded
   var inputs = controls.map(function (c) {
     return root.querySelector('[data-control="' + c.key + '"]');
   });
   var prefixes = null;
   var requested = false;
   var waiting = false;
+  var broken = false;
+  var AGAIN = " Muat ulang halaman, atau unduh salinan luring buku ini.";
+  var TABLE_LOST = "Bingkai penjelajah ini gagal dimuat (berkasnya hilang atau rusak), " +
+    "jadi hanya posisi awal yang tampil dan kontrolnya dimatikan." + AGAIN;
+  var PICTURE_BACK = "Gambar untuk posisi yang dipilih gagal dimuat, jadi penjelajah " +
+    "kembali ke posisi sebelumnya." + AGAIN;
+  var PICTURE_LOST = "Gambar untuk posisi ini gagal dimuat." + AGAIN;
 
   function key(s) { return s.join(","); }
 
+  function note(text, kind) {
+    Array.prototype.forEach.call(out.querySelectorAll(".atensi-error"), function (p) { p.remove(); });
+    var p = document.createElement("p");
+    p.className = "atensi-error";
+    p.textContent = text;
+    out.appendChild(p);
+    root.setAttribute("data-error", kind);
+  }
+
+  function isIndex(v, n) { return typeof v === "number" && v % 1 === 0 && v >= 0 && v < n; }
+
+  // Whether a frame table fits this explorer: the counts the page expects,
+  // keys of one index per control, pictures that exist, readouts as text.
+  function fits(t) {
+    if (!t || typeof t !== "object" || !t.frames || typeof t.frames !== "object") return false;
+    var pictures = data.src ? t.urls : t.images;
+    if (!Array.isArray(pictures) || !pictures.length) return false;
+    if (!pictures.every(function (p) { return typeof p === "string" && p.length > 0; })) return false;
+    var keys = Object.keys(t.frames);
+    if (data.count && (keys.length !== data.count[0] || pictures.length !== data.count[1])) return false;
+    if (!t.frames[key(start)]) return false;
+    return keys.every(function (k) {
+      var p = k.split(",");
+      if (p.length !== controls.length) return false;
+      for (var n = 0; n < p.length; n++) {
+        if (String(Number(p[n])) !== p[n] || !isIndex(Number(p[n]), controls[n].values)) return false;
+      }
+      var f = t.frames[k];
+      return Array.isArray(f) && isIndex(f[0], pictures.length) && typeof f[1] === "string" &&
+        (f[2] == null || (Array.isArray(f[2]) && f[2].every(function (b) {
+          return Array.isArray(b) && b.length === 4 &&
+            b.every(function (x) { return typeof x === "number" && isFinite(x); });
+        })));
+    });
+  }
+
+  // No usable frame table: the start frame stays, the controls show it and stop.
+  function lost() {
+    broken = true;
+    waiting = false;
+    state = shown.slice();
+    controls.forEach(function (c, n) {
+      var el = inputs[n];
+      if (c.kind === "checkbox") el.checked = state[n] === 1;
+      else { el.value = el._opts.indexOf(state[n]); label(n); }
+      el.disabled = true;
+    });
+    note(TABLE_LOST, "bingkai");
+  }
+
+  function pictureLoaded() {
+    if (!img.getAttribute("src")) return;
+    good = { state: shown.slice(), src: img.getAttribute("src") };
+  }
+
+  function pictureFailed() {
+    var src = img.getAttribute("src");
+    if (!src) return;
+    if (good && good.src !== src && prefixes) {  // back to the last picture that showed
+      state = good.state.slice();
+      show();
+      note(PICTURE_BACK, "gambar");
+    } else {  // nothing to go back to: no picture rather than a broken one
+      good = null;
+      img.classList.add("atensi-missing");
+      if (!broken) note(PICTURE_LOST, "gambar");  // else the readout already says why
+    }
+  }
+
   function ready(frames) {
+    if (!fits(frames)) { lost(); return; }
     data.frames = frames.frames;
     data.images = frames.images;
     data.urls = frames.urls;
@@ -51,7 +140,9 @@
     var registry = window.atensiExplorerData = window.atensiExplorerData || {};
     var script = document.createElement("script");
     script.src = data.src;
+    // A script cut short still fires "load" (after its syntax error): its entry is missing.
     script.addEventListener("load", function () { ready(registry[data.id]); });
+    script.addEventListener("error", lost);
     document.head.appendChild(script);
   }
 
@@ -87,9 +178,12 @@
 
   function show() {
     waiting = false;
+    if (broken) return;
     sync();
     var k = key(state);
     var f = data.frames[k];
+    shown = state.slice();
+    img.classList.remove("atensi-missing");
     img.src = data.urls ? data.urls[f[0]] : "data:" + data.mime + ";base64," + data.images[f[0]];
     img.setAttribute("data-frame", k);
     out.innerHTML = f[1];
@@ -108,6 +202,7 @@
   inputs.forEach(function (el, n) {
     el._opts = data.options[n];
     function read() {
+      if (broken) return;
       state[n] = controls[n].kind === "checkbox" ? (el.checked ? 1 : 0) : el._opts[+el.value];
       if (prefixes) { show(); return; }
       if (controls[n].kind === "range") label(n);
@@ -120,5 +215,11 @@
   ["pointerdown", "touchstart", "focusin", "keydown"].forEach(function (t) {
     root.addEventListener(t, load, { passive: true });
   });
-  if (data.frames) ready(data);
+  img.addEventListener("load", pictureLoaded);
+  img.addEventListener("error", pictureFailed);
+  // The start picture may have loaded, or failed, before this script ran.
+  if (img.complete && img.getAttribute("src")) {
+    if (img.naturalWidth) pictureLoaded(); else pictureFailed();
+  }
+  if (data.frames || data.images) ready(data);
 })(document.currentScript.parentNode);
