@@ -399,8 +399,8 @@ runpy.run_module("atensi.train", run_name="__main__", alter_sys=True)
 """
 
 
-def test_ctrl_c_is_one_indonesian_line_and_exit_code_130(shipped):
-    proc = _run_train("--steps", "3", code=_INTERRUPTED)
+def test_ctrl_c_is_one_indonesian_line_and_exit_code_130():
+    proc = _run_train("--quick", code=_INTERRUPTED)
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip() == "python -m atensi.train: dihentikan (Ctrl-C)."
 

@@ -7,7 +7,11 @@ The pinned numbers below were computed with the two separate loops that
 
 from __future__ import annotations
 
+import errno
 import math
+import tempfile
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -168,3 +172,38 @@ def test_results_round_trip_and_a_broken_one_names_its_remake_command(tmp_path):
         recall_train.load_recall_experiment(path)
     with pytest.raises(IsADirectoryError, match="folder, bukan berkas"):
         recall_train.load_recall_experiment(tmp_path)
+
+
+# ---- output files ---------------------------------------------------------------------------
+
+
+def test_dated_names_taken_in_the_same_second_are_all_different(tmp_path, monkeypatch):
+    monkeypatch.setattr(training_loop.time, "gmtime", lambda *a: time.struct_time(
+        (2026, 12, 1, 9, 15, 0, 1, 335, 0)))
+    target = tmp_path / "model_kecil.npz"
+    names = [training_loop.dated_path(target) for _ in range(3)]
+    assert [n.name for n in names] == ["model_kecil-20261201-091500.npz",
+                                       "model_kecil-20261201-091500-2.npz",
+                                       "model_kecil-20261201-091500-3.npz"]
+    assert all(n.is_file() for n in names)  # reserved on disk, not only named
+    names[1].write_bytes(b"hasil lari kedua")
+    training_loop.release_reservations()  # a run that failed gives back what it did not fill
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model_kecil-20261201-091500-2.npz"]
+
+
+def test_a_result_that_cannot_be_written_is_kept_in_a_temporary_folder(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "sementara"))
+    (tmp_path / "sementara").mkdir()
+    out = tmp_path / "penuh" / "hasil.json"
+
+    def write(path):
+        if Path(path).parent.name == "penuh":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        Path(path).write_text("isi")
+
+    with pytest.raises(OSError, match="disk penuh") as err:
+        training_loop.save_or_rescue(write, out, None, "Hasil")
+    message = str(err.value)
+    rescued = list((tmp_path / "sementara").glob("atensi-hasil-*/hasil.json"))
+    assert len(rescued) == 1 and rescued[0].read_text() == "isi"
+    assert str(out) in message and f"mv '{rescued[0]}'" in message

@@ -4,15 +4,20 @@ Semua alat baris perintah proyek (``python -m atensi.kernels``, ``atensi.train``
 ``atensi.corpus``, ``atensi.bench``, skrip di ``scripts/``) memakai
 :class:`Parser`: argumen yang salah menghasilkan satu baris di *stderr* dan kode
 keluar 2, tanpa teks ``usage`` argparse yang berbahasa Inggris.
+:func:`run_command` menjalankan ``main`` setiap alat: Ctrl-C menjadi satu baris
+dan kode keluar 130, dan keluaran tetap tercetak di terminal yang tidak bisa
+menampilkan tipografi buku (``LC_ALL=C``, ``PYTHONIOENCODING=ascii``).
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
 import re
 import sys
+import unicodedata
 
-__all__ = ["Parser"]
+__all__ = ["Parser", "run_command"]
 
 _TYPES = {"int": "bilangan bulat", "float": "bilangan", "str": "teks"}
 
@@ -84,3 +89,58 @@ def _translate(text: str) -> str:
     for english, indonesian_ in _HELP_WORDS:
         text = text.replace(english, indonesian_)
     return text
+
+
+# The book's typography, spelled for a terminal that cannot show it.
+_PLAIN = {"√": "akar ", "≤": "<=", "≥": ">=", "×": "x", "–": "-", "—": "-", "−": "-",
+          "α": "alpha", "…": "...", "→": "->", "←": "<-", "≈": "~", "·": ".", "²": "^2",
+          "³": "^3", "⁻": "^-", "¹": "1", "₀": "0", "₁": "1", "“": '"', "”": '"', "‘": "'",
+          "’": "'", "±": "+-", "∞": "inf", "µ": "u", "π": "pi", "θ": "theta"}
+_ERRORS = "atensi-plain"
+
+
+def _plain(err: UnicodeEncodeError):
+    text = err.object[err.start:err.end]
+    out = []
+    for char in text:
+        plain = _PLAIN.get(char)
+        if plain is None:
+            plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode() or "?"
+        out.append(plain)
+    return "".join(out), err.end
+
+
+codecs.register_error(_ERRORS, _plain)
+
+
+def plain_streams() -> None:
+    """Stdout and stderr that cannot encode the book's typography spell it in ASCII."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            "√≤×–α…é".encode(stream.encoding or "ascii")
+        except (UnicodeEncodeError, LookupError):
+            try:
+                stream.reconfigure(errors=_ERRORS)
+            except (AttributeError, ValueError, TypeError):
+                pass
+        except AttributeError:
+            pass
+
+
+def run_command(main, prog: str, argv=None):
+    """Run a command-line ``main(argv)`` (returns the exit code) and exit with its code.
+
+    Ctrl-C ends it with one Indonesian line on stderr and exit code 130 (128 + SIGINT),
+    without a traceback.
+    """
+    plain_streams()
+    try:
+        code = main(argv)
+    except KeyboardInterrupt:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        print(f"{prog}: dihentikan (Ctrl-C).", file=sys.stderr)
+        code = 130
+    sys.exit(code)

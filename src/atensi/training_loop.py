@@ -20,6 +20,7 @@ import glob
 import json
 import math
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -162,10 +163,71 @@ def cpu_load():
 
 
 def dated_path(path) -> Path:
-    """``results/model_kecil.npz`` → ``results/model_kecil-20261201-091500.npz`` (UTC)."""
+    """``results/model_kecil.npz`` → ``results/model_kecil-20261201-091500.npz`` (UTC), dipesan.
+
+    Nama itu dibuat kosong secara eksklusif, jadi dua lari yang mulai di detik
+    yang sama mendapat ``…-091500.npz`` dan ``…-091500-2.npz``. Foldernya
+    diperiksa sebelum pelatihan (``files.check_output_path``). Pesanan yang tidak
+    terisi dihapus oleh :func:`release_reservations`.
+    """
     path = Path(path)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    return path.with_name(f"{path.stem}-{stamp}{path.suffix}")
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    number = 1
+    while True:
+        extra = "" if number == 1 else f"-{number}"
+        name = path.with_name(f"{path.stem}-{stamp}{extra}{path.suffix}")
+        try:
+            os.close(os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            number += 1
+            continue
+        except OSError as err:
+            raise files.write_problem(name, err) from None
+        _reserved.append(name)
+        try:
+            files.check_output_path(name, "berkas hasil")
+        except ValueError:
+            release_reservations()
+            raise
+        return name
+
+
+_reserved: list = []
+
+
+def release_reservations() -> None:
+    """Remove the names :func:`dated_path` reserved that are still empty (a run that failed)."""
+    while _reserved:
+        name = _reserved.pop()
+        with contextlib.suppress(OSError):
+            if os.lstat(name).st_size == 0:
+                os.unlink(name)
+
+
+def save_or_rescue(write, out, log, what="Bobot") -> Path:
+    """``write(out)``; when ``out`` cannot be written, the result goes to a temporary
+    folder instead and the error (``files.WriteError``) says where it is."""
+    try:
+        write(out)
+        return Path(out)
+    except OSError as err:
+        problem = files.write_problem(out, err)
+    name = Path(out).name
+    if len(os.fsencode(name)) > 200:
+        name = "hasil" + Path(out).suffix[:20]
+    try:
+        rescue = Path(tempfile.mkdtemp(prefix="atensi-hasil-")) / name
+        write(rescue)
+    except OSError:
+        raise files.WriteError(problem.errno, f"{problem} Hasil lari ini juga tidak bisa "
+                               "disimpan di folder sementara, jadi hilang.", out) from None
+    if _reserved and Path(out) in _reserved:
+        release_reservations()
+    raise files.WriteError(problem.errno, f"{problem} {what} hasil lari ini disimpan "
+                           f"sementara di '{rescue}'; pindahkan dengan: mv '{rescue}' "
+                           "PATH_LAIN", out)
 
 
 def time_checks(info):
@@ -192,7 +254,8 @@ def report_targets(log, checks, info):
 
 def write_result(out, result, log):
     """Tulis hasil eksperimen ``result`` (dict) sebagai JSON ke ``out`` (lewat berkas sementara)."""
-    files.write_text(out, json.dumps(result, ensure_ascii=False, indent=1))
+    text = json.dumps(result, ensure_ascii=False, indent=1)
+    save_or_rescue(lambda path: files.write_text(path, text), out, log, "Hasil")
     log(f"Hasil ditulis ke {out}.")
 
 

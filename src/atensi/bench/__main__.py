@@ -1,7 +1,6 @@
 """``python -m atensi.bench``: lihat :mod:`atensi.bench`."""
 
-import sys
-
+from atensi.arguments import run_command
 from atensi.bench import _main
 
-sys.exit(_main())
+run_command(_main, "python -m atensi.bench")

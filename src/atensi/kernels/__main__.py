@@ -1,7 +1,6 @@
 """``python -m atensi.kernels``: lihat :mod:`atensi.kernels.cli`."""
 
-import sys
-
+from atensi.arguments import run_command
 from atensi.kernels.cli import main
 
-sys.exit(main())
+run_command(main, "python -m atensi.kernels")
