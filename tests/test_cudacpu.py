@@ -459,6 +459,33 @@ def test_source_forms():
     np.testing.assert_array_equal(out, x.reshape(3, 128).sum(axis=1))
 
 
+ALIGNED_SHARED = r'''extern "C" __global__ void aligned(float* out) {
+    __shared__ __align__(32) float a[64];        // both orders are CUDA
+    __align__(32) __shared__ float b[64];
+    static __shared__ alignas(16) float c[8], d[8];
+    __shared__
+        __align__(64) float e[4];
+    a[threadIdx.x] = b[threadIdx.x] = 1.0f;
+    if (threadIdx.x < 8) c[threadIdx.x] = d[threadIdx.x] = 1.0f;
+    if (threadIdx.x < 4) e[threadIdx.x] = 1.0f;
+    __syncthreads();
+    const unsigned long long off = (unsigned long long)a % 32 + (unsigned long long)b % 32
+        + (unsigned long long)c % 16 + (unsigned long long)d % 16 + (unsigned long long)e % 64;
+    out[threadIdx.x] = off ? -1.0f : a[threadIdx.x] + b[threadIdx.x] + c[threadIdx.x % 8]
+        + d[threadIdx.x % 8] + e[threadIdx.x % 4];
+    if (threadIdx.x == 0) out[64] = __LINE__;  // line 15: the .cu lines are kept
+}
+'''
+
+
+def test_alignment_before_or_after_shared():
+    mod = RawModule(ALIGNED_SHARED, path="aligned.cu")
+    out = np.zeros(65, f32)
+    mod.get_function("aligned")((2,), (64,), (out,))
+    assert (out[:64] == 5).all(), out  # every array aligned as declared, and written
+    assert out[64] == 15
+
+
 def _nvrtc():
     """CuPy's NVRTC wrapper with the pip wheel's libnvrtc loaded (no GPU needed), or skip."""
     from atensi.cuda_wheels import preload

@@ -235,6 +235,17 @@ def test_wrong_leading_dimension_is_an_error(wmma_fibers, ldm, problem):
                                                             i32(8)))
 
 
+@pytest.mark.parametrize("ldm", [20, 36])
+def test_accumulator_ldm_must_be_a_multiple_of_eight(wmma_fibers, ldm):
+    """A multiple of 4 is enough for A and B, not for the f32 accumulator."""
+    with pytest.raises(CudaCpuError, match=rf"store_matrix_sync\(\).*wmma\.cu:112.*ldm = {ldm} bukan "
+                                           r"kelipatan 8 float.*accumulator"):
+        wmma_fibers.get_function("accumulator_with_ldm")((1,), (32,), (aligned(np.zeros((16, ldm))), i32(ldm)))
+    D = aligned(np.zeros((16, 24)))
+    wmma_fibers.get_function("accumulator_with_ldm")((1,), (32,), (D, i32(24)))
+    assert (D[:, :16] == 1).all() and (D[:, 16:] == 0).all()
+
+
 def test_column_major_tile_needs_ldm_of_a_column(wmma_fibers):
     z = [aligned(np.zeros(s)) for s in ((16, 16), (16, 16), (16, 16), (16, 16))]
     with pytest.raises(CudaCpuError, match=r"ldm = 8 lebih kecil dari panjang satu kolom ubin 16 x 8"):

@@ -16,7 +16,9 @@
 // different calls, are a deadlock (BarrierDeadlockError naming the lines); a
 // warp of fewer than 32 threads, lanes with different arguments (pointer,
 // ldm, layout, fill value), a leading dimension that is not a multiple of
-// 4 floats (16 bytes) or is shorter than a tile row, a pointer that is not
+// 4 floats (16 bytes; 8 floats for the f32 accumulator, whose row starts the
+// PTX ISA wants aligned to the fragment's size) or is shorter than a tile
+// row, a pointer that is not
 // 32-byte aligned, and TF32 operands that were never rounded are errors
 // naming the .cu line (kMisuse). No memory ordering is implied: as on a GPU,
 // __syncwarp / __syncthreads must separate a lane's stores to shared memory
@@ -132,9 +134,18 @@ CUDACPU_RT inline void check_memory(const Site& s, const void* p, unsigned ldm, 
   if (reinterpret_cast<std::uintptr_t>(p) % 32)
     fail(s, t, "alamat matriks %p bukan kelipatan 32 byte (256 bit), seperti yang dituntut WMMA. Mulailah "
          "setiap ubin di offset float kelipatan 8, dan buat ldm kelipatan 8 bila ubin-ubin bersebelahan.", p);
-  if (ldm % 4)
+  if (rows == 16 && cols == 16) {
+    // The f32 accumulator: the PTX ISA wants every row (column) start aligned
+    // to the fragment's size, 8 floats, not only the 16 bytes of the CUDA guide.
+    if (ldm % 8)
+      fail(s, t, "ldm = %u bukan kelipatan 8 float (32 byte). Untuk fragmen accumulator float, ISA PTX "
+           "(wmma.load.c / wmma.store.d) menuntut setiap awal baris atau kolom ubin rata pada ukuran "
+           "fragmen, jadi ldm kelipatan 8, bukan hanya 4. Beri padding pada baris array agar "
+           "panjangnya kelipatan 8.", ldm);
+  } else if (ldm % 4) {
     fail(s, t, "ldm = %u bukan kelipatan 4 float (16 byte), seperti yang dituntut WMMA untuk float/TF32. "
          "Beri padding pada baris array agar panjangnya kelipatan 4.", ldm);
+  }
   const int need = col_major ? rows : cols;
   if (ldm < static_cast<unsigned>(need))
     fail(s, t, "ldm = %u lebih kecil dari panjang satu %s ubin %d x %d (%d float): baris-baris ubin akan "

@@ -6,7 +6,9 @@ point at the .cu line through ``#line``):
 * find the ``__global__`` kernels and their parameter names;
 * rewrite ``extern __shared__ T s[];`` (not valid C++) into a pointer at the
   header's dynamic shared-memory buffer, and ``static __shared__`` into
-  ``__shared__`` (the header already makes it ``static``);
+  ``__shared__`` (the header already makes it ``static``); move alignment
+  written after ``__shared__`` (``__shared__ __align__(32) float x[N];``,
+  valid CUDA) in front of it, where C++ lets ``alignas`` apply to the variable;
 * append one trampoline per kernel that takes ``void** args`` the way
   ``cuLaunchKernel`` does, plus a function that reports the parameter types.
 """
@@ -51,7 +53,9 @@ _ATTR = r"(?:__shared__|volatile|__align__\s*\(\s*\w+\s*\)|alignas\s*\(\s*\w+\s*
 _EXTERN_SHARED = re.compile(
     r"\bextern\s+((?:" + _ATTR + r"\s+)+)([A-Za-z_][\w\s:<>,*]*?)\s*\b([A-Za-z_]\w*)\s*\[\s*\]\s*;"
 )
-_STATIC_SHARED = re.compile(r"\bstatic(?=\s+__shared__\b)")
+_ALIGN = r"(?:__align__|alignas)\s*\(\s*\w+\s*\)"
+_STATIC_SHARED = re.compile(r"\bstatic(?=\s+(?:" + _ALIGN + r"\s*)*__shared__\b)")
+_SHARED_THEN_ALIGN = re.compile(r"\b__shared__((?:\s*" + _ALIGN + r")+)")
 
 
 def _matching(text: str, start: int, open_ch: str, close_ch: str) -> int:
@@ -244,6 +248,24 @@ def _register_static_shared(code: str, plain: str) -> str:
     return "".join(out)
 
 
+def _align_before_shared(code: str, plain: str) -> str:
+    """``__shared__ __align__(n)`` as ``__align__(n) __shared__``, on the same lines.
+
+    The header defines ``__shared__`` as ``static`` and ``__align__(n)`` as
+    ``alignas(n)``: ``static alignas(n) float x`` puts the alignment on the
+    type, which g++ ignores with an error, while ``alignas(n) static float x``
+    aligns the variable, as CUDA does for both orders.
+    """
+    out, last = [], 0
+    for m in _SHARED_THEN_ALIGN.finditer(plain):
+        attrs = code[m.start(1):m.end(1)]
+        out.append(code[last:m.start()])
+        out.append(" ".join(attrs.split()) + " __shared__" + "\n" * attrs.count("\n"))
+        last = m.end()
+    out.append(code[last:])
+    return "".join(out)
+
+
 def _rewrite_extern_shared(code: str, plain: str) -> str:
     out, last = [], 0
     for m in _EXTERN_SHARED.finditer(plain):
@@ -277,6 +299,7 @@ def translation_unit(code: str, path: str, kernels: dict[str, KernelDecl]) -> st
     """The C++ text that g++ compiles for ``code``."""
     if "\0" in code:
         raise CudaCpuError(f"Kode sumber {path} berisi karakter NUL.")
+    code = _align_before_shared(code, _blank(_blank(code, _COMMENTS), _STRINGS))
     plain = _blank(_blank(code, _COMMENTS), _STRINGS)
     body = _rewrite_extern_shared(code, plain)
     body = _STATIC_SHARED.sub(lambda m: " " * len(m.group(0)), body)
