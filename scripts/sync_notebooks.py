@@ -77,9 +77,35 @@ def check_repo_url(url) -> str:
     return url
 
 
+def cause(err: BaseException) -> str:
+    """Why a file could not be used, in Indonesian."""
+    if isinstance(err, UnicodeDecodeError):
+        return f"bukan teks UTF-8 (byte ke-{err.start} tidak sah)"
+    if isinstance(err, yaml.YAMLError):
+        mark = getattr(err, "problem_mark", None)
+        where = f" di baris {mark.line + 1}" if mark is not None else ""
+        return f"YAML-nya tidak sah{where} ({getattr(err, 'problem', None) or err})"
+    if isinstance(err, IsADirectoryError):
+        return "sebuah folder, bukan berkas"
+    if isinstance(err, OSError):
+        return f"tidak bisa dibaca ({err.strerror or err})"
+    if isinstance(err, json.JSONDecodeError):
+        return f"bukan JSON yang sah (baris {err.lineno})"
+    return f"tidak bisa dibaca sebagai notebook ({type(err).__name__}: {err})"
+
+
 def repo_url() -> str:
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    url = (config.get("repository") or {}).get("url")
+    path = ROOT / "_config.yml"
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError) as err:
+        raise ValueError(f"_config.yml {cause(err)}. Perbaiki berkas itu.") from err
+    repository = config.get("repository") if isinstance(config, dict) else None
+    if not isinstance(repository, dict):
+        raise ValueError("_config.yml harus berisi bagian 'repository:' dengan 'url: https://...' "
+                         "di bawahnya (pemetaan YAML), tetapi bagian itu tidak ada atau bentuknya "
+                         "lain. Perbaiki berkas itu.")
+    url = repository.get("url")
     return check_repo_url(url.rstrip("/") if isinstance(url, str) else url)
 
 
@@ -149,19 +175,45 @@ def reader_edits(ipynb_path: Path, current: str, md_mtime: float) -> tuple[str |
     return None, not committed
 
 
+def readable(md_paths, problems: list[str]):
+    """The chapters whose .md (and .ipynb, when there is one) can be read and parsed;
+    each other one adds a problem that starts with ``RUSAK`` and is skipped."""
+    for md_path in md_paths:
+        current = md_path
+        try:
+            jupytext.reads(md_path.read_text(encoding="utf-8"), fmt="md:myst")
+            current = md_path.with_suffix(".ipynb")
+            if current.exists():
+                current.read_text(encoding="utf-8")
+        except Exception as err:  # noqa: BLE001 - one bad file must not stop the others
+            problems.append(
+                f"RUSAK {current.relative_to(CHAPTERS.parent)}: {cause(err)}. Perbaiki (atau "
+                "hapus) berkas ini lalu jalankan make notebooks lagi; bab lain tetap disinkronkan.")
+            continue
+        yield md_path
+
+
 def sync(check: bool = False, force: bool = False) -> list[str]:
     """Bring every chapter up to date; return the problems (or changes, with check).
 
     A refused .ipynb (see :func:`reader_edits`) gives a problem that starts with
     ``DITOLAK``; with ``force`` it is overwritten and kept as ``.ipynb.bak``.
+    A file that cannot be read or parsed (and a bad ``_config.yml``) gives one
+    that starts with ``RUSAK``; the other files are synced all the same, without
+    touching the setup cells when the configuration is bad.
     """
     problems = []
-    source = setup_source()
-    for md_path in chapter_files():
+    try:
+        source = setup_source()
+    except ValueError as err:
+        source = None
+        problems.append(f"RUSAK {err} Sel persiapan bab tidak diperbarui; .ipynb tetap "
+                        "disinkronkan dari .md-nya.")
+    for md_path in readable(chapter_files(), problems):
         rel = md_path.relative_to(CHAPTERS.parent)
         md_mtime = md_path.stat().st_mtime
         text = md_path.read_text(encoding="utf-8")
-        new_text, found = with_setup_cell(text, source)
+        new_text, found = with_setup_cell(text, source) if source is not None else (text, 1)
         if found != 1:
             problems.append(f"{rel}: harus punya tepat satu sel bertag '{SETUP_TAG}', ada {found}")
         if new_text != text:
@@ -211,7 +263,7 @@ def main(argv=None) -> int:
         return 1
     for message in messages:
         print(message)
-    refused = [m for m in messages if m.startswith("DITOLAK")]
+    refused = [m for m in messages if m.startswith(("DITOLAK", "RUSAK"))]
     missing_cell = [m for m in messages if SETUP_TAG in m]
     if args.check:
         return 1 if messages else 0
