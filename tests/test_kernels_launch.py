@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import kernels, validation
+from atensi import kernels, reference, validation
 from atensi.cudacpu import BarrierDeadlockError, CudaCpuError, LaunchConfigError, RawModule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -325,8 +325,8 @@ def _record_allocations_and_launches(monkeypatch):
                                           backend="cpu"),
     lambda Q, K, V, dO: kernels.attention_backward(Q, K, V, dO, backend="cpu"),
     lambda Q, K, V, dO: kernels.attention_backward(
-        Q, K, V, dO, lse=np.log(np.arange(1, 19, dtype=np.float32)).reshape(Q.shape[:-1]),
-        backend="cpu"),
+        Q, K, V, dO, backend="cpu",
+        lse=reference.attention_blocked(Q, K, V, return_lse=True)[1].astype(np.float32)),
 ], ids=["chain-v1", "chain-v3", "fused-v1", "fused-v2-split", "backward", "backward-lse"])
 def test_every_output_is_allocated_before_the_first_launch(call, monkeypatch):
     """A MemoryError must come before minutes of emulated work, never between launches."""
