@@ -305,8 +305,9 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K"), *, tf32=False
                 raise ValueError(
                     f"Argumen '{name}' berisi nilai sebesar {id_sci(biggest)}"
                     + (" (sesudah dikali log₂e ≈ 1,44)" if name == names[0] else "")
-                    + f": dibulatkan ke TF32 (tensor core, impl='fused-v3') nilai itu menjadi inf, "
-                    f"karena di atas {id_sci(TF32_OVERFLOW)} TF32 membulatkan ke atas batas float32. "
+                    + ": dibulatkan ke TF32 (tensor core, impl='fused-v3', 10 bit mantissa) nilai "
+                    "itu menjadi inf, karena setiap nilai dalam 2⁻¹¹ dari batas float32 dibulatkan "
+                    "ke atas, melewati batas itu. "
                     f"Perkecil {name}, misalnya {name} / 2 (kalikan argumen yang lain dengan 2 agar "
                     "skornya tetap), atau pakai impl='fused-v2'."
                 )
