@@ -5,8 +5,11 @@ The tests cannot change uid: a foreign owner is simulated by replacing
 ``build._owner_ok``, everything else with real file modes.
 """
 
+import json
 import os
 import stat
+import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -14,7 +17,7 @@ import warnings
 import numpy as np
 import pytest
 
-from atensi.cudacpu import CudaCpuError, RawModule, build, module
+from atensi.cudacpu import CudaCpuError, RawModule, build, module, resources
 
 CODE = 'extern "C" __global__ void one(float* x) { x[threadIdx.x] = VALUE; }'
 
@@ -154,7 +157,7 @@ def test_leftovers_of_a_killed_compile_are_removed(cache):
     assert not old.exists() and not old_cpp.exists() and fresh.exists()
     RawModule(CODE, path="one.cu", options=("-DVALUE=5.0f",))
     left = sorted(p.name for p in cache.iterdir() if p != fresh)
-    assert all(name.endswith(".so") for name in left), left  # no .cpp, .su or .tmp kept
+    assert all(name.endswith((".so", ".so.sha256")) for name in left), left  # no .cpp, .su, .tmp
 
 
 def test_warning_is_given_once_per_process(cache):
@@ -165,3 +168,90 @@ def test_warning_is_given_once_per_process(cache):
         first, second = build.cache_dir(), build.cache_dir()
     assert first == second
     assert len([w for w in seen if issubclass(w.category, RuntimeWarning)]) == 1
+
+
+
+# ---- a damaged cache heals ------------------------------------------------------------------
+
+
+def test_a_compiler_that_writes_nothing_is_an_error_not_a_cache_entry(cache, tmp_path, monkeypatch):
+    fake = tmp_path / "g++-palsu"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("ATENSI_CXX", str(fake))
+    with pytest.raises(CudaCpuError, match="tidak menulis pustaka.*kosong.*ATENSI_CXX"):
+        RawModule(CODE, path="one.cu", options=("-DVALUE=7.0f",))
+    assert not list(cache.glob("*.so"))
+
+
+@pytest.mark.slow
+def test_a_damaged_library_in_the_cache_is_compiled_again(cache):
+    lib, compiled, _ = module.build_library(CODE, path="one.cu", options=("-DVALUE=3.0f",))
+    assert compiled and (lib.parent / (lib.name + ".sha256")).is_file()  # never loaded here
+    data = bytearray(lib.read_bytes())
+    data[len(data) // 2:] = bytes(len(data) - len(data) // 2)  # the second half lost
+    lib.write_bytes(bytes(data))
+    again = RawModule(CODE, path="one.cu", options=("-DVALUE=3.0f",))
+    assert again.compiled and again.library_path == lib
+    x = np.zeros(2, np.float32)
+    again.get_function("one")((1,), (2,), (x,))
+    assert (x == 3).all()
+
+
+@pytest.mark.slow
+def test_a_library_that_will_not_load_is_rebuilt_once_then_refused(cache, monkeypatch):
+    RawModule(CODE, path="one.cu", options=("-DVALUE=4.0f",))
+    builds = []
+    real = build.build
+    monkeypatch.setattr(build, "build", lambda *a, **k: builds.append(1) or real(*a, **k))
+
+    def broken(path):
+        raise OSError(f"{path}: invalid ELF header")
+
+    monkeypatch.setattr(module, "_load", broken)
+    with pytest.raises(CudaCpuError, match="tidak bisa dimuat.*invalid ELF.*ATENSI_CACHE") as err:
+        RawModule(CODE, path="one.cu", options=("-DVALUE=4.0f",))
+    assert str(cache) in str(err.value)
+    assert len(builds) == 2  # the cached one, then one fresh compile
+
+
+_FALLBACK = """
+import warnings
+from atensi.cudacpu import build
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    print(build.cache_dir())
+print(seen[0].message)
+"""
+
+
+def test_the_private_fallback_folder_is_removed_when_the_process_ends(tmp_path):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("")
+    proc = subprocess.run([sys.executable, "-c", _FALLBACK], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, "ATENSI_CACHE": str(blocked / "x")})
+    used, message = proc.stdout.splitlines()[:2]
+    assert "atensi-cudacpu-" in used and not os.path.exists(used)
+    assert "tidak bisa ditulisi" in message and "chmod" not in message  # the cause, not a guess
+    assert "dihapus saat proses selesai" in message
+
+
+@pytest.mark.parametrize("text", ['[1, 2]', '{"one": "ab"}', '{"one": [1]}', '{"one": [-3, 0]}',
+                                  '{"one": [true, 0]}', "bukan json", ""])
+def test_a_ptxas_report_of_the_wrong_shape_is_removed_and_made_again(cache, monkeypatch, text):
+    class FakeNvrtc:
+        @staticmethod
+        def getVersion():
+            return (12, 4)
+
+    monkeypatch.setattr(resources, "_nvrtc", lambda: FakeNvrtc)
+    made = []
+    monkeypatch.setattr(resources, "_compile", lambda *a: made.append(1) or {
+        "one": resources.KernelUse(40, 1024)})
+    assert resources.kernel_uses(CODE, "one.cu") == {"one": resources.KernelUse(40, 1024)}
+    [report] = cache.glob("ptxas-*.json")
+    report.write_text(text)
+    assert resources.kernel_uses(CODE, "one.cu") == {"one": resources.KernelUse(40, 1024)}
+    assert len(made) == 2 and json.loads(report.read_text()) == {"one": [40, 1024]}
+    assert resources.kernel_uses(CODE, "one.cu") == {"one": resources.KernelUse(40, 1024)}
+    assert len(made) == 2  # and read from the cache again

@@ -10,8 +10,8 @@ other write permission, and every folder above it must be owned by this user
 or root and not writable by others (unless sticky, like /tmp; writable by the
 user's own primary group is allowed there). Every ``.so``
 is checked the same way before it is loaded. When the folder fails a check,
-a private ``tempfile.mkdtemp`` folder is used for this process instead, and a
-warning says so once. No fixed name in a shared temp folder is ever used.
+a private ``tempfile.mkdtemp`` folder is used for this process instead (removed
+when the process exits), and a warning says so once, with the cause. No fixed name in a shared temp folder is ever used.
 
 Cache key: a SHA-256 of the translation unit, the flags (each one
 length-prefixed, so ``("-DX=5 -DY=7",)`` and ``("-DX=5", "-DY=7")`` differ),
@@ -19,8 +19,12 @@ the g++ version, and the name and contents of every header the source
 includes (``cuda_cpu.h`` and ``#include`` files found in ``-I`` folders,
 followed recursively), so an edited header is recompiled.
 
-Files are written under a temporary name and moved into place with
+Files are written under a temporary name, fsync'ed and moved into place with
 ``os.replace``, so two processes compiling the same kernel at once are safe.
+A compiler that exits 0 without writing an ELF file is an error, never a
+cache entry. Next to every ``.so`` its SHA-256 is kept (``.so.sha256``); a
+library whose bytes no longer match (a power loss, a damaged disk) is
+deleted and compiled again before it is ever loaded.
 The C++ text is compiled from a temporary ``.cpp`` that is removed afterwards
 (g++ and sanitizer messages point at the ``.cu`` through ``#line``), and
 ``*.tmp`` files older than an hour (left by a killed compile) are removed.
@@ -32,6 +36,7 @@ not fit is refused with a clear message instead of crashing the interpreter.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import hashlib
 import os
@@ -125,15 +130,17 @@ def trusted_library(path: Path) -> str | None:
     return _trusted_dir(path.parent)
 
 
-def _fallback(reason: str) -> Path:
-    """A private folder for this process (mkdtemp: 0700, unpredictable name)."""
+def _fallback(reason: str, fix: str | None = None) -> Path:
+    """A private folder for this process (mkdtemp: 0700, unpredictable name), removed at exit."""
     global _private_dir
     if _private_dir is None or _trusted_dir(_private_dir) is not None:
         _private_dir = Path(tempfile.mkdtemp(prefix="atensi-cudacpu-"))
+        atexit.register(shutil.rmtree, _private_dir, True)
         warnings.warn(
-            f"Cache cudacpu tidak aman dipakai: {reason}. Untuk proses ini dipakai folder "
-            f"pribadi sementara {_private_dir} (kompilasi tidak disimpan). Perbaiki dengan "
-            "`chmod 700` pada folder cache, atau setel ATENSI_CACHE ke folder milik Anda.",
+            f"Cache cudacpu tidak dipakai: {reason}. Untuk proses ini dipakai folder "
+            f"sementara {_private_dir} (dihapus saat proses selesai, jadi proses berikutnya "
+            "mengompilasi lagi). " + (fix or "Perbaiki dengan `chmod 700` pada folder cache "
+            "(milik Anda), atau setel ATENSI_CACHE ke folder milik Anda."),
             RuntimeWarning,
             stacklevel=3,
         )
@@ -166,7 +173,8 @@ def cache_dir() -> Path:
             probe = tempfile.NamedTemporaryFile(dir=path, delete=True)
             probe.close()
     except OSError as err:
-        problem = f"{path} tidak bisa ditulisi ({err.strerror})"
+        return _fallback(f"{path} tidak bisa ditulisi ({err.strerror})",
+                         "Setel ATENSI_CACHE ke folder yang bisa Anda tulisi.")
     if problem is not None:
         return _fallback(problem)
     _remove_stale(path)
@@ -311,6 +319,74 @@ def _stack_problems(su_files, limit: int) -> list[str]:
     return bad
 
 
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _hash_file(lib: Path) -> Path:
+    return lib.with_name(lib.name + ".sha256")
+
+
+def damage(lib: Path) -> str | None:
+    """None when the cached ``lib`` is whole (an ELF file with the hash kept beside it)."""
+    try:
+        with open(lib, "rb") as f:
+            magic = f.read(4)
+        if magic != b"\x7fELF":
+            return "bukan berkas ELF" if magic else "kosong"
+        kept = _hash_file(lib).read_text(encoding="ascii").strip()
+        if kept != _sha256(lib):
+            return "isinya tidak cocok dengan hash yang disimpan"
+    except FileNotFoundError as err:
+        return f"{Path(err.filename).name} tidak ada"
+    except (OSError, UnicodeDecodeError) as err:
+        return f"tidak bisa dibaca ({getattr(err, 'strerror', None) or err})"
+    return None
+
+
+def discard(lib: Path) -> None:
+    """Remove a cached library and its hash (it is compiled again on next use)."""
+    for leftover in (lib, _hash_file(lib)):
+        try:
+            os.unlink(leftover)
+        except OSError:
+            pass
+
+
+def _install(tmp_lib: str, lib: Path, path: str) -> None:
+    """Check, fsync and move the compiled library into place, with its hash."""
+    with open(tmp_lib, "rb") as f:
+        magic = f.read(4)
+        os.fsync(f.fileno())
+    if magic != b"\x7fELF":
+        raise CudaCpuError(
+            f"Kompilasi {path} selesai tanpa galat, tetapi kompilatornya tidak menulis pustaka "
+            f"(berkas keluarannya {'kosong' if not magic else 'bukan ELF'}). Periksa kompilator "
+            f"'{compiler()}' (variabel ATENSI_CXX)."
+        )
+    os.chmod(tmp_lib, 0o700)
+    digest = _sha256(Path(tmp_lib))
+    fd, tmp_hash = tempfile.mkstemp(dir=lib.parent, prefix=lib.name + ".", suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(digest + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp_hash, _hash_file(lib))
+    os.replace(tmp_lib, lib)
+    try:
+        dir_fd = os.open(lib.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    except OSError:
+        pass
+
+
 def build(tu: str, *, path: str, flags: tuple[str, ...]) -> tuple[Path, bool]:
     """Compile ``tu`` unless cached. Returns (library path, was it compiled now)."""
     cxx = compiler()
@@ -320,11 +396,15 @@ def build(tu: str, *, path: str, flags: tuple[str, ...]) -> tuple[Path, bool]:
     if lib.exists():
         problem = trusted_library(lib)
         if problem is None:
-            return lib, False
-        out_dir = _fallback(problem)
-        lib = out_dir / lib.name
-        if lib.exists() and trusted_library(lib) is None:
-            return lib, False
+            if damage(lib) is None:
+                return lib, False
+            discard(lib)  # damaged: compiled again below
+        else:
+            out_dir = _fallback(problem, f"Hapus berkas {lib}, atau setel ATENSI_CACHE ke "
+                                "folder milik Anda (chmod 700).")
+            lib = out_dir / lib.name
+            if lib.exists() and trusted_library(lib) is None and damage(lib) is None:
+                return lib, False
     fd, cpp = tempfile.mkstemp(dir=out_dir, prefix=f"{_stem(path)}-{key}.", suffix=".cpp")
     with os.fdopen(fd, "w") as f:
         f.write(tu)
@@ -348,8 +428,7 @@ def build(tu: str, *, path: str, flags: tuple[str, ...]) -> tuple[Path, bool]:
                 "program akan crash. Kecilkan array lokal di kernel, atau pindahkan ke "
                 "__shared__ atau memori global."
             )
-        os.chmod(tmp_lib, 0o700)
-        os.replace(tmp_lib, lib)
+        _install(tmp_lib, lib, path)
     finally:
         for leftover in [tmp_lib, cpp, *out_dir.glob(Path(tmp_lib).name + "*.su")]:
             if os.path.exists(leftover):

@@ -358,6 +358,7 @@ class RawModule:
             raise TypeError(f"'seed' harus int >= 0, bukan {seed!r}.")
         self.seed = int(seed) % 2**64
         t0 = time.perf_counter()
+        self._code_for_rebuild = code
         self.library_path, self.compiled, self._decls = build_library(
             code, path=self.path, mode=self.mode, sanitize=self.sanitize, options=self.options)
         self.compile_seconds = time.perf_counter() - t0
@@ -368,10 +369,35 @@ class RawModule:
                 f"dijalankan dengan LD_PRELOAD=$(g++ -print-file-name={lib}). Jalankan lewat "
                 "atensi.cudacpu.run_in_subprocess(...) atau run_python_in_subprocess(...)."
             )
-        self._lib = _load(self.library_path)
+        self._lib = self._load_healing()
         self._functions: dict[str, RawKernel] = {}
         self.arch = resources.arch_of(self.options)  # the GPU whose limits launches obey
         self._code, self._uses = code, None
+
+    def _load_healing(self) -> ctypes.CDLL:
+        """Load the library; one that dlopen refuses or that lacks a kernel's entry point
+        (a damaged cache file) is deleted and compiled once more, then refused."""
+        for attempt in (1, 2):
+            try:
+                lib = _load(self.library_path)
+                for name in self._decls:
+                    getattr(lib, f"cudacpu_launch__{name}")
+                return lib
+            except (OSError, AttributeError) as err:
+                problem = str(err).splitlines()[0] if str(err) else type(err).__name__
+            with _libs_lock:
+                _libs.pop(self.library_path, None)
+            build.discard(self.library_path)
+            if attempt == 1:
+                self.library_path, self.compiled, self._decls = build_library(
+                    self._code_for_rebuild, path=self.path, mode=self.mode,
+                    sanitize=self.sanitize, options=self.options)
+        raise CudaCpuError(
+            f"Pustaka {self.library_path} tidak bisa dimuat ({problem}), juga sesudah dihapus "
+            "dan dikompilasi ulang. Kemungkinan folder cache-nya rusak: hapus folder "
+            f"{self.library_path.parent} (variabel ATENSI_CACHE memilih tempatnya), atau "
+            "setel ATENSI_CACHE ke folder lain, lalu coba lagi."
+        )
 
     def kernel_uses(self) -> dict:
         """Registers and static shared memory per kernel (ptxas, via NVRTC; {} without it)."""

@@ -29,10 +29,9 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 
-from atensi import ptxas
+from atensi import files, ptxas
 
 from . import build
 from .errors import LaunchConfigError
@@ -101,19 +100,39 @@ def kernel_uses(code: str, path: str, options=()) -> dict[str, KernelUse]:
     nvrtc_options = ("-std=c++17", f"-arch={arch}", "-Xptxas=-v") + kept
     key = hashlib.sha256("\0".join((code, path, *nvrtc_options, str(nvrtc.getVersion()))).encode()).hexdigest()
     cache = build.cache_dir() / f"ptxas-{key[:24]}.json"
-    try:
-        data = json.loads(cache.read_text())
-        return {name: KernelUse(*v) for name, v in data.items()}
-    except (OSError, ValueError, TypeError):
-        pass
+    cached = _read_cache(cache)
+    if cached is not None:
+        return cached
     found = _compile(nvrtc, code, path, nvrtc_options)
     if found is None:
         return {}
-    fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=cache.name + ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump({name: [u.registers, u.static_shared] for name, u in found.items()}, f)
-    os.replace(tmp, cache)
+    try:
+        files.write_text(cache, json.dumps(
+            {name: [u.registers, u.static_shared] for name, u in found.items()}))
+    except OSError:
+        pass  # a cache that cannot be written only costs the next compile
     return found
+
+
+def _read_cache(cache) -> dict[str, KernelUse] | None:
+    """The cached report, or None when absent or of the wrong shape (then removed and rebuilt)."""
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        data = None
+    whole = isinstance(data, dict) and all(
+        isinstance(name, str) and isinstance(v, list) and len(v) == 2
+        and all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 2**20 for n in v)
+        for name, v in data.items())
+    if not whole:
+        try:
+            os.unlink(cache)
+        except OSError:
+            pass
+        return None
+    return {name: KernelUse(*v) for name, v in data.items()}
 
 
 MAX_REGISTERS_PER_THREAD = 255
