@@ -22,6 +22,7 @@ from . import files, recall, training_loop
 from . import validation as _val
 from .formatting import id_float, id_int
 from .model import Config, TinyGPT
+from .result_checks import check_recall_experiment
 from .training_loop import RESULTS, cpu_load
 
 RECALL_WEIGHTS = RESULTS / "model_ingat.npz"
@@ -167,4 +168,5 @@ def run_recall_experiment(*, out=None, log=print, steps=None):
 def load_recall_experiment(path=None):
     """Baca hasil ``--experiment ingat`` (JSON)."""
     path = files.as_path(path) if path is not None else RECALL_EXPERIMENT
-    return training_loop.read_result(path, "python -m atensi.train --experiment ingat")
+    remake = "python -m atensi.train --experiment ingat"
+    return check_recall_experiment(training_loop.read_result(path, remake), path, remake)

@@ -56,6 +56,7 @@ from atensi.kernels import launch
 from atensi.arguments import Parser
 from atensi.bench import cpu_fast
 from atensi.formatting import id_bytes, id_float, id_sci
+from atensi.result_checks import check_bench_results
 from atensi.shipped import results_dir
 
 # ---------------------------------------------------------------------------
@@ -425,13 +426,18 @@ def load_results(path=GPU_RESULTS):
     path = Path(path)
     if not path.is_file():
         return None
-    results = json.loads(path.read_text(encoding="utf-8"))
-    if results.get("schema") != SCHEMA or "rows" not in results:
+    remake = f"python -m atensi.bench --quick --json {path}"
+    try:
+        results = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:  # ValueError: not UTF-8, or not JSON
+        raise ValueError(f"Berkas {path} tidak bisa dibaca sebagai hasil atensi.bench ({err}). "
+                         f"Buat ulang dengan: {remake}") from None
+    if not isinstance(results, dict) or results.get("schema") != SCHEMA or "rows" not in results:
         raise ValueError(
             f"Berkas {path} bukan hasil atensi.bench (schema {SCHEMA}). Buat ulang dengan "
-            "python -m atensi.bench --quick --json <path>."
+            f"{remake}."
         )
-    return results
+    return check_bench_results(results, path, remake)
 
 
 def _rows(results, device):
