@@ -1,0 +1,314 @@
+"""Facts on the rendered pages that go stale when the book changes shape:
+chapter numbers, the size of the running example, and which chapter holds
+which fused-kernel version.
+
+Each check is a function over one page's HTML (or plain text) that returns a
+list of problems, so it can be tried on a planted sentence without a build;
+the ``book`` tests run it over every page of the built book.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from bs4 import BeautifulSoup
+
+from atensi import example
+from conftest import ROOT, toc_pages
+
+PAGES = toc_pages()
+BLOCKS = ("p", "li", "td", "th", "dt", "dd", "figcaption", "caption")
+
+# The chapter that shows each fused-kernel version's code, and one section of
+# that code (the comment markers in the .cu file) that proves it still does.
+HOLDERS = {
+    "v1": ("sintesis", "attention_fused.cu", "potongan 3"),
+    "v2": ("flash_v2", "attention_fused.cu", "v2 skor"),
+    "v3": ("tensor_core", "attention_tensorcore.cu", "v3 pecah"),
+}
+
+
+# --- Numbering from _toc.yml --------------------------------------------------
+
+
+def chapter_numbers(toc_path: Path = ROOT / "_toc.yml") -> dict[str, int]:
+    """Page stem -> chapter number, as Sphinx numbers them: numbered parts
+    count on from each other (use_multitoc_numbering); others have none."""
+    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
+    numbers, n = {}, 0
+    for part in toc.get("parts", []):
+        if not part.get("numbered"):
+            continue
+        for chapter in part["chapters"]:
+            n += 1
+            numbers[chapter["file"].split("/")[-1]] = n
+    return numbers
+
+
+# --- Reading a page -----------------------------------------------------------
+
+
+def _article(html: str):
+    soup = BeautifulSoup(html, "html.parser")
+    article = soup.select_one("article.bd-article") or soup.select_one("article") or soup
+    # Formulas: keep what a reader hears (the MathML text), not the glyphs.
+    for container in article.find_all("mjx-container"):
+        mml = container.find("mjx-assistive-mml")
+        container.replace_with(mml.get_text("") if mml else container.get_text(""))
+    for code in article.select("div.highlight, pre"):
+        code.decompose()
+    return article
+
+
+def _target(href: str) -> str | None:
+    """Page stem an internal link points at ('softmax.html#x' -> 'softmax')."""
+    if not href or "://" in href or href.startswith("#"):
+        return None
+    return href.split("#")[0].split("/")[-1].removesuffix(".html") or None
+
+
+def _blocks(article):
+    """Innermost text blocks, each as (text, [(offset, page, link text)])."""
+    for block in article.find_all(BLOCKS):
+        if block.find(BLOCKS):
+            continue
+        text, links = "", []
+        for node in block.descendants:
+            if isinstance(node, str):
+                if not any(parent.name == "a" for parent in _parents_within(node, block)):
+                    text += node
+            elif node.name == "a":
+                page = _target(node.get("href", ""))
+                label = node.get_text("")
+                if page is not None:
+                    links.append((len(text), page, label))
+                text += label
+        yield text, links
+
+
+def _parents_within(node, block):
+    parent = node.parent
+    while parent is not None and parent is not block:
+        yield parent
+        parent = parent.parent
+
+
+def _sentences(text: str):
+    """(start, end) of each sentence; a decimal comma or '1.024' does not end one."""
+    start = 0
+    for match in re.finditer(r"[.!?](?=\s+[A-Z*\"“(]|\s*$)", text):
+        yield start, match.end()
+        start = match.end()
+    if start < len(text):
+        yield start, len(text)
+
+
+# --- Check 1: chapter numbers -------------------------------------------------
+
+
+def chapter_number_problems(html: str, numbers: dict[str, int]) -> list[str]:
+    """Every "Bab N" (or a bare "N, " in a table cell) that sits on a link to a
+    numbered chapter must be that chapter's number; no "bab N" beyond the last."""
+    problems = []
+    last = max(numbers.values())
+    for text, links in _blocks(_article(html)):
+        for offset, page, label in links:
+            if page not in numbers:
+                continue
+            before = text[:offset]
+            stated = re.match(r"\s*(?:[Bb]ab\s+)?(\d+)\b", label)
+            if stated is None:
+                stated = re.search(r"\b[Bb]ab\s+(\d+)\s*[,:]?\s*$", before)
+            if stated is None and re.fullmatch(r"\s*(\d+)\s*,\s*", before):
+                stated = re.fullmatch(r"\s*(\d+)\s*,\s*", before)
+            if stated is not None and int(stated.group(1)) != numbers[page]:
+                problems.append(
+                    f"'{(before[-30:] + label).strip()}' menyebut bab {stated.group(1)}, "
+                    f"padahal {page} adalah bab {numbers[page]}")
+        for match in re.finditer(r"\b[Bb]ab\s+(\d+)(?:\s+sampai\s+(\d+))?", text):
+            for n in filter(None, match.groups()):
+                if not 1 <= int(n) <= last:
+                    problems.append(f"'{match.group(0)}': buku hanya punya bab 1 sampai {last}")
+    return problems
+
+
+# --- Check 2: the size of the running example ---------------------------------
+
+EXAMPLE_CUE = re.compile(r"contoh berjalan|Ani memanggil Budi", re.IGNORECASE)
+# A size of something else in the same sentence: a block, a tile, a warp.
+OTHER_SHAPE = re.compile(r"(block|ubin|warp|grid|tile|MMA|fragmen)\W*\s*$", re.IGNORECASE)
+SIZE = re.compile(r"(?<![\d×])(\d+)\s*[×x]\s*(\d+)(?!\s*[×x]\s*\d)")
+
+
+def example_size_problems(text: str, T: int = example.T, d_k: int = example.d_k) -> list[str]:
+    """In a sentence about the running example, every "a × b" must be
+    T × d_k or T × T (the shapes of Q, K, V and of S, A)."""
+    problems = []
+    for start, end in _sentences(text):
+        sentence = text[start:end]
+        if not EXAMPLE_CUE.search(sentence):
+            continue
+        for size in SIZE.finditer(sentence):
+            if OTHER_SHAPE.search(sentence[max(0, size.start() - 25):size.start()]):
+                continue
+            a, b = int(size.group(1)), int(size.group(2))
+            if a != T or b not in (T, d_k):
+                problems.append(
+                    f"'{sentence.strip()[:120]}': contoh berjalan berukuran {T} × {d_k} "
+                    f"(Q, K, V) atau {T} × {T} (S, A), bukan {a} × {b}")
+    return problems
+
+
+def example_size_problems_html(html: str, T: int = example.T, d_k: int = example.d_k) -> list[str]:
+    return [p for text, _ in _blocks(_article(html)) for p in example_size_problems(text, T, d_k)]
+
+
+# --- Check 3: v1, v2, v3 referenced to the chapter that holds them -------------
+
+
+def version_reference_problems(html: str, holders: dict[str, str]) -> list[str]:
+    """A link to a chapter that holds a fused-kernel version, placed right
+    after a mention of another version ("susunan v2 dari <v1's chapter>"),
+    points the reader to the wrong chapter."""
+    problems = []
+    pages = {page: version for version, page in holders.items()}
+    for text, links in _blocks(_article(html)):
+        # Link texts are titles ("Dari v1 ke v2: ..."), not mentions.
+        plain = text
+        for offset, _, label in links:
+            plain = plain[:offset] + " " * len(label) + plain[offset + len(label):]
+        for offset, page, label in links:
+            if page not in pages:
+                continue
+            sentence_start = max((s for s, e in _sentences(text) if s <= offset), default=0)
+            window = plain[max(sentence_start, offset - 60):offset]
+            mentioned = re.findall(r"\b(v[1-9])\b", window)
+            if mentioned and mentioned[-1] in holders and holders[mentioned[-1]] != page:
+                problems.append(
+                    f"'{(window + label).strip()}': {mentioned[-1]} ada di "
+                    f"{holders[mentioned[-1]]}, bukan di {page}")
+    return problems
+
+
+def marker_section(cu_text: str, marker: str) -> str:
+    """The code between '// ---- MARKER' and '// ---- akhir MARKER' lines."""
+    lines = cu_text.splitlines()
+    begin = next(i for i, line in enumerate(lines) if line.strip().startswith(f"// ---- {marker}"))
+    end = next(i for i, line in enumerate(lines) if line.strip().startswith(f"// ---- akhir {marker}"))
+    return "\n".join(lines[begin + 1:end])
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+# --- Without a build: the checks catch planted stale facts --------------------
+
+NUMBERS = chapter_numbers()
+VERSION_HOME = {version: page for version, (page, _, _) in HOLDERS.items()}
+
+
+def page_html(body: str) -> str:
+    return f'<html lang="id"><body><article class="bd-article">{body}</article></body></html>'
+
+
+def test_toc_numbering_counts_on_across_numbered_parts(tmp_path):
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(
+        "root: chapters/depan\nparts:\n"
+        "  - caption: A\n    numbered: true\n    chapters:\n      - file: chapters/a\n"
+        "  - caption: B\n    numbered: true\n    chapters:\n      - file: chapters/b\n"
+        "      - file: chapters/c\n"
+        "  - caption: Lampiran\n    chapters:\n      - file: chapters/z\n", encoding="utf-8")
+    assert chapter_numbers(toc) == {"a": 1, "b": 2, "c": 3}
+    assert sorted(NUMBERS.values()) == list(range(1, len(NUMBERS) + 1))
+    assert "pendahuluan" not in NUMBERS and "glosarium" not in NUMBERS
+
+
+def test_a_stale_chapter_number_is_caught():
+    softmax = NUMBERS["softmax"]
+    stale = page_html(
+        f'<table><tr><td><p>{softmax - 1}, <a class="reference internal" href="softmax.html#softmax">'
+        f'Softmax</a></p></td></tr></table>'
+        f'<ul><li><p><strong>Bab {softmax - 1}</strong>, <a class="reference internal" '
+        f'href="softmax.html#softmax">Softmax</a></p></li>'
+        f'<li><p>Bab 2 sampai {max(NUMBERS.values()) + 1}</p></li></ul>')
+    assert len(chapter_number_problems(stale, NUMBERS)) == 3
+    fresh = page_html(
+        f'<p><a class="reference internal" href="softmax.html#softmax">'
+        f'<span class="std std-numref">{softmax}, Softmax</span></a> dan '
+        f'<a class="reference internal" href="softmax.html#softmax">Bab {softmax}</a></p>')
+    assert chapter_number_problems(fresh, NUMBERS) == []
+
+
+def test_a_stale_running_example_size_is_caught(tmp_path):
+    page = tmp_path / "softmax.html"
+    page.write_text(page_html(
+        "<p>Pada contoh berjalan, hasilnya adalah matriks bobot atensi A berukuran 4 × 4. "
+        "Kita cetak.</p>"), encoding="utf-8")
+    problems = example_size_problems_html(page.read_text(encoding="utf-8"))
+    assert len(problems) == 1 and "bukan 4 × 4" in problems[0]
+    T, d_k = example.T, example.d_k
+    assert example_size_problems(f"Contoh berjalan berukuran {T} × {d_k}; model sungguhan besar.") == []
+    assert example_size_problems(f"Pada contoh berjalan, A berukuran {T} × {T}.") == []
+    # Sizes of other things in a sentence about the example are not its size.
+    assert example_size_problems(f"Contoh berjalan (T = {T}) dengan *block* 4 × 4.") == []
+
+
+def test_a_version_referenced_to_the_wrong_chapter_is_caught():
+    wrong = page_html(
+        '<p>Kernel v3 memakai susunan v2 dari <a class="reference internal" '
+        'href="sintesis.html#sintesis">Menyatukan Langkah</a>: satu block.</p>')
+    assert len(version_reference_problems(wrong, VERSION_HOME)) == 1
+    right = page_html(
+        '<p>Kernel v3 memakai susunan v2 dari <a class="reference internal" '
+        'href="flash_v2.html#flash-v2">Dari v1 ke v2</a>. Fused kernel v1 ada di '
+        '<a class="reference internal" href="sintesis.html#sintesis">Menyatukan Langkah</a>.</p>')
+    assert version_reference_problems(right, VERSION_HOME) == []
+
+
+def test_each_version_home_is_a_page_of_the_book():
+    stems = [page.split("/")[-1] for page in PAGES]
+    for version, (page, cu, marker) in HOLDERS.items():
+        assert page in stems, version
+        source = (ROOT / "chapters" / f"{page}.md").read_text(encoding="utf-8")
+        assert f'"// ---- {marker}' in source, f"{page}.md tidak lagi memuat {version} ({cu}: {marker})"
+
+
+# --- On the built book ---------------------------------------------------------
+
+
+def soup_text(built_book, page) -> str:
+    path = built_book / f"{page}.html"
+    assert path.is_file(), f"{page}.html tidak dibangun"
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("page", PAGES)
+def test_chapter_numbers_agree_with_the_toc(built_book, page):
+    assert chapter_number_problems(soup_text(built_book, page), NUMBERS) == []
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("page", PAGES)
+def test_running_example_sizes_agree_with_atensi_example(built_book, page):
+    assert example_size_problems_html(soup_text(built_book, page)) == []
+
+
+@pytest.mark.book
+@pytest.mark.parametrize("page", PAGES)
+def test_versions_are_referenced_to_the_chapters_that_hold_them(built_book, page):
+    assert version_reference_problems(soup_text(built_book, page), VERSION_HOME) == []
+
+
+@pytest.mark.book
+def test_each_version_home_shows_that_versions_code(built_book):
+    for version, (page, cu, marker) in HOLDERS.items():
+        code = marker_section((ROOT / "kernels" / cu).read_text(encoding="utf-8"), marker)
+        soup = BeautifulSoup(soup_text(built_book, f"chapters/{page}"), "html.parser")
+        shown = _squash(" ".join(pre.get_text("") for pre in soup.select("article pre")))
+        assert _squash(code) in shown, f"{page} tidak lagi menampilkan kode {version} ({cu}: {marker})"
