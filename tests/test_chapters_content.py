@@ -32,7 +32,7 @@ APPENDICES = ("menjalankan", "glosarium")
 # The numbered chapters end with Ringkasan, then Latihan.
 NUMBERED = [name for name in PAGES if name not in APPENDICES and name != "pendahuluan"]
 # One step of the attention head each, in the order DESIGN.md gives a chapter.
-STEP_CHAPTERS = ("matriks_skor", "skala_akar_dk", "mask_kausal", "posisi", "softmax", "jumlah_v")
+STEP_CHAPTERS = ("matriks_skor", "skala_akar_dk", "mask_kausal", "softmax", "jumlah_v", "posisi")
 # The kernel each chapter shows (literalinclude) and runs.
 KERNEL_FILES = {
     "matriks_skor": "scores.cu",
@@ -348,7 +348,8 @@ def test_step_chapters_use_the_library_figures_and_the_running_example(name):
 def test_toc_parts_place_the_on_ramp_first_and_the_advanced_part_after():
     pages = PAGES
     assert pages.index("cuda_10_menit") < pages.index("matriks_skor")
-    assert pages.index("posisi") == pages.index("mask_kausal") + 1
+    # The five steps stay continuous; positions come after the weighted sum of V.
+    assert pages.index("posisi") == pages.index("jumlah_v") + 1
     for name in ("flash_v2", "kinerja", "tensor_core"):
         assert toc_part_of(name) == "Lanjutan"
     for name in STEP_CHAPTERS + ("sintesis",):
