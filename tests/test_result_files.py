@@ -128,3 +128,41 @@ def test_bench_results_that_are_not_results_are_refused_in_indonesian(tmp_path, 
     assert str(path) in message and "Buat ulang dengan" in message
     assert ("bukan hasil atensi.bench" in message
             or "tidak bisa dibaca sebagai hasil atensi.bench" in message)
+
+
+SKALA = json.loads((ROOT / "results" / "eksperimen_skala.json").read_text(encoding="utf-8"))
+
+
+def _skala(how):
+    data = copy.deepcopy(SKALA)
+    if how == "training missing":
+        del data["training"]
+    elif how == "steps as text":
+        data["training"]["steps"] = "500"
+    elif how == "model missing":
+        del data["model"]
+    elif how == "loss not finite":
+        data["runs"]["dengan"]["val"][3] = float("inf")
+    elif how == "loss negative":
+        data["runs"]["tanpa"]["train"][0] = -2.0
+    elif how == "d_k zero":
+        data["d_k"] = 0
+    return data
+
+
+def test_shipped_skala_experiment_loads(tmp_path):
+    from atensi import train
+
+    assert train.load_experiment(write(tmp_path / "e.json", SKALA)) == SKALA
+
+
+@pytest.mark.parametrize("how", ["training missing", "steps as text", "model missing",
+                                 "loss not finite", "loss negative", "d_k zero"])
+def test_skala_experiment_with_wrong_content_is_refused(tmp_path, how):
+    from atensi import train
+
+    path = write(tmp_path / "eksperimen_skala.json", _skala(how))
+    with pytest.raises(ValueError) as info:
+        train.load_experiment(path)
+    message = str(info.value)
+    assert f"'{path}'" in message and "Buat ulang dengan: python -m atensi.train --experiment skala" in message

@@ -6,6 +6,9 @@ atas 1, kurva yang panjangnya tidak cocok). Pembaca berkas hasil memanggil
 satu pemeriksa di sini; yang ditolak memberi satu pesan bahasa Indonesia yang
 menyebut berkasnya, bagian yang salah, dan perintah yang membuatnya ulang.
 
+* ``check_skala_experiment(result, path)``: ``--experiment skala``
+  (``train.load_experiment``; its runs and curves are checked by
+  ``validation.check_experiment``);
 * ``check_recall_experiment(result, path)``: ``--experiment ingat``
   (``recall_train.load_recall_experiment``);
 * ``check_bench_results(result, path)``: ``python -m atensi.bench --json``
@@ -38,7 +41,8 @@ def _mapping(value, where, keys=()):
         _fail(where, "objek JSON ({...})", _shown(value))
     for key in keys:
         if key not in value:
-            _fail(f"{where}['{key}']", "ada", "tidak ada")
+            _fail(f"bagian '{key}'" if where == "isinya" else f"{where}['{key}']", "ada",
+                  "tidak ada")
     return value
 
 
@@ -78,6 +82,8 @@ def _checked(check, result, path, remake, what):
         check(result)
     except _Wrong as wrong:
         where, want, got = wrong.args
+        if path is None:  # the caller names the file (as validation's checks do)
+            raise ValueError(f"{where} harus {want}, tetapi {got}. Buat dengan: {remake}") from None
         raise ValueError(
             f"Berkas {what} '{path}' berisi JSON yang isinya tidak sesuai: {where} harus {want}, "
             f"tetapi {got}. Berkas itu mungkin dari versi lama, terpotong saat disalin, atau "
@@ -96,6 +102,30 @@ def _model_and_training(result):
     _number(training["steps"], "['training']['steps']", integer=True, low=1)
     _number(training["batch"], "['training']['batch']", integer=True, low=1)
     _number(training["lr"], "['training']['lr']", above=0)
+
+
+SKALA_REMAKE = "python -m atensi.train --experiment skala"
+
+
+def _skala(result):
+    _mapping(result, "isinya", ("model", "training", "d_k", "runs"))
+    _model_and_training(result)
+    _number(result["d_k"], "['d_k']", integer=True, low=1)
+    runs = _mapping(result["runs"], "['runs']", ("dengan", "tanpa"))
+    for name in ("dengan", "tanpa"):
+        where = f"['runs']['{name}']"
+        run = _mapping(runs[name], where, ("step", "train", "val_step", "val"))
+        steps = _numbers(run["step"], f"{where}['step']", low=0)
+        _numbers(run["train"], f"{where}['train']", length=len(steps), low=0)
+        steps = _numbers(run["val_step"], f"{where}['val_step']", low=0)
+        _numbers(run["val"], f"{where}['val']", length=len(steps), low=0)
+
+
+def check_skala_experiment(result, path, remake=SKALA_REMAKE):
+    """Hasil ``--experiment skala``: model, pelatihan, d_k, dan kurva "dengan" dan
+    "tanpa" berisi angka berhingga yang panjangnya cocok; selain itu ``ValueError``
+    (``path=None``: pesannya tanpa nama berkas, untuk pemanggil yang menyebutnya)."""
+    return _checked(_skala, result, path, remake, "eksperimen")
 
 
 RECALL_RUNS = ("tanpa_skala", "tanpa_mask", "seragam")

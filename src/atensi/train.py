@@ -31,7 +31,7 @@ if "numpy" not in sys.modules:
 import numpy as np
 
 from . import corpus as corpus_mod
-from . import files, recall_train, rujukan_train, training_loop
+from . import files, recall_train, result_checks, rujukan_train, training_loop
 from . import validation as _val
 from .arguments import Parser
 from .formatting import id_float, id_int
@@ -252,7 +252,7 @@ def load_experiment(path=None):
     remake = "python -m atensi.train --experiment skala"
     result = training_loop.read_result(path, remake)
     try:
-        return _val.check_experiment(result, "result")
+        return result_checks.check_skala_experiment(_val.check_experiment(result, "result"), None)
     except (TypeError, ValueError) as err:
         detail = str(err).split(" Buat dengan:")[0]
         raise ValueError(f"Berkas eksperimen '{path}' berisi JSON yang bukan hasil eksperimen "
