@@ -736,13 +736,10 @@ def check_output_bytes(nbytes: float, what: str, hint: str, kind_: str = "numpy"
 
 
 def cpu_budget() -> float:
-    env = os.environ.get("ATENSI_CPU_BUDGET")
-    if env:
-        try:
-            return float(env)
-        except ValueError:
-            pass
-    return CPU_BUDGET
+    """``ATENSI_CPU_BUDGET`` (a finite number > 0, else refused by name) or ``CPU_BUDGET``."""
+    from . import environment
+
+    return environment.positive_number("ATENSI_CPU_BUDGET", CPU_BUDGET)
 
 
 def pair_work(H: int, T: int, d: int, *, products: float = 1.0, path: str = "chain",
@@ -764,6 +761,13 @@ def _duration(seconds: float) -> str:
     return f"{id_float(seconds / 3600, 1)} jam"
 
 
+def _budget_source() -> str:
+    from . import environment
+
+    return ("dari variabel lingkungan ATENSI_CPU_BUDGET" if environment.is_set("ATENSI_CPU_BUDGET")
+            else "beberapa menit di laptop")
+
+
 def check_cpu_work(work: float, what: str, backend: str, *, first: str = "") -> None:
     """The CPU emulation runs ~10⁸ chain operations per second: refuse hours of work.
 
@@ -777,7 +781,7 @@ def check_cpu_work(work: float, what: str, backend: str, *, first: str = "") -> 
         raise ValueError(
             f"{what} terlalu besar untuk emulasi CPU: sekitar {id_sci(work)} operasi, "
             f"kira-kira {_duration(seconds)} di sini, "
-            f"batasnya {id_sci(budget)} (beberapa menit di laptop). {first}Jalankan di GPU "
+            f"batasnya {id_sci(budget)} ({_budget_source()}). {first}Jalankan di GPU "
             f"(backend='cupy'), atau kecilkan T atau jumlah head, atau hitung dengan NumPy "
             "lewat atensi.reference (atensi utuh tanpa matriks (T, T): "
             "reference.attention_blocked); batasnya bisa diubah dengan "

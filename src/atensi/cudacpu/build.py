@@ -49,6 +49,7 @@ import time
 import warnings
 from pathlib import Path
 
+from .. import environment
 from .errors import CudaCpuError
 
 HEADER = Path(__file__).with_name("cuda_cpu.h")
@@ -160,7 +161,7 @@ def _remove_stale(folder: Path) -> None:
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("ATENSI_CACHE")
+    root = environment.text("ATENSI_CACHE")
     if root:
         base = Path(root)
     else:
@@ -182,11 +183,12 @@ def cache_dir() -> Path:
 
 
 def compiler() -> str:
-    cxx = os.environ.get("ATENSI_CXX") or "g++"
+    cxx = environment.text("ATENSI_CXX") or "g++"
     if shutil.which(cxx) is None:
+        origin = " (dari variabel lingkungan ATENSI_CXX)" if environment.is_set("ATENSI_CXX") else ""
         raise CudaCpuError(
-            f"Kompilator C++ '{cxx}' tidak ditemukan. cudacpu butuh g++ (GCC 11 atau lebih baru); "
-            "pasang dengan `sudo apt install g++` (Debian/Ubuntu/Colab)."
+            f"Kompilator C++ '{cxx}'{origin} tidak ditemukan. cudacpu butuh g++ (GCC 11 atau lebih "
+            "baru); pasang dengan `sudo apt install g++` (Debian/Ubuntu/Colab)."
         )
     return cxx
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import environment
 from . import args as _args
 from . import build, resources, source
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError
@@ -38,13 +39,14 @@ _libs_lock = threading.Lock()
 def resolve_mode(mode: str | None, sanitize: str | None) -> tuple[str, str | None]:
     """Apply defaults (also from ATENSI_CUDACPU_MODE / ATENSI_CUDACPU_SANITIZE) and check."""
     if sanitize is None:
-        sanitize = os.environ.get("ATENSI_CUDACPU_SANITIZE") or None
+        sanitize = environment.choice("ATENSI_CUDACPU_SANITIZE", (*SANITIZERS, "none"))
     if sanitize in ("", "none"):
         sanitize = None
     if sanitize is not None and sanitize not in SANITIZERS:
         raise ValueError(f"sanitize harus None, 'address' atau 'thread', bukan {sanitize!r}.")
     if mode is None:  # "thread" alone means real threads; mode="fibers" opts into TSan fibers
-        mode = os.environ.get("ATENSI_CUDACPU_MODE") or ("threads" if sanitize == "thread" else "fibers")
+        mode = environment.choice("ATENSI_CUDACPU_MODE", MODES) or (
+            "threads" if sanitize == "thread" else "fibers")
     if mode not in MODES:
         raise ValueError(f"mode harus 'fibers', 'threads' atau 'shuffle', bukan {mode!r}.")
     return mode, sanitize
@@ -79,11 +81,7 @@ def _load(path: Path) -> ctypes.CDLL:
 
 
 def max_cpu_threads() -> int:
-    env = os.environ.get("ATENSI_CUDACPU_MAX_THREADS")
-    try:
-        return int(env) if env else MAX_CPU_THREADS
-    except ValueError:
-        return MAX_CPU_THREADS
+    return environment.integer("ATENSI_CUDACPU_MAX_THREADS", MAX_CPU_THREADS, low=1)
 
 
 def _dims(label: str, value) -> tuple[int, int, int]:
@@ -349,11 +347,7 @@ class RawModule:
         self.mode, self.sanitize = resolve_mode(mode, sanitize)
         self.options = tuple(options) if not isinstance(options, str) else (options,)
         if seed is None:
-            env = os.environ.get("ATENSI_CUDACPU_SEED", "0")
-            try:
-                seed = int(env)
-            except ValueError:
-                raise ValueError(f"ATENSI_CUDACPU_SEED harus bilangan bulat, bukan {env!r}.") from None
+            seed = environment.integer("ATENSI_CUDACPU_SEED", 0, low=0)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
             raise TypeError(f"'seed' harus int >= 0, bukan {seed!r}.")
         self.seed = int(seed) % 2**64

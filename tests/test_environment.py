@@ -1,0 +1,61 @@
+"""ATENSI_* variables: a bad value is refused by name, never ignored or read as "no limit"."""
+
+import pytest
+
+from atensi import environment, validation
+from atensi.cudacpu import RawModule, build, module
+
+
+@pytest.mark.parametrize("value", ["nan", "1e400", "inf", "-1", "0", "banyak"])
+def test_a_cpu_budget_that_is_not_a_finite_positive_number_is_refused(monkeypatch, value):
+    monkeypatch.setenv("ATENSI_CPU_BUDGET", value)
+    with pytest.raises(ValueError, match=f"ATENSI_CPU_BUDGET='{value}' tidak sah.*unset"):
+        validation.check_cpu_work(1e30, "Atensi ini", "cpu")
+
+
+def test_a_cpu_budget_from_the_environment_is_named_in_the_refusal(monkeypatch):
+    monkeypatch.setenv("ATENSI_CPU_BUDGET", "1e3")
+    with pytest.raises(ValueError, match="batasnya .* \\(dari variabel lingkungan ATENSI_CPU_BUDGET"):
+        validation.check_cpu_work(1e6, "Atensi ini", "cpu")
+    monkeypatch.setenv("ATENSI_CPU_BUDGET", "")  # empty: the default
+    assert validation.cpu_budget() == validation.CPU_BUDGET
+
+
+@pytest.mark.parametrize("value", ["banyak", "0", "-5", "1.5"])
+def test_a_bad_thread_limit_is_refused_not_ignored(monkeypatch, value):
+    monkeypatch.setenv("ATENSI_CUDACPU_MAX_THREADS", value)
+    with pytest.raises(ValueError, match="ATENSI_CUDACPU_MAX_THREADS.*bilangan bulat >= 1"):
+        module.check_launch("k", (1,), (32,))
+
+
+def test_a_thread_limit_is_obeyed(monkeypatch):
+    monkeypatch.setenv("ATENSI_CUDACPU_MAX_THREADS", "64")
+    module.check_launch("k", (2,), (32,))
+    with pytest.raises(ValueError, match="batas 64"):
+        module.check_launch("k", (3,), (32,))
+
+
+@pytest.mark.parametrize("name, value", [("ATENSI_CUDACPU_MODE", "fiber"),
+                                         ("ATENSI_CUDACPU_SANITIZE", "adress")])
+def test_a_mode_or_sanitizer_from_the_environment_is_named(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError, match=f"{name}='{value}' tidak sah.*salah satu dari"):
+        module.resolve_mode(None, None)
+
+
+def test_a_bad_seed_is_named(monkeypatch):
+    monkeypatch.setenv("ATENSI_CUDACPU_SEED", "-1")
+    with pytest.raises(ValueError, match="ATENSI_CUDACPU_SEED='-1' tidak sah"):
+        RawModule('extern "C" __global__ void k(float* x) {}', path="k.cu")
+
+
+def test_a_missing_compiler_says_it_came_from_the_environment(monkeypatch):
+    monkeypatch.setenv("ATENSI_CXX", "g++-tidak-ada")
+    with pytest.raises(RuntimeError, match="'g\\+\\+-tidak-ada' \\(dari variabel lingkungan ATENSI_CXX\\)"):
+        build.compiler()
+
+
+def test_the_readers_accept_what_they_should():
+    assert environment.positive_number("ATENSI_TIDAK_ADA", 5.0) == 5.0
+    assert environment.integer("ATENSI_TIDAK_ADA", 3) == 3
+    assert environment.choice("ATENSI_TIDAK_ADA", ("a",)) is None
