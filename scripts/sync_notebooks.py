@@ -16,12 +16,14 @@ Jupyter without jupytext). Such a file is never lost: when it holds outputs,
 or is newer than its .md and not the version git has, it is refused, with the
 ``jupytext --sync`` command that carries the edits into the .md; ``--force``
 overwrites it anyway. Whenever a file that git does not have in this form is
-overwritten, the old one is kept as ``X.ipynb.bak``, and the output says so.
+overwritten, the old one is kept as ``X.ipynb.bak`` (``X.ipynb.bak.2``, ``.3``, …
+when an earlier backup holds other edits), and the output says so.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -193,6 +195,26 @@ def readable(md_paths, problems: list[str]):
         yield md_path
 
 
+def backup_path(ipynb_path: Path, text: str) -> tuple[Path, bool]:
+    """(where ``text`` is kept, whether it must still be written there).
+
+    ``X.ipynb.bak``, then ``X.ipynb.bak.2``, ``.3``, …: an earlier backup that
+    holds other edits is never overwritten; one that holds these is reused.
+    """
+    number = 1
+    while True:
+        backup = ipynb_path.with_name(ipynb_path.name + ".bak" + ("" if number == 1
+                                                                   else f".{number}"))
+        if not os.path.lexists(backup):
+            return backup, True
+        try:
+            if backup.read_text(encoding="utf-8") == text:
+                return backup, False
+        except (OSError, UnicodeDecodeError):
+            pass
+        number += 1
+
+
 def sync(check: bool = False, force: bool = False) -> list[str]:
     """Bring every chapter up to date; return the problems (or changes, with check).
 
@@ -239,8 +261,9 @@ def sync(check: bool = False, force: bool = False) -> list[str]:
         if check:
             continue
         if backup_needed:
-            backup = ipynb_path.with_name(ipynb_path.name + ".bak")
-            files.write_text(backup, current)
+            backup, new = backup_path(ipynb_path, current)
+            if new:
+                files.write_text(backup, current)
             problems.append(f"{ipynb_rel}: suntingan lama disimpan sebagai "
                             f"{backup.relative_to(CHAPTERS.parent)}")
         files.write_text(ipynb_path, expected)
