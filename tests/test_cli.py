@@ -173,3 +173,29 @@ def test_help_is_indonesian(tool):
     assert proc.returncode == 0
     assert proc.stdout.startswith("pemakaian:") and "tampilkan bantuan ini" in proc.stdout
     assert "usage:" not in proc.stdout and "show this help" not in proc.stdout
+
+
+# ---- Ctrl-C ---------------------------------------------------------------------------------
+
+_INTERRUPT_IN = """
+import importlib, os, runpy, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
+owner, name, tool = sys.argv[1], sys.argv[2], sys.argv[3]
+def interrupted(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(30)
+setattr(importlib.import_module(owner), name, interrupted)
+sys.argv = [tool, *sys.argv[4:]]
+runpy.run_module(tool, run_name="__main__", alter_sys=True)
+"""
+
+
+@pytest.mark.parametrize("owner, name, tool, args", [
+    ("atensi.kernels.registry", "table", "atensi.kernels", ["--daftar"]),
+    ("atensi.bench", "run", "atensi.bench", ["--preset", "tiny", "--device", "cpu"]),
+])
+def test_ctrl_c_is_one_indonesian_line_and_exit_code_130(owner, name, tool, args, tmp_path):
+    proc = subprocess.run([sys.executable, "-c", _INTERRUPT_IN, owner, name, tool, *args],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.strip() == f"python -m {tool}: dihentikan (Ctrl-C)."
