@@ -52,6 +52,9 @@
 #ifndef BACKWARD_MAX_BLOCK
 #define BACKWARD_MAX_BLOCK 1024
 #endif
+// Satu warp menjumlahkan hasil semua warp: block kelipatan 32, paling banyak 32 warp.
+static_assert(BACKWARD_MAX_BLOCK >= 32 && BACKWARD_MAX_BLOCK <= 1024 && BACKWARD_MAX_BLOCK % 32 == 0,
+              "BACKWARD_MAX_BLOCK harus kelipatan 32 dari 32 sampai 1024");
 #define FULL_WARP 0xffffffffu
 
 // ---- A sekali lagi, dari log-sum-exp yang disimpan -----------------------

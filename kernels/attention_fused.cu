@@ -76,6 +76,13 @@
 #ifndef FUSED_SKEW
 #define FUSED_SKEW 4  // float di antara bagian-bagian satu baris ubin (lihat kepala berkas)
 #endif
+// P lane bertetangga berbagi satu baris di dalam satu warp; bagian baris ubin dibaca 16 byte;
+// lebar berpadding terbesar 128; Ks + Vs D = 128 muat di 48 KiB shared memory statis.
+static_assert(FUSED_THREADS >= 32 && FUSED_THREADS <= 1024 && FUSED_THREADS % 32 == 0 &&
+                  FUSED_SKEW >= 0 && FUSED_SKEW % 4 == 0 && FUSED_MAX_DK == 128 && FUSED_BK >= 1 &&
+                  2 * FUSED_BK * (128 + 4 * FUSED_SKEW) * 4 <= 48 * 1024,
+              "fused v1: FUSED_THREADS kelipatan 32 (<= 1024), FUSED_SKEW kelipatan 4, "
+              "FUSED_MAX_DK = 128, ubin K dan V D = 128 <= 48 KiB");
 #define FULL_WARP 0xffffffffu
 
 // Banyaknya float dalam satu ubin K atau V: FUSED_BK baris, P bagian, tiap bagian DH + FUSED_SKEW.
@@ -285,6 +292,9 @@ attention_fused_d128(const float* Q, const float* K, const float* V, float* O,
 #ifndef FV2_BK
 #define FV2_BK 32  // key per ubin
 #endif
+// Lane (lr, lc) = (lane / 8, lane % 8): 4 baris x 4 key, key lc + 8b; 16 baris per warp.
+static_assert(FV2_THREADS == 128 && FV2_BQ == 16 * (FV2_THREADS / 32) && FV2_BK == 8 * 4,
+              "fused v2: 4 warp x 16 baris, 8 lane x 4 key: FV2_THREADS = 128, FV2_BQ = 64, FV2_BK = 32");
 #define FV2_LOG2E 1.4426950408889634f
 
 // Empat float bersebelahan, rata 16 byte (satu muatan vektor 128 bit). Di

@@ -90,6 +90,10 @@
 #ifndef TC_BK
 #define TC_BK 32  // key per ubin
 #endif
+// Ss dan Os untuk 4 warp; warp w memiliki 16 baris; lane 2r dan 2r+1 masing-masing 16 key baris r.
+static_assert(TC_THREADS == 128 && TC_BQ == 16 * (TC_THREADS / 32) && TC_BK == 2 * 16,
+              "fused v3: 4 warp x 16 baris, 2 lane x 16 key per baris: TC_THREADS = 128, "
+              "TC_BQ = 64, TC_BK = 32");
 #define TC_LDS (TC_BK + 8) // jarak baris Ss
 #define TC_LOG2E 1.4426950408889634f
 #define TC_FULL 0xffffffffu

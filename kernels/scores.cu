@@ -43,6 +43,8 @@
 #ifndef SCORES_TILE
 #define SCORES_TILE 16
 #endif
+static_assert(SCORES_TILE >= 1 && SCORES_TILE <= 32,
+              "SCORES_TILE x SCORES_TILE thread per block: SCORES_TILE harus 1..32");
 
 // v1: baris skor microgpt_cuda.cu,
 //     scores[i][j] = dot(Q[i], K[j]) * (1.0f / sqrtf(d_k)).

@@ -54,6 +54,10 @@
 #ifndef SOFTMAX_MAX_BLOCK
 #define SOFTMAX_MAX_BLOCK 1024
 #endif
+// Reduksi pohon v1 butuh pangkat dua; v2 menggabungkan hasil warp di satu warp (<= 32 warp).
+static_assert(SOFTMAX_MAX_BLOCK >= 32 && SOFTMAX_MAX_BLOCK <= 1024 &&
+                  (SOFTMAX_MAX_BLOCK & (SOFTMAX_MAX_BLOCK - 1)) == 0,
+              "SOFTMAX_MAX_BLOCK harus pangkat dua dari 32 sampai 1024");
 #define FULL_WARP 0xffffffffu
 
 // ---- v1: reduksi pohon di shared memory -----------------------------

@@ -70,6 +70,12 @@ extern "C" __global__ void weighted_sum_v1(const float* A, const float* V,
 #ifndef WS_THREADS
 #define WS_THREADS 256  // 16 x 16 thread, masing-masing 4 x 4 keluaran
 #endif
+// Tata letak thread di bawah: tx, ty = t % 16, t / 16; 4 x 4 keluaran per thread; tx memuat
+// kolom As[tx], dan WS_THREADS / WS_BN baris Vs per putaran, 4 putaran.
+static_assert(WS_THREADS == 16 * 16 && WS_BM == 16 * 4 && WS_BN == 16 * 4 && WS_BK == 16 &&
+                  WS_THREADS / WS_BN * 4 == WS_BK,
+              "weighted_sum v2: 16 x 16 thread dengan 4 x 4 keluaran: WS_THREADS = 256, "
+              "WS_BM = WS_BN = 64, WS_BK = 16");
 
 // Badan v2. `causal` menjadi konstanta saat kompilasi di kedua kernel di
 // bawah. Jalan pintas hanya bergantung pada blockIdx, jadi setiap thread

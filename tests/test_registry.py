@@ -186,3 +186,102 @@ def test_fused_v2_micro_tile_is_the_array_the_cu_declares():
     v2 = [k for k in registry.KERNELS if k.family in ("attention_fused_v2", "attention_fused_v2_split")]
     assert len(v2) == 2 * len(registry.WIDTHS)
     assert all(k.micro_tile == (rows, keys) for k in v2)
+
+
+# --- constant sets: checked before any compile --------------------------------------
+
+
+def _with(monkeypatch, file, **values):
+    monkeypatch.setitem(registry.CONSTANTS, file, {**registry.CONSTANTS[file], **values})
+
+
+@pytest.mark.parametrize("file, name, value, problem", [
+    ("attention_tensorcore.cu", "TC_BQ", 32, r"4 warp x 16 baris.*TC_BQ = 64"),
+    ("softmax.cu", "SOFTMAX_MAX_BLOCK", 128, r"SOFTMAX_MAX_BLOCK >= 256, block terbesar"),
+    ("softmax.cu", "SOFTMAX_MAX_BLOCK", 96, r"pangkat dua dari 32 sampai 1024"),
+    ("attention_backward.cu", "BACKWARD_MAX_BLOCK", 128, r"BACKWARD_MAX_BLOCK >= 256"),
+    ("weighted_sum.cu", "WS_BK", 32, r"WS_BK = 16"),
+    ("attention_fused.cu", "FUSED_SKEW", 2, r"FUSED_SKEW kelipatan 4"),
+    ("attention_fused.cu", "FV2_BK", 64, r"FV2_BK = 32"),
+    ("attention_fused.cu", "FUSED_BK", 64, r"48 KiB"),
+    ("scores.cu", "SCORES_TILE", 33, r"SCORES_TILE 1\.\.32"),
+])
+def test_a_constant_that_breaks_a_lane_layout_is_refused(monkeypatch, file, name, value, problem):
+    _with(monkeypatch, file, **{name: value})
+    with pytest.raises(ValueError, match=rf"Konstanta kernels/{file} \(.*{name} = {value}.*\) tidak bisa "
+                                         rf"dipakai: syaratnya .*{problem}.*Pakai nilai bawaan"):
+        registry.defines(file)
+
+
+def test_entries_made_from_other_constants_are_refused(monkeypatch):
+    """FUSED_THREADS sets fused v1's rows per block: changed after import, the
+    entries the launchers read still hold the old rows."""
+    assert registry.get("attention_fused_d128").rows == registry.CONSTANTS["attention_fused.cu"]["FUSED_THREADS"] // 4
+    _with(monkeypatch, "attention_fused.cu", FUSED_THREADS=256)
+    with pytest.raises(ValueError, match=r"entri registri attention_fused_d32 \(block \(128, 1, 1\), 64 baris\) "
+                                         r"dibuat dari konstanta lain.*Ubah CONSTANTS"):
+        registry.defines("attention_fused.cu")
+    _with(monkeypatch, "scores.cu", SCORES_TILE=8)  # valid in the .cu, but the blocks are 16 x 16
+    with pytest.raises(ValueError, match=r"entri registri scores_v1_naive"):
+        registry.defines("scores.cu")
+
+
+@pytest.mark.parametrize("values, problem", [({"TC_BK": "32"}, r"TC_BK harus bilangan bulat"),
+                                             ({"TC_BK": True}, r"TC_BK harus bilangan bulat"),
+                                             ({"TC_WARPS": 4}, r"nama konstantanya harus")])
+def test_constants_must_be_the_files_names_and_ints(monkeypatch, values, problem):
+    _with(monkeypatch, "attention_tensorcore.cu", **values)
+    with pytest.raises(ValueError, match=problem):
+        registry.defines("attention_tensorcore.cu")
+
+
+@pytest.mark.parametrize("file, values", [
+    ("softmax.cu", {"SOFTMAX_MAX_BLOCK": 512}), ("softmax.cu", {"SOFTMAX_MAX_BLOCK": 256}),
+    ("attention_backward.cu", {"BACKWARD_MAX_BLOCK": 256}),
+    ("attention_fused.cu", {"FUSED_SKEW": 8, "FUSED_BK": 16}),
+])
+def test_other_constants_that_keep_the_layouts_are_accepted(monkeypatch, file, values):
+    _with(monkeypatch, file, **values)
+    assert set(registry.defines(file)) >= {f"-D{n}={v}" for n, v in values.items()}
+
+
+@pytest.mark.parametrize("file", registry.files())
+def test_the_defaults_are_accepted(file):
+    registry.check_constants(file)
+    assert len(registry.defines(file)) == len(registry.DEFAULTS[file])
+
+
+def test_get_function_refuses_before_compiling(monkeypatch):
+    from atensi import cudacpu
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("dikompilasi")
+
+    monkeypatch.setattr(cudacpu, "RawModule", no_compile)
+    monkeypatch.setattr(loading, "_modules", {})
+    monkeypatch.setattr(loading, "_functions", {})
+    _with(monkeypatch, "attention_tensorcore.cu", TC_BQ=32)
+    with pytest.raises(ValueError, match=r"TC_BQ = 32"):
+        loading.get_function("attention_tensorcore.cu", "attention_tensorcore_3xtf32_d64", "cpu")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("file, define, message", [
+    ("attention_tensorcore.cu", "TC_BQ=32", "TC_BQ = 64"),
+    ("softmax.cu", "SOFTMAX_MAX_BLOCK=96", "SOFTMAX_MAX_BLOCK harus pangkat dua"),
+    ("attention_backward.cu", "BACKWARD_MAX_BLOCK=48", "BACKWARD_MAX_BLOCK harus kelipatan 32"),
+    ("weighted_sum.cu", "WS_BK=32", "WS_BK = 16"),
+    ("attention_fused.cu", "FV2_BQ=32", "FV2_BQ = 64"),
+    ("attention_fused.cu", "FUSED_SKEW=2", "FUSED_SKEW kelipatan 4"),
+    ("scores.cu", "SCORES_TILE=64", "SCORES_TILE harus 1..32"),
+])
+def test_the_cu_file_refuses_the_same_constants_on_its_own(file, define, message):
+    """Compiled without the registry (here by the emulator's g++), the .cu's
+    static_assert stops the same values."""
+    from atensi.cudacpu import CudaCpuError, RawModule
+
+    if "cpu" not in kernels.available_backends():
+        pytest.skip("butuh g++")
+    options = [d for d in registry.defines(file) if not d.startswith(f"-D{define.split('=')[0]}=")]
+    with pytest.raises(CudaCpuError, match=re.escape(message)):
+        RawModule(_text(file), path=f"kernels/{file}", options=(*options, f"-D{define}"))

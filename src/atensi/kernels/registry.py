@@ -39,6 +39,65 @@ CONSTANTS = {
 }
 
 WIDTHS = (32, 64, 128)  # padded d_k of the per-width fused variants
+DEFAULTS = {file: dict(values) for file, values in CONSTANTS.items()}  # the .cu's #ifndef values
+
+
+def _power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def _largest_block(file: str) -> int:
+    return max(k.block[0] for k in kernels_in(file))
+
+
+# The relations each file's lane layout is built on: (holds(constants), what must
+# hold, in Indonesian, or a function giving it). The .cu states the ones inside the file again as a
+# static_assert; the relations with the launchers (blocks from the entries
+# below) only the registry knows. check_constants() runs them before any compile.
+RULES = {
+    "rope.cu": (),
+    "scores.cu": (
+        (lambda c: 1 <= c["SCORES_TILE"] <= 32,
+         "SCORES_TILE x SCORES_TILE thread per block, jadi SCORES_TILE 1..32"),
+    ),
+    "causal_mask.cu": (),
+    "softmax.cu": (
+        (lambda c: 32 <= c["SOFTMAX_MAX_BLOCK"] <= 1024 and _power_of_two(c["SOFTMAX_MAX_BLOCK"]),
+         "SOFTMAX_MAX_BLOCK pangkat dua dari 32 sampai 1024 (reduksi pohon v1, satu warp "
+         "menggabungkan hasil warp di v2)"),
+        (lambda c: c["SOFTMAX_MAX_BLOCK"] >= _largest_block("softmax.cu"),
+         lambda: f"SOFTMAX_MAX_BLOCK >= {_largest_block('softmax.cu')}, block terbesar yang "
+                 "diluncurkan peluncur softmax (red[] dan warp_results[] berukuran SOFTMAX_MAX_BLOCK)"),
+    ),
+    "weighted_sum.cu": (
+        (lambda c: (c["WS_THREADS"], c["WS_BM"], c["WS_BN"], c["WS_BK"]) == (256, 64, 64, 16),
+         "16 x 16 thread dengan 4 x 4 keluaran: WS_THREADS = 256, WS_BM = WS_BN = 64, WS_BK = 16"),
+    ),
+    "attention_fused.cu": (
+        (lambda c: 32 <= c["FUSED_THREADS"] <= 1024 and c["FUSED_THREADS"] % 32 == 0,
+         "FUSED_THREADS kelipatan 32, paling banyak 1024"),
+        (lambda c: c["FUSED_SKEW"] >= 0 and c["FUSED_SKEW"] % 4 == 0,
+         "FUSED_SKEW kelipatan 4 (setiap bagian baris ubin dibaca 16 byte)"),
+        (lambda c: c["FUSED_MAX_DK"] == WIDTHS[-1], f"FUSED_MAX_DK = {WIDTHS[-1]} (lebar terbesar)"),
+        (lambda c: c["FUSED_BK"] >= 1
+         and 2 * c["FUSED_BK"] * (WIDTHS[-1] + 4 * c["FUSED_SKEW"]) * FLOAT_BYTES <= 48 * 1024,
+         "ubin K dan V fused v1 untuk D = 128 muat di 48 KiB shared memory statis"),
+        (lambda c: (c["FV2_THREADS"], c["FV2_BQ"], c["FV2_BK"]) == (128, 64, 32),
+         "fused v2: 4 warp x 16 baris, 8 lane x 4 key: FV2_THREADS = 128, FV2_BQ = 64, FV2_BK = 32"),
+    ),
+    "attention_backward.cu": (
+        (lambda c: 32 <= c["BACKWARD_MAX_BLOCK"] <= 1024 and c["BACKWARD_MAX_BLOCK"] % 32 == 0,
+         "BACKWARD_MAX_BLOCK kelipatan 32 dari 32 sampai 1024"),
+        (lambda c: c["BACKWARD_MAX_BLOCK"] >= _largest_block("attention_backward.cu"),
+         lambda: f"BACKWARD_MAX_BLOCK >= {_largest_block('attention_backward.cu')}, block terbesar "
+                 "yang diluncurkan (warp_sums[] berukuran BACKWARD_MAX_BLOCK / 32)"),
+    ),
+    "attention_tensorcore.cu": (
+        (lambda c: (c["TC_THREADS"], c["TC_BQ"], c["TC_BK"]) == (128, 64, 32),
+         "fused v3: 4 warp x 16 baris, 2 lane x 16 key per baris: TC_THREADS = 128, TC_BQ = 64, "
+         "TC_BK = 32"),
+    ),
+}
 # Scores one lane of fused v2 holds in registers: rows x keys. A literal array
 # bound in the .cu (float s[4][4], one float4 per key column), not a -D
 # constant: the lane layout and the float4 packing are built on it.
@@ -224,9 +283,10 @@ def _entries():
                causal=True),
     ]
     # Fused v1: rows per block = threads / P threads per row (P = 2, or 4 for D = 128).
-    for width, rows in ((32, 64), (64, 64), (128, 32)):
+    for width, lanes_per_row in ((32, 2), (64, 2), (128, 4)):
         out.append(Kernel("attention_fused.cu", f"attention_fused_d{width}",
-                          (fused["FUSED_THREADS"], 1, 1), rows=rows, width=width,
+                          (fused["FUSED_THREADS"], 1, 1), rows=fused["FUSED_THREADS"] // lanes_per_row,
+                          width=width,
                           max_d_k=fused["FUSED_MAX_DK"], model=_fused, step="fused", version="v1"))
     # Fused v2: Qs + Ks + Vs + Ps = (BQ + 4 BK) · D + BQ · BK floats (FV2_SMEM in the
     # .cu); above 48 KiB as extern __shared__.
@@ -333,9 +393,49 @@ def kernels_in(file: str) -> tuple[Kernel, ...]:
     return tuple(k for k in KERNELS if k.file == file)
 
 
+def check_constants(file: str) -> None:
+    """Refuse, before any compile, constants of ``file`` that break its kernels.
+
+    Checked: the names are the file's, every value an int, the relations in
+    :data:`RULES`, and that the entries the launchers read (block, rows,
+    shared memory) were made from these values, not from others.
+    """
+    values, defaults = CONSTANTS[file], DEFAULTS[file]
+    shown = ", ".join(f"{n} = {v!r}" for n, v in values.items()) or "tidak ada"
+    usual = ", ".join(f"{n} = {v}" for n, v in defaults.items())
+
+    def refuse(problem: str, fix: str = ""):
+        fix = fix or f"Pakai nilai bawaan ({usual}) atau nilai lain yang memenuhi syarat itu"
+        raise ValueError(f"Konstanta kernels/{file} ({shown}) tidak bisa dipakai: {problem}. {fix}.")
+
+    if set(values) != set(defaults):
+        refuse(f"nama konstantanya harus {sorted(defaults)}, tetapi yang diberikan {sorted(values)}")
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int):
+            refuse(f"{name} harus bilangan bulat (int), tetapi yang diberikan {value!r}")
+    for holds, what in RULES[file]:
+        if not holds(values):
+            refuse(f"syaratnya {what() if callable(what) else what}")
+    fresh = {k.name: k for k in _entries() if k.file == file}
+    for k in kernels_in(file):
+        if (k.block, k.rows, k.dynamic_shared) != (fresh[k.name].block, fresh[k.name].rows,
+                                                   fresh[k.name].dynamic_shared):
+            refuse(f"entri registri {k.name} (block {k.block}, {k.rows} baris) dibuat dari "
+                   "konstanta lain, jadi peluncurnya akan memakai ukuran yang salah",
+                   "Ubah CONSTANTS di src/atensi/kernels/registry.py sendiri (entri dibuat dari "
+                   "nilainya saat modul diimpor), bukan sesudah modul itu diimpor")
+
+
 def defines(file: str) -> tuple[str, ...]:
-    """``-DNAMA=nilai`` for every compile-time constant of ``file`` (none for files not listed)."""
-    return tuple(f"-D{name}={value}" for name, value in CONSTANTS.get(file, {}).items())
+    """``-DNAMA=nilai`` for every compile-time constant of ``file`` (none for files not listed).
+
+    The constants are checked first (:func:`check_constants`): a set that
+    would break the file's kernels is refused here, before it is compiled.
+    """
+    if file not in CONSTANTS:
+        return ()
+    check_constants(file)
+    return tuple(f"-D{name}={value}" for name, value in CONSTANTS[file].items())
 
 
 def table() -> str:
