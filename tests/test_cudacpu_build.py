@@ -255,3 +255,22 @@ def test_a_ptxas_report_of_the_wrong_shape_is_removed_and_made_again(cache, monk
     assert len(made) == 2 and json.loads(report.read_text()) == {"one": [40, 1024]}
     assert resources.kernel_uses(CODE, "one.cu") == {"one": resources.KernelUse(40, 1024)}
     assert len(made) == 2  # and read from the cache again
+
+
+@pytest.mark.slow
+def test_threads_mode_under_a_process_limit_says_to_use_fibers(cache, monkeypatch):
+    kernel = RawModule(CODE, path="one.cu", mode="threads",
+                       options=("-DVALUE=6.0f",)).get_function("one")
+    x = np.zeros(256, np.float32)
+
+    def no_thread_to_spare(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(module.threading.Thread, "start", no_thread_to_spare)
+    kernel((1,), (256,), (x,))  # the launch runs in the calling thread instead
+    assert (x == 6).all()
+    # What cuda_cpu.h reports when pthread_create fails part-way:
+    failed = (3, "Gagal membuat 256 thread CPU (hanya 40 yang berhasil).")
+    monkeypatch.setattr(module.RawKernel, "_run", lambda self, *a: failed)
+    with pytest.raises(CudaCpuError, match='hanya 40 yang berhasil.*ulimit -u.*mode="fibers"'):
+        kernel((1,), (256,), (x,))

@@ -249,6 +249,12 @@ class RawKernel:
             if copies is not None:
                 copies.finish(copy_back=rc == 0)
         if rc != 0:
+            if self.module.mode == "threads" and msg.startswith("Gagal membuat"):
+                msg = (f"{msg.rstrip('.')}. Mode \"threads\" memakai satu thread OS per thread "
+                       f"CUDA ({b[0] * b[1] * b[2]} per block), dan batas proses ini (ulimit -u, "
+                       "batas pids container, atau memori untuk stack 1 MiB per thread) tidak "
+                       "mengizinkannya. Pakai mode=\"fibers\" (bawaan, semua thread CUDA dalam "
+                       "satu thread OS), kecilkan block, atau naikkan batasnya.")
             raise (BarrierDeadlockError if rc == 1 else CudaCpuError)(msg)
 
     def _call(self, cfg, smem, argv) -> tuple[int, str]:
@@ -285,7 +291,10 @@ class RawKernel:
                 done.set()
 
         worker = threading.Thread(target=target, name=f"cudacpu-{self.name}", daemon=True)
-        worker.start()
+        try:
+            worker.start()
+        except RuntimeError:  # no thread to spare (a process limit): run here, not cancellable
+            return self._call(cfg, smem, argv)
         try:
             while not done.wait(0.1):
                 pass
