@@ -34,6 +34,12 @@ RC_CANCELLED = 4  # kCancelled in cuda_cpu.h
 
 _libs: dict[Path, ctypes.CDLL] = {}
 _libs_lock = threading.Lock()
+# The cancel flag of a library stops every launch running on it, so it is raised
+# only while the interrupted launch is the library's only one, and no other
+# launch starts on it until the flag is lowered again.
+_launches = threading.Condition()
+_running: dict[int, int] = {}   # id(library) -> launches running on it
+_cancelling: set[int] = set()   # id(library) whose cancel flag is up
 
 
 def resolve_mode(mode: str | None, sanitize: str | None) -> tuple[str, str | None]:
@@ -259,8 +265,19 @@ class RawKernel:
 
     def _call(self, cfg, smem, argv) -> tuple[int, str]:
         """One launch; the error text is read in the same OS thread (it is thread-local)."""
-        rc = self._launch(cfg, smem, argv)
-        msg = "" if rc == 0 else (self.module._lib.cudacpu_last_error() or b"").decode(errors="replace")
+        key = id(self.module._lib)
+        with _launches:
+            while key in _cancelling:
+                _launches.wait()
+            _running[key] = _running.get(key, 0) + 1
+        try:
+            rc = self._launch(cfg, smem, argv)
+            msg = "" if rc == 0 else (self.module._lib.cudacpu_last_error() or b"").decode(
+                errors="replace")
+        finally:
+            with _launches:
+                _running[key] -= 1
+                _launches.notify_all()
         return rc, msg
 
     def _run(self, cfg, smem, argv) -> tuple[int, str]:
@@ -299,26 +316,47 @@ class RawKernel:
             while not done.wait(0.1):
                 pass
         except KeyboardInterrupt:
-            self._cancel_until(done)
+            if self._cancel_until(done):
+                raise KeyboardInterrupt(
+                    f"Kernel '{self.name}' dihentikan (Ctrl-C): block yang belum berjalan "
+                    "dilewati, jadi array keluarannya tidak lengkap."
+                ) from None
             raise KeyboardInterrupt(
-                f"Kernel '{self.name}' dihentikan (Ctrl-C): block yang belum berjalan dilewati, "
-                "jadi array keluarannya tidak lengkap."
+                f"Kernel '{self.name}' dihentikan (Ctrl-C) sesudah selesai: thread lain sedang "
+                "menjalankan kernel dari pustaka yang sama, dan memotong peluncuran ini akan "
+                "ikut menghentikan peluncuran mereka. Array keluarannya lengkap."
             ) from None
         if errors:
             raise errors[0]
         return result[0]
 
-    def _cancel_until(self, done: threading.Event) -> None:
-        """Keep the cancel flag up until the launch has returned, through more Ctrl-C."""
-        lib = self.module._lib
-        while True:
-            try:
-                lib.cudacpu_cancel(1)
-                if done.wait(0.05):
-                    break
-            except KeyboardInterrupt:
-                continue
-        lib.cudacpu_cancel(0)
+    def _cancel_until(self, done: threading.Event) -> bool:
+        """Keep the cancel flag up until the launch has returned, through more Ctrl-C.
+
+        Returns whether it was cancelled: while another thread's launch runs on the
+        same library the flag would stop that one too, so this launch is waited for.
+        """
+        lib, key = self.module._lib, id(self.module._lib)
+        with _launches:
+            alone = _running.get(key, 0) <= 1
+            if alone:
+                _cancelling.add(key)
+        try:
+            while True:
+                try:
+                    if alone:
+                        lib.cudacpu_cancel(1)
+                    if done.wait(0.05):
+                        break
+                except KeyboardInterrupt:
+                    continue
+        finally:
+            if alone:
+                lib.cudacpu_cancel(0)
+                with _launches:
+                    _cancelling.discard(key)
+                    _launches.notify_all()
+        return alone
 
 
 class RawModule:
