@@ -380,3 +380,39 @@ def test_book_page_with_damaged_frame_files(built_book, browser_page, tmp_path):
     touch(root)
     face = assert_consistent(root, data, None)
     assert FRAMES_GONE in face["readout"] and face["frame"] == start and all(face["disabled"])
+
+
+# ------------------------------------------------------------ the playground
+
+
+@pytest.mark.parametrize("damage", ["cut short", "a field missing"])
+def test_damaged_playground_data_says_so(browser_page, tmp_path, damage):
+    """The playground computes in the page; its data is inline. A page copied or
+    saved only in part leaves that data damaged: the placeholder must say so."""
+    from atensi.explorers import playground
+
+    page, blocked = browser_page
+    html = playground.static().to_html()
+    match = re.search(r'(<script type="application/json" class="atensi-playground-data">)(.*?)'
+                      r"(</script>)", html, re.S)
+    if damage == "cut short":
+        text = match.group(2)[: len(match.group(2)) // 2]
+    else:
+        data = json.loads(match.group(2))
+        del data["K"]
+        text = framework.json_for_script(data)
+    html = html.replace(match.group(0), match.group(1) + text + match.group(3))
+    path = tmp_path / "taman.html"
+    path.write_text(shell(html), encoding="utf-8")
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto(path.as_uri())
+    root = page.locator(".atensi-playground")
+    root.scroll_into_view_if_needed()
+    root.evaluate("""r => new Promise(done => { const start = Date.now(); (function wait() {
+      if (r.getAttribute('data-ready') === 'rusak' || Date.now() - start > 5000) done();
+      else setTimeout(wait, 20); })(); })""")
+    text = root.inner_text()
+    assert "gagal dibangun" in text and FRAMES_GONE in text
+    assert "dibangun oleh JavaScript di halaman saat Anda menggulir" not in text
+    assert root.get_attribute("data-ready") == "rusak" and errors == [] and blocked == []

@@ -340,9 +340,44 @@ export function mount(root, data, hooks) {
   return { show, state };
 }
 
+// The page's data, as playground.py writes it: a page copied or saved only in
+// part can hold a damaged one, which must not half-build the playground.
+function fits(data) {
+  const finite = (x) => typeof x === "number" && Number.isFinite(x);
+  const vectors = (M, T) => Array.isArray(M) && M.length === T &&
+    M.every((v) => Array.isArray(v) && v.length === 2 && v.every(finite));
+  if (!data || typeof data !== "object" || !Array.isArray(data.tokens)) return false;
+  const T = data.tokens.length;
+  return T > 0 && typeof data.title === "string" && Array.isArray(data.axes) &&
+    data.axes.length === 2 && Number.isInteger(data.row) && data.row >= 0 && data.row < T &&
+    vectors(data.Q, T) && vectors(data.K, T) && vectors(data.V, T) &&
+    Array.isArray(data.limits) && data.limits.length === 2 && data.limits.every(finite) &&
+    data.limits[0] < data.limits[1] && finite(data.step) && data.step > 0 &&
+    finite(data.key_step) && data.key_step > 0 && Array.isArray(data.targets) &&
+    data.targets.length > 0 && !!data.start && typeof data.start === "object" &&
+    data.targets.some((t) => t && t.id === data.start.target);
+}
+
+function broken(root) {
+  for (const child of Array.from(root.children)) if (!child.matches("style, script")) child.remove();
+  el("p", {
+    class: "atensi-pg-error",
+    style: "border-left:3px solid #b3261e;padding:.3em .5em;background:#fdecea;color:#5c1410",
+  }, root).textContent =
+    "Taman bermain ini gagal dibangun: datanya di halaman rusak atau tidak lengkap. " +
+    "Muat ulang halaman, atau unduh salinan luring buku ini.";
+  root.setAttribute("data-ready", "rusak");
+}
+
 // The book: every playground on the page, built when it nears the screen.
 function start(root) {
-  const data = JSON.parse(root.querySelector("script.atensi-playground-data").textContent);
+  let data = null;
+  try {
+    data = JSON.parse(root.querySelector("script.atensi-playground-data").textContent);
+  } catch (err) {
+    data = null;
+  }
+  if (!fits(data)) return broken(root);
   mount(root, data, {
     compute: (s) => compute(s.Q, s.K, data.V, data.row, s.scale, s.mask),
   });
