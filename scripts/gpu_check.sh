@@ -293,9 +293,10 @@ find_sanitizer() {
 # of the first query tile's two key tiles leave one range empty.
 SANITIZED_TARGETS="
 import numpy as np
+from atensi import kernels
+kernels.gpu_available()  # loads the CUDA libraries from the pip wheels when needed
 import cupy as cp
 cp.cuda.set_allocator(None)
-from atensi import kernels
 rng = np.random.default_rng(21)
 Q, K, V, dO = (cp.asarray(rng.standard_normal((2, 130, 64)).astype(np.float32)) for _ in range(4))
 kernels.attention(Q, K, V, impl='fused-v2', splits=1, backend='cupy')  # v2 d64

@@ -323,6 +323,10 @@ def test_script_syntax_and_sanity():
     # No file other than the four is written to $RESULTS_DIR.
     targets = set(re.findall(r'"\$RESULTS_DIR/([^"$]+)"', text))
     assert targets <= set(FILES), targets
+    # The Python the sanitizers run is valid Python.
+    targets = re.search(r'\nSANITIZED_TARGETS="\n(.*?)\n"\n', text, re.S)
+    assert targets and "fused-v3" in targets.group(1)
+    compile(targets.group(1), "SANITIZED_TARGETS", "exec")
     # One function per step, each called once at the end.
     for name in ("info", "cupy", "tests", "sanitizers", "bench", "headline"):
         assert f"\ncheck_{name}() {{" in text and f"\ncheck_{name}\n" in text, name
