@@ -324,9 +324,11 @@ def test_damaged_inline_frames_in_a_notebook_output(browser_page, tmp_path):
     assert FRAMES_GONE in face["readout"] and all(face["disabled"])
 
 
-def test_page_carries_the_count_it_expects():
+def test_page_carries_the_count_it_expects(tmp_path):
     twin = explorer().static()
     assert twin.data()["count"] == [len(twin.frames), len(twin.images)] == [6, 6]
+    site = Site(tmp_path)  # the book's page keeps it when its frames become files
+    assert site.data["count"] == [len(site.table["frames"]), len(site.table["urls"])] == [6, 6]
 
 
 # ------------------------------------------------------------ a page of the built book

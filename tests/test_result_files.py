@@ -165,4 +165,5 @@ def test_skala_experiment_with_wrong_content_is_refused(tmp_path, how):
     with pytest.raises(ValueError) as info:
         train.load_experiment(path)
     message = str(info.value)
-    assert f"'{path}'" in message and "Buat ulang dengan: python -m atensi.train --experiment skala" in message
+    assert f"'{path}'" in message
+    assert "Buat ulang dengan: python -m atensi.train --experiment skala" in message
