@@ -268,3 +268,67 @@ def test_operands_never_rounded_to_tf32_are_an_error(wmma_fibers, rng=np.random.
     # the module stays usable
     A = aligned(nf.to_tf32(np.asarray(A)))
     wmma_fibers.get_function("mma_row_row")((1,), (32,), (A, *z, i32(8), i32(16), i32(16), i32(0)))
+
+
+# ---- fragment layout: unspecified, a seeded permutation in shuffle mode --------------
+
+
+def _scaled_rows(mode, name, seed=0):
+    rng = np.random.default_rng(31)  # the same tile every call
+    A, B = rng.standard_normal((16, 8)).astype(f32), rng.standard_normal((8, 16)).astype(f32)
+    s = rng.uniform(0.5, 4.0, 16).astype(f32)
+    want = (nf.mma_tf32(nf.to_tf32(A), nf.to_tf32(B), np.zeros((16, 16), f32)) * s[:, None]).astype(f32)
+    mod = RawModule((FIX / "fragment_layout.cu").read_text(), path="tests/fixtures/cudacpu/fragment_layout.cu",
+                    mode=mode, seed=seed)
+    D = aligned(np.zeros((16, 16)))
+    mod.get_function(name)((1,), (32,), (aligned(A), aligned(B), s, D))
+    return np.asarray(D), want
+
+
+def test_a_kernel_relying_on_the_fragment_layout_fails_in_shuffle_mode():
+    got, want = _scaled_rows("fibers", "scale_rows_through_x")
+    assert same_bits(got, want)  # the fixed layout the drawing shows: the bug passes
+    for seed in (1, 2):
+        got, want = _scaled_rows("shuffle", "scale_rows_through_x", seed)
+        assert not np.allclose(got, want, rtol=1e-3), seed  # a seeded layout: it fails
+        got, want = _scaled_rows("shuffle", "scale_rows_in_memory", seed)
+        assert same_bits(got, want), seed  # layout-free code is right under every seed
+
+
+def test_the_shuffled_layout_is_fixed_for_a_seed_and_changes_with_it():
+    first, _ = _scaled_rows("shuffle", "scale_rows_through_x", 1)
+    again, _ = _scaled_rows("shuffle", "scale_rows_through_x", 1)
+    other, _ = _scaled_rows("shuffle", "scale_rows_through_x", 2)
+    assert same_bits(first, again) and not same_bits(first, other)
+
+
+_V3_UNDER_SEEDS = r"""
+import numpy as np
+from atensi import kernels, reference
+rng = np.random.default_rng(41)
+Q, K, V = (rng.standard_normal((2, 130, 64), dtype=np.float32) for _ in range(3))
+ref = reference.attention(*(x.astype(np.float64) for x in (Q, K, V)), causal=True)
+for precision, tol in (("3xtf32", 1e-5), ("tf32", 1e-2)):
+    for splits in (1, 3):
+        out = kernels.attention(Q, K, V, impl="fused-v3", precision=precision, splits=splits, backend="cpu")
+        err = float(np.abs(out - ref).max() / np.abs(ref).max())
+        assert err <= tol, (precision, splits, err)
+print("OK")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [1, 2])
+def test_fused_v3_does_not_depend_on_the_fragment_layout(seed):
+    """Fused v3 does its per-row work after store_matrix_sync: right under any
+    seeded layout (shuffle mode, in its own process: mode comes from the environment)."""
+    import os
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "ATENSI_CUDACPU_MODE": "shuffle", "ATENSI_CUDACPU_SEED": str(seed),
+           "PYTHONPATH": str(root / "src")}
+    proc = subprocess.run([sys.executable, "-c", _V3_UNDER_SEEDS], env=env, cwd=root,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0 and proc.stdout.strip() == "OK", proc.stderr[-3000:]

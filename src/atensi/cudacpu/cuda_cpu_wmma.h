@@ -25,10 +25,14 @@
 // from another lane's load_matrix_sync of them (ThreadSanitizer sees it).
 //
 // Fragment layout. On a GPU which lane holds which element is unspecified,
-// and a correct program does not depend on it. Here element i of lane L is
-// the logical element e = i * 32 + L of the tile, counted row by row
-// (A: 16 rows x 8, B: 8 rows x 16, C: 16 x 16): fixed, every element exactly
-// once, but not the hardware's layout, so code that assumes one fails.
+// and a correct program does not depend on it. In fibers and threads mode
+// element i of lane L is the logical element e = i * 32 + L of the tile,
+// counted row by row (A: 16 rows x 8, B: 8 rows x 16, C: 16 x 16): fixed,
+// every element exactly once, but not the hardware's layout. In shuffle mode
+// slot i * 32 + L holds element perm[slot] instead, one seeded permutation per
+// fragment kind: fixed for a seed (so within a launch), different from one
+// seed to the next, so a kernel that reads rows or columns out of x[i]
+// (written against the drawing of the fixed layout) gives wrong results.
 //
 // Numerics. __float_to_tf32 is cvt.rna.tf32.f32: round to nearest, ties away
 // from zero, to 10 mantissa bits (the low 13 bits become 0); denormals are
@@ -154,26 +158,59 @@ CUDACPU_RT inline void check_memory(const Site& s, const void* p, unsigned ldm, 
          col_major ? "kolom" : "baris", need);
 }
 
+// The logical element that slot i * 32 + lane of a fragment of `kind` (0: A,
+// 1: B, 2: accumulator) holds: see "Fragment layout" above.
+CUDACPU_RT inline int element(int kind, int slot) {
+#if defined(CUDACPU_SHUFFLE)
+  static unsigned long long built_for = 0;
+  static bool built = false;
+  static int perm[3][256];
+  if (!built || built_for != g_seed) {
+    for (int k = 0; k < 3; ++k) {
+      const int size = k == 2 ? 256 : 128;
+      for (int e = 0; e < size; ++e) perm[k][e] = e;
+      unsigned long long z = g_seed * 0x9e3779b97f4a7c15ull + 0xd1b54a32d192ed03ull * (k + 1);
+      for (int e = size - 1; e > 0; --e) {  // Fisher-Yates with splitmix64
+        unsigned long long r = (z += 0x9e3779b97f4a7c15ull);
+        r = (r ^ (r >> 30)) * 0xbf58476d1ce4e5b9ull;
+        r = (r ^ (r >> 27)) * 0x94d049bb133111ebull;
+        r ^= r >> 31;
+        const int j = static_cast<int>(r % static_cast<unsigned long long>(e + 1));
+        const int t = perm[k][e];
+        perm[k][e] = perm[k][j];
+        perm[k][j] = t;
+      }
+    }
+    built_for = g_seed;
+    built = true;
+  }
+  return perm[kind][slot];
+#else
+  (void)kind;
+  return slot;
+#endif
+}
+
 // D = A B + C for the whole warp, from every lane's fragments (table of
 // arrive): A 16 x 8, B 8 x 16, C and D 16 x 16, element i of lane L being the
-// logical element i*32 + L. Runtime code: on a GPU these are registers that
+// logical element of slot i*32 + L (element()). Runtime code: on a GPU these are registers that
 // the tensor core reads, not memory one lane reads from another.
 CUDACPU_RT inline void mma_tile(const Call* all) {
   float A[16][8], B[8][16], C[16][16];
   for (unsigned lane = 0; lane < kWarp; ++lane) {
     for (int i = 0; i < 4; ++i) {
-      const int e = i * 32 + static_cast<int>(lane);
-      A[e / 8][e % 8] = all[lane].frag[1][i];
-      B[e / 16][e % 16] = all[lane].frag[2][i];
+      const int slot = i * 32 + static_cast<int>(lane), ea = element(0, slot), eb = element(1, slot);
+      A[ea / 8][ea % 8] = all[lane].frag[1][i];
+      B[eb / 16][eb % 16] = all[lane].frag[2][i];
     }
     for (int i = 0; i < 8; ++i) {
-      const int e = i * 32 + static_cast<int>(lane);
+      const int e = element(2, i * 32 + static_cast<int>(lane));
       C[e / 16][e % 16] = all[lane].frag[3][i];
     }
   }
   for (unsigned lane = 0; lane < kWarp; ++lane)
     for (int i = 0; i < 8; ++i) {
-      const int e = i * 32 + static_cast<int>(lane), r = e / 16, n = e % 16;
+      const int e = element(2, i * 32 + static_cast<int>(lane)), r = e / 16, n = e % 16;
       float acc = C[r][n];
       for (int k = 0; k < 8; ++k) {
         // The product in double is exact; one rounding to float is fl32(A*B),
@@ -248,9 +285,10 @@ inline Site site(const char* what, const std::source_location& loc) {
   return Site{loc.file_name(), static_cast<int>(loc.line()), what};
 }
 
-// (row, column) of element i of lane `lane`: the logical element i*32 + lane.
+// (row, column) of element i of lane `lane`: the logical element of slot i*32 + lane.
 template <class F> inline void coords(int i, unsigned lane, int& r, int& c) {
-  const int e = i * 32 + static_cast<int>(lane);
+  const int kind = F::rows == 16 ? (F::cols == 16 ? 2 : 0) : 1;
+  const int e = ::cudacpu::wmma_rt::element(kind, i * 32 + static_cast<int>(lane));
   r = e / F::cols;
   c = e % F::cols;
 }
