@@ -305,3 +305,28 @@ def test_a_sigterm_handler_of_the_program_is_restored_and_still_called(tmp_path)
         assert seen == ["dipanggil", "dipanggil"]
     finally:
         signal.signal(signal.SIGTERM, old)
+
+
+_TO_STDOUT = """
+import sys
+from atensi import files
+files.write_text("/dev/stdout", "lewat pipa")
+"""
+
+
+def test_dev_stdout_into_a_pipe_is_written_into(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", _TO_STDOUT], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "lewat pipa"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dev_stdout_redirected_to_a_file_writes_through_the_descriptor(tmp_path):
+    out = tmp_path / "keluaran.txt"
+    with open(out, "w") as f:
+        proc = subprocess.run([sys.executable, "-c", _TO_STDOUT], stdout=f, stderr=subprocess.PIPE,
+                              text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert out.read_text() == "lewat pipa"
+    assert [p.name for p in tmp_path.iterdir()] == ["keluaran.txt"]

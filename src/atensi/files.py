@@ -25,6 +25,7 @@ import signal
 import stat
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 __all__ = ["replacing", "write_bytes", "write_text", "read_text", "as_path",
@@ -130,8 +131,21 @@ def _kind(path: Path) -> tuple[Path, str]:
     try:
         st = os.lstat(target)
         if stat.S_ISLNK(st.st_mode):
-            target = Path(os.path.realpath(path))
-            st = os.lstat(target)
+            try:
+                st = os.stat(path)  # what the kernel reaches, also through /dev/stdout, /proc/self/fd
+            except FileNotFoundError:  # dangling: its target is made
+                return Path(os.path.realpath(path)), "missing"
+            if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+                return path, "stream"
+            real = Path(os.path.realpath(path))
+            if stat.S_ISREG(st.st_mode):
+                try:
+                    same = os.lstat(real)
+                except OSError:
+                    same = None
+                if same is None or (same.st_dev, same.st_ino) != (st.st_dev, st.st_ino):
+                    return path, "stream"  # a file only a descriptor names (e.g. /dev/stdout > f)
+            target = real
     except FileNotFoundError:
         return target, "missing"
     except OSError as err:
@@ -292,18 +306,28 @@ def replacing(path):
             raise
 
 
+def _open_stream(path: Path, target: Path, tries: int = 20) -> int:
+    """A write descriptor; non-blocking, since a FIFO nobody reads would hang forever
+    (a reader that is still starting gets a second)."""
+    for attempt in range(tries + 1):
+        try:
+            return os.open(target, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError as err:
+            if err.errno != errno.ENXIO:
+                raise write_problem(path, err) from None
+            if attempt == tries:
+                raise WriteError(err.errno, f"'{path}' adalah FIFO yang tidak sedang dibaca "
+                                 "proses mana pun, jadi tidak ada yang menerima isinya. "
+                                 "Jalankan pembacanya dulu, atau tulis ke berkas biasa.",
+                                 path) from None
+            time.sleep(0.05)
+    raise AssertionError("unreachable")
+
+
 @contextlib.contextmanager
 def _stream(path: Path, target: Path):
     """Write straight into a character device or FIFO (never replace it)."""
-    try:
-        # Non-blocking first: a FIFO nobody reads would otherwise hang forever.
-        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
-    except OSError as err:
-        if err.errno == errno.ENXIO:
-            raise WriteError(err.errno, f"'{path}' adalah FIFO yang tidak sedang dibaca proses "
-                             "mana pun, jadi tidak ada yang menerima isinya. Jalankan pembacanya "
-                             "dulu, atau tulis ke berkas biasa.", path) from None
-        raise write_problem(path, err) from None
+    fd = _open_stream(path, target)
     flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)
     with os.fdopen(fd, "wb") as f:
