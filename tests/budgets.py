@@ -26,7 +26,7 @@ import pytest
 # machine with about 1.5 times that as the budget. A file that is not listed
 # gets DEFAULT_BUDGET.
 BUDGETS = {}
-DEFAULT_BUDGET = 30.0
+DEFAULT_BUDGET = 900.0  # until BUDGETS holds measured figures per file
 FAIL_FACTOR = 2.0
 SHARED_CHAPTERS = "bab dijalankan"
 SHARED_BUILD = "buku dibangun"
