@@ -70,7 +70,9 @@
 //   NVRTC tanpa CUDA Toolkit tidak punya <mma.h>, jadi bagian "wmma di GPU" di bawah
 //   memberi potongan API yang sama (nama, tipe, arti) langsung dengan instruksi PTX
 //   wmma.load / wmma.mma / wmma.store dan cvt.rna.tf32.f32 — instruksi yang juga
-//   dihasilkan <mma.h>.
+//   dihasilkan <mma.h>. Muatan dan simpanan WMMA memakai ruang .shared dengan alamat
+//   32-bit dari __cvta_generic_to_shared (semua ubin ada di shared memory), jadi
+//   menjadi LDS/STS, bukan LD/ST generik dengan alamat 64-bit.
 //
 // Kompilasi (NVRTC, kompiler yang dipakai CuPy; atensi.kernels.compile_report menjalankan
 // persis ini):
@@ -135,15 +137,23 @@ __device__ __forceinline__ float __float_to_tf32(float v)
     return __uint_as_float(r);
 }
 
-// Empat register .b32 operan A atau B; LAY = "row" atau "col".
+// Semua operan WMMA v3 ada di shared memory. Alamat 32-bit ruang .shared membuat
+// ptxas memakai LDS/STS; pointer generik 64-bit menjadi LD/ST generik ditambah
+// aritmetika alamat 64-bit di setiap muatan.
+__device__ __forceinline__ unsigned tc_shared(const float* p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// Empat register .b32 operan A atau B; LAY = "row" atau "col"; p di shared memory.
 #define TC_LOAD_AB(USE, LAYOUT, AB, LAY)                                                   \
     __device__ __forceinline__ void load_matrix_sync(                                      \
         fragment<USE, 16, 16, 8, precision::tf32, LAYOUT>& f, const float* p, unsigned ldm) \
     {                                                                                      \
         unsigned r0, r1, r2, r3;                                                           \
-        asm volatile("wmma.load." AB ".sync.aligned." LAY ".m16n16k8.tf32 "                \
+        asm volatile("wmma.load." AB ".sync.aligned." LAY ".m16n16k8.shared.tf32 "                \
                      "{%0, %1, %2, %3}, [%4], %5;"                                         \
-                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "l"(p), "r"(ldm));         \
+                     : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(tc_shared(p)), "r"(ldm)); \
         f.x[0] = __uint_as_float(r0); f.x[1] = __uint_as_float(r1);                        \
         f.x[2] = __uint_as_float(r2); f.x[3] = __uint_as_float(r3);                        \
     }
@@ -156,10 +166,10 @@ typedef fragment<accumulator, 16, 16, 8, float> tc_acc;
 
 // Register sementara, bukan c.x lewat pointer: fragmen tetap di register.
 #define TC_LOAD_C(LAY)                                                                      \
-    asm volatile("wmma.load.c.sync.aligned." LAY ".m16n16k8.f32 "                           \
+    asm volatile("wmma.load.c.sync.aligned." LAY ".m16n16k8.shared.f32 "                    \
                  "{%0, %1, %2, %3, %4, %5, %6, %7}, [%8], %9;"                              \
                  : "=f"(r0), "=f"(r1), "=f"(r2), "=f"(r3),                                  \
-                   "=f"(r4), "=f"(r5), "=f"(r6), "=f"(r7) : "l"(p), "r"(ldm))
+                   "=f"(r4), "=f"(r5), "=f"(r6), "=f"(r7) : "r"(tc_shared(p)), "r"(ldm))
 __device__ __forceinline__ void load_matrix_sync(tc_acc& c, const float* p, unsigned ldm, layout_t layout)
 {
     float r0, r1, r2, r3, r4, r5, r6, r7;
@@ -173,14 +183,14 @@ __device__ __forceinline__ void load_matrix_sync(tc_acc& c, const float* p, unsi
 __device__ __forceinline__ void store_matrix_sync(float* p, const tc_acc& c, unsigned ldm, layout_t layout)
 {
     if (layout == mem_row_major)
-        asm volatile("wmma.store.d.sync.aligned.row.m16n16k8.f32 "
+        asm volatile("wmma.store.d.sync.aligned.row.m16n16k8.shared.f32 "
                      "[%0], {%1, %2, %3, %4, %5, %6, %7, %8}, %9;"
-                     :: "l"(p), "f"(c.x[0]), "f"(c.x[1]), "f"(c.x[2]), "f"(c.x[3]),
+                     :: "r"(tc_shared(p)), "f"(c.x[0]), "f"(c.x[1]), "f"(c.x[2]), "f"(c.x[3]),
                         "f"(c.x[4]), "f"(c.x[5]), "f"(c.x[6]), "f"(c.x[7]), "r"(ldm) : "memory");
     else
-        asm volatile("wmma.store.d.sync.aligned.col.m16n16k8.f32 "
+        asm volatile("wmma.store.d.sync.aligned.col.m16n16k8.shared.f32 "
                      "[%0], {%1, %2, %3, %4, %5, %6, %7, %8}, %9;"
-                     :: "l"(p), "f"(c.x[0]), "f"(c.x[1]), "f"(c.x[2]), "f"(c.x[3]),
+                     :: "r"(tc_shared(p)), "f"(c.x[0]), "f"(c.x[1]), "f"(c.x[2]), "f"(c.x[3]),
                         "f"(c.x[4]), "f"(c.x[5]), "f"(c.x[6]), "f"(c.x[7]), "r"(ldm) : "memory");
 }
 

@@ -32,6 +32,21 @@ CASES = [
 ]
 
 
+# WMMA leaves which lane holds which fragment element unspecified. In shuffle mode the
+# emulator draws that mapping from the seed, so every CPU run here also checks that
+# v3 does not lean on the fixed layout the chapter draws. An explicit
+# ATENSI_CUDACPU_MODE or _SEED from the caller still wins.
+LAYOUT_SEED = "5"
+
+
+@pytest.fixture(autouse=True)
+def shuffled_fragment_layout(monkeypatch):
+    import os
+
+    monkeypatch.setenv("ATENSI_CUDACPU_MODE", os.environ.get("ATENSI_CUDACPU_MODE", "shuffle"))
+    monkeypatch.setenv("ATENSI_CUDACPU_SEED", os.environ.get("ATENSI_CUDACPU_SEED", LAYOUT_SEED))
+
+
 def _reference(Q, K, V, **kw):
     return reference.attention(kc.f64(Q), kc.f64(K), kc.f64(V), **kw)
 
@@ -75,8 +90,27 @@ def test_gpu_code_really_uses_tensor_cores():
     assert "wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32" in ptx  # Q Kᵀ
     assert "wmma.mma.sync.aligned.row.row.m16n16k8.f32.tf32.tf32.f32" in ptx  # P V
     assert "cvt.rna.tf32.f32" in ptx
-    assert "wmma.load.b.sync.aligned.col.m16n16k8.tf32" in ptx
-    assert "wmma.store.d.sync.aligned.row.m16n16k8.f32" in ptx
+    assert "wmma.load.b.sync.aligned.col.m16n16k8.shared.tf32" in ptx
+    assert "wmma.store.d.sync.aligned.row.m16n16k8.shared.f32" in ptx
+    # Every WMMA load and store names the .shared state space, none is generic.
+    wmma_memory = [line for line in ptx.splitlines() if "wmma.load" in line or "wmma.store" in line]
+    assert wmma_memory and all(".shared." in line for line in wmma_memory)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_wmma_tiles_move_through_lds_and_sts(arch):
+    """The tiles live in shared memory: SASS reads and writes them with LDS/STS, and
+    no generic LD/ST (64-bit address arithmetic per access) is left in the kernel."""
+    from atensi.kernels import sass
+
+    if sass.nvdisasm() is None:
+        pytest.skip("nvdisasm tidak terpasang (paket nvidia-cuda-nvdisasm), SASS tidak bisa dibaca")
+    mixes = sass.instruction_mix(SOURCE, arch=arch)
+    assert set(mixes) == NAMES
+    for name, mix in mixes.items():
+        assert mix.kernel["LD/ST"] == 0 and mix.loop["LD/ST"] == 0, (name, mix.kernel)
+        assert mix.loop["LDS/STS"] > 0 and mix.loop["HMMA"] > 0, (name, mix.loop)
 
 
 def test_registry_entries_follow_the_file_constants():
@@ -106,6 +140,17 @@ def test_matches_reference_on_cpu(case, causal, precision):
     out = v3(Q, K, V, precision, causal=causal)
     assert isinstance(out, np.ndarray) and out.dtype == np.float32 and out.shape == Q.shape
     kc.assert_matches(out, _reference(Q, K, V, causal=causal), tol=TOL[precision])
+
+
+def test_cpu_runs_use_the_shuffled_fragment_layout():
+    import os
+
+    Q, K, V = kc.qkv((), 40, 16, "tensorcore-layout")
+    kc.assert_matches(v3(Q, K, V, "3xtf32"), _reference(Q, K, V), tol=TOL["3xtf32"])
+    module = kernels.loading.get_function("attention_tensorcore.cu", "attention_tensorcore_3xtf32_d32",
+                                          "cpu").module
+    assert module.mode == os.environ["ATENSI_CUDACPU_MODE"]
+    assert module.seed == int(os.environ["ATENSI_CUDACPU_SEED"])
 
 
 @pytest.mark.parametrize("precision", PRECISIONS)

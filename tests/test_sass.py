@@ -76,7 +76,7 @@ def test_parse_sass_counts_hmma_and_takes_the_densest_mma_loop():
     mix = sass.parse_sass(TENSOR_LISTING)["t"]
     assert mix.kernel["HMMA"] == 3 and mix.kernel_mma_flops == 3 * 2 * 16 * 8 * 4
     # Loop 0x10 .. 0x50: 2 HMMA in 5 instructions beats 1 HMMA in 8, though the other has more FFMA.
-    assert mix.loop == {"lainnya": 2, "HMMA": 2, "FFMA": 1}
+    assert mix.loop == {"LD/ST": 1, "lainnya": 1, "HMMA": 2, "FFMA": 1}
     assert mix.loop_mma_flops == 2 * 1024
     per_cycle = 2 * 1024 / 5
     assert mix.tensor_peak_bound() == pytest.approx(per_cycle / sass.TF32_FLOP_PER_CYCLE)
@@ -86,6 +86,25 @@ def test_parse_sass_counts_hmma_and_takes_the_densest_mma_loop():
         (mix.peak_bound() * sass.H200.fp32_flops + mix.tensor_peak_bound() * sass.H200_TF32_DENSE_FLOPS) / 1e12)
     # TF32 dense peak over FP32 peak, per scheduler and cycle: about 7 warp FFMA.
     assert 6 < sass.TF32_FLOP_PER_CYCLE / sass.FFMA_FLOP_PER_CYCLE < 8
+
+
+def test_generic_loads_and_stores_count_as_memory_traffic_not_other():
+    listing = """
+.text.g:
+        /*0000*/                   MOV R4, RZ ;
+.L_x_0:
+        /*0010*/                   LD.E.128 R8, [R2.64] ;
+        /*0020*/                   ST.E [R6.64+0x10], R4 ;
+        /*0030*/                   LDC R1, c[0x0][0x28] ;
+        /*0040*/                   LDL R5, [R1] ;
+        /*0050*/                   STL [R1], R5 ;
+        /*0060*/               @P0 BRA `(.L_x_0) ;
+        /*0070*/                   EXIT ;
+"""
+    mix = sass.parse_sass(listing)["g"]
+    # Constant-bank loads and local (stack) traffic stay "lainnya": they are not the tiles.
+    assert mix.loop == {"LD/ST": 2, "lainnya": 4}
+    assert "LD/ST" in sass.GROUPS and sass.group_of("LD") == sass.group_of("ST") == "LD/ST"
 
 
 def test_tensor_bound_is_capped_at_the_peak_and_zero_without_hmma():

@@ -148,13 +148,17 @@ def get_function(file: str, name: str, backend: str):
     dikompilasi sekali per (berkas, backend), dan *kernel* dicari sekali per
     (berkas, nama, backend): panggilan berikutnya hanya mencari di dict.
     """
-    key = (file, name, backend, os.environ.get("ATENSI_KERNELS_DIR"))
+    # The emulator takes its mode and seed from the environment when a module is
+    # built, so a module built under another mode or seed is not this one.
+    emulator = tuple(os.environ.get(v) for v in ("ATENSI_CUDACPU_MODE", "ATENSI_CUDACPU_SEED",
+                                                 "ATENSI_CUDACPU_SANITIZE"))
+    key = (file, name, backend, os.environ.get("ATENSI_KERNELS_DIR"), emulator)
     kernel = _functions.get(key)
     if kernel is not None:
         return kernel
     backend = resolve_backend(backend)
     path = kernel_path(file)
-    module = _modules.get((str(path), backend))
+    module = _modules.get((str(path), backend, emulator))
     if module is None:
         source = path.read_text()
         if backend == "cupy":
@@ -167,6 +171,6 @@ def get_function(file: str, name: str, backend: str):
 
             module = cudacpu.RawModule(code=source, path=_display_name(path),
                                        options=registry.defines(file))
-        _modules[(str(path), backend)] = module
+        _modules[(str(path), backend, emulator)] = module
     kernel = _functions[key] = module.get_function(name)
     return kernel

@@ -9,8 +9,8 @@ NVRTC (opsi yang sama dengan CuPy) mengompilasi berkas .cu menjadi cubin, dan
 ``nvdisasm`` (wheel pip ``nvidia-cuda-nvdisasm``) mengubahnya menjadi SASS.
 Keduanya disimpan di cache: cubin lewat ``compile_report``, keluaran
 ``nvdisasm`` dengan kunci dari cubin dan programnya.
-Setiap instruksi dihitung per kelompok (FFMA, HMMA, FP lain, LDS/STS, SHFL,
-LDG/LDGSTS/STG, BAR, lainnya), untuk seluruh kernel dan untuk perulangan
+Setiap instruksi dihitung per kelompok (FFMA, HMMA, FP lain, LDS/STS, LD/ST
+generik, SHFL, LDG/LDGSTS/STG, BAR, lainnya), untuk seluruh kernel dan untuk perulangan
 dalam terpanas: rentang lompatan mundur (``BRA`` ke alamat lebih kecil) yang
 dijalankan berulang-ulang. Untuk kernel CUDA core itu rentang yang memuat FFMA
 terbanyak (ubin yang dibuka penuh); untuk kernel tensor core rentang dengan
@@ -47,7 +47,7 @@ from pathlib import Path
 
 from atensi.roofline import H200
 
-GROUPS = ("FFMA", "HMMA", "FP lain", "LDS/STS", "SHFL", "LDG/LDGSTS/STG", "BAR", "lainnya")
+GROUPS = ("FFMA", "HMMA", "FP lain", "LDS/STS", "LD/ST", "SHFL", "LDG/LDGSTS/STG", "BAR", "lainnya")
 _FP_OTHER = {"FADD", "FMUL", "FMNMX", "FSEL", "FSETP", "FSET", "MUFU", "FCHK", "FRND", "F2F", "FMAX", "FMIN",
              "FSWZADD", "I2F", "F2I"}
 _LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)([.\w]*)\s*(.*)$")
@@ -85,6 +85,10 @@ def group_of(op: str) -> str:
         return "SHFL"
     if op in ("LDG", "LDGSTS", "STG", "LDGDEPBAR"):
         return "LDG/LDGSTS/STG"
+    # Generic LD/ST (a pointer without a state space, e.g. from inline PTX with an
+    # "l" operand) still moves data, usually shared memory: not "other".
+    if op in ("LD", "ST"):
+        return "LD/ST"
     if op in ("BAR", "DEPBAR"):
         return "BAR"
     return "lainnya"
