@@ -13,6 +13,8 @@
   picture and the first readout; ``static.js`` inserts ``<script src>`` for
   the frame table when the reader first touches the explorer (a script
   element loads from ``file://`` and from the offline zip, a fetch would not).
+  The weights of a model that an explorer runs in the page
+  (``script.atensi-weights``) leave the same way, as one script file.
   Only on the site: ``make pdf`` prints one page and needs just the first frames.
 """
 
@@ -35,6 +37,9 @@ def book_mode() -> None:
 EXPLORER_DATA = re.compile(
     r'(<script type="application/json" class="atensi-data">)(?P<json>.*?)(</script>)', re.S)
 FRAMES_DIR = "_images/penjelajah"
+# The weights of a model that an explorer runs in the page (atensi.explorers.dia).
+MODEL_WEIGHTS = re.compile(
+    r'(<script type="application/json" class="atensi-weights">)(?P<json>.*?)(</script>)', re.S)
 
 
 def _write_once(target: Path, content: bytes) -> None:
@@ -78,7 +83,17 @@ def explorer_frames_to_files(html: str, page: Path, outdir: Path) -> str:
         data.update(id=name, src=relative(target))
         return f"{match.group(1)}{json_for_script(data)}{match.group(3)}"
 
+    def weights(match: re.Match) -> str:
+        table = json.loads(match["json"])
+        if "params" not in table:
+            return match.group(0)
+        name = hashlib.sha1(json_for_script(table).encode("utf-8")).hexdigest()[:20]
+        target = outdir / FRAMES_DIR / f"{name}.js"
+        _write_once(target, frame_script(name, table).encode("utf-8"))
+        return f"{match.group(1)}{json_for_script({'id': name, 'src': relative(target)})}{match.group(3)}"
+
     swaps: dict[str, str] = {}
+    html = MODEL_WEIGHTS.sub(weights, html)
     html = EXPLORER_DATA.sub(fix, html)
     for data_uri, url in swaps.items():  # the first picture, shown before any script
         html = html.replace(f'src="{data_uri}"', f'src="{url}"')

@@ -11,6 +11,7 @@ penjelajah adalah satu modul dengan ``explorer(mode=None, **awal)``,
 Modul: ``sharpness`` (ketajaman softmax terhadap d_k), ``mask`` (empat jenis
 mask), ``row`` (baris demi baris, suhu), ``rope`` (posisi berputar),
 ``attention_maps`` (peta atensi model yang sudah dilatih), ``playground``
-(taman bermain 2-D, anywidget). JavaScript dan CSS-nya berkas paket di folder
-ini: ``static.js``/``static.css`` (kembaran statis), ``playground.js``/``.css``.
+(taman bermain 2-D, anywidget), ``dia`` (model rujukan *dia*, dijalankan di
+halaman). JavaScript dan CSS-nya berkas paket di folder ini: ``static.js``/``static.css``
+(kembaran statis), ``playground.js``/``.css``, ``dia.js``/``.css``.
 """
