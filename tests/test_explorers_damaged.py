@@ -52,6 +52,12 @@ MOVE = """(root, [key, position]) => {
   el.dispatchEvent(new Event('input', {bubbles: true}));
 }"""
 
+# Which position of slider n stands for value index v, given the controls before it.
+OFFERED = """(root, [n, v]) => {
+  const el = root.querySelectorAll('input[data-control]')[n];
+  return el._opts ? el._opts.indexOf(v) : v;
+}"""
+
 SETTLE = """(root) => new Promise(done => {
   const img = root.querySelector('img.atensi-frame');
   const start = Date.now();
@@ -150,8 +156,10 @@ def browser_page(chromium):
 
 
 def open_explorer(page, path: Path):
+    """The page with its first explorer in view: its picture loads lazily, as a reader scrolls."""
     page.goto(path.as_uri())
     root = page.locator(".atensi-explorer").first
+    root.scroll_into_view_if_needed()
     root.evaluate(SETTLE)
     return root
 
@@ -184,6 +192,7 @@ def shown_key(data, face) -> str:
 def assert_consistent(root, data, table):
     """Labels, picture and readout belong to one frame, or the picture is not shown."""
     face = root.evaluate(FACE)
+    assert bool(face["error"]) == (FRAMES_GONE in face["readout"]), "data-error dan pesan berbeda"
     key = shown_key(data, face)
     assert face["frame"] == key, f"label {key}, gambar {face['frame']}"
     if face["visible"]:
@@ -369,13 +378,21 @@ def test_book_page_with_damaged_frame_files(built_book, browser_page, tmp_path):
     other = next(k for k, f in table["frames"].items()
                  if table["urls"][f[0]] != table["urls"][table["frames"][start][0]])
     (copy.parent / table["urls"][table["frames"][other][0]]).resolve().unlink()
+    lost_picture = table["frames"][other][0]
     root = open_explorer(page, copy)
     touch(root)
-    for n, control in enumerate(data["controls"]):
-        if control["kind"] == "range":
-            root.evaluate(MOVE, [control["key"], int(other.split(",")[n])])
-    root.evaluate(SETTLE)
-    assert_consistent(root, data, table)
+    went_back = 0
+    for n, control in enumerate(data["controls"]):  # control by control towards ``other``
+        value = int(other.split(",")[n])
+        if control["kind"] == "range":  # the slider's position among the values offered here
+            root.evaluate(MOVE, [control["key"], root.evaluate(OFFERED, [n, value])])
+        elif root.evaluate(FACE)["checks"][control["key"]] != bool(value):
+            root.locator(f'input[data-control="{control["key"]}"]').click()
+        root.evaluate(SETTLE)
+        face = assert_consistent(root, data, table)
+        assert face["visible"] and table["frames"][face["frame"]][0] != lost_picture
+        went_back += face["error"] == "gambar"
+    assert went_back, "gambar yang hilang tidak pernah diminta"
     script.write_text(script.read_text(encoding="utf-8")[:1000], encoding="utf-8")
     root = open_explorer(page, copy)
     root.evaluate(MOVE, [data["controls"][0]["key"], 0])

@@ -183,6 +183,7 @@
     var k = key(state);
     var f = data.frames[k];
     shown = state.slice();
+    root.removeAttribute("data-error");  // a new frame: an earlier picture's failure is no longer on show
     img.classList.remove("atensi-missing");
     img.src = data.urls ? data.urls[f[0]] : "data:" + data.mime + ";base64," + data.images[f[0]];
     img.setAttribute("data-frame", k);
