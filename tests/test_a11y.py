@@ -3,6 +3,10 @@
 No serious or critical violation is allowed (contrast, names of controls,
 alt text, landmarks...). Figures and explorer frames must also have
 Indonesian alt text, not a file name.
+
+Colour contrast is checked at desktop width only: the book's colours do not
+depend on the width, and that rule is most of axe's time on a page. Every
+other rule runs at both widths, since layout and what is shown do change.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ pytestmark = [pytest.mark.book, pytest.mark.browser]
 PAGES = [f"{page}.html" for page in toc_pages()] + ["search.html", "genindex.html"]
 WIDTHS = (1280, 360)
 BLOCKING = ("serious", "critical")
+CONTRAST_WIDTH = 1280
 
 
 @pytest.fixture(scope="session")
@@ -32,7 +37,10 @@ def axe():
 @pytest.mark.parametrize("page", PAGES)
 def test_axe_finds_no_serious_violation(open_page, axe, page, width):
     opened = open_page(page, width=width, height=800)
-    results = axe.run(opened.page)
+    options = {"resultTypes": ["violations"]}
+    if width != CONTRAST_WIDTH:
+        options["rules"] = {"color-contrast": {"enabled": False}}
+    results = axe.run(opened.page, options=options)
     problems = [
         f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes'][:3]]}"
         for v in results.response["violations"]
