@@ -34,8 +34,9 @@
   var broken = false;
   var pending = null;  // the sentence asked for before the weights arrived
 
-  function note(message, kind) {
-    out.innerHTML = "";
+  // keep: leave the readout on the page and add the message below it.
+  function note(message, kind, keep) {
+    if (!keep) out.innerHTML = "";
     var p = document.createElement("p");
     p.className = "atensi-error";
     p.textContent = message;
@@ -284,7 +285,10 @@
     model = null;
     selects.forEach(function (s) { s.disabled = true; });
     text.disabled = true;
-    note(LOST, "bobot");
+    selects.forEach(function (s) { s.value = data.start.sentence.split(" ")[Number(s.getAttribute("data-slot"))]; });
+    text.value = data.start.sentence;
+    draw(data.start);
+    note(LOST, "bobot", true);
   }
 
   function ready(weights) {
