@@ -1,11 +1,15 @@
-"""Every chapter runs top to bottom without error, within its time budget, and
-every exercise answer's code runs after it, printing what its text says.
+"""Every chapter runs top to bottom without error, and every exercise answer's
+code runs after it, printing what its text says.
 
 One test per page of the table of contents. The chapter is executed once per
 session (the ``chapter_run`` fixture: MyST-NB's reader, nbclient in
 ``chapters/``, as the book build runs it); the session's book build reuses
 that execution through its cache. The answers run as extra cells after the
 chapter's, in its context.
+
+How long the chapters take is not asserted here (a busy machine must pass
+the same tests): their CPU time is the "bab dijalankan" line of
+tests/budgets.py, printed and held against its budget at the end of the run.
 """
 
 from __future__ import annotations
@@ -16,11 +20,6 @@ from conftest import toc_pages
 from exercise_answers import answers, printed
 
 pytestmark = pytest.mark.book
-
-# On this 2-core machine a chapter should run in well under 30 s; the budget
-# leaves room for a loaded CI machine.
-BUDGET_S = 60
-
 
 @pytest.mark.parametrize("page", toc_pages())
 def test_chapter_executes_and_its_answers_run(chapter_run, page):
@@ -41,7 +40,6 @@ def test_chapter_executes_and_its_answers_run(chapter_run, page):
                 f"Jawaban {answer.label} di {page}.md mencetak {printed(cell)}, "
                 f"teksnya menyebut {answer.expected}"
             )
-    assert run.seconds <= BUDGET_S, f"{page} butuh {run.seconds:.0f} s, anggaran {BUDGET_S} s"
 
 
 def test_answer_reader_finds_fences_and_expected_output(tmp_path):
