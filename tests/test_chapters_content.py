@@ -14,6 +14,8 @@ Checks on executed chapters reuse the session's one execution
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
 import re
 from functools import lru_cache
@@ -263,6 +265,74 @@ def test_glue_calls_sit_in_hidden_cells(name):
             )
 
 
+HIDDEN_TAGS = {"remove-cell", "remove-input"}
+
+
+def _python(source: str) -> ast.Module:
+    # IPython magics and shell lines are not Python; they define nothing.
+    return ast.parse("\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                               for line in source.splitlines()))
+
+
+def bound_names(tree: ast.AST) -> set[str]:
+    """Every name a cell binds anywhere: assignments, loop and with targets,
+    arguments, functions, classes, imports, except clauses."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return names
+
+
+def names_only_hidden_cells_define(cells) -> list[tuple[str, set[str]]]:
+    """(first line, names) for each visible cell that reads a name defined
+    neither by the setup cell, an earlier visible cell, itself, nor Python."""
+    known = set(dir(builtins)) | {"display", "get_ipython"}
+    found = []
+    for cell in cells:
+        if cell.cell_type != "code":
+            continue
+        tags = set(cell.metadata.get("tags", []))
+        tree = _python(cell.source)
+        if "atensi-setup" in tags:
+            known |= bound_names(tree)
+            continue
+        if tags & HIDDEN_TAGS:
+            continue
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        missing = read - bound_names(tree) - known
+        if missing:
+            found.append((cell.source.strip().splitlines()[0], missing))
+        known |= bound_names(tree)
+    return found
+
+
+def test_a_name_from_a_hidden_cell_in_visible_code_is_caught():
+    cells = jupytext.reads(
+        "```{code-cell} ipython3\n:tags: [remove-cell, atensi-setup]\nimport numpy as np\n```\n\n"
+        "```{code-cell} ipython3\n:tags: [remove-cell]\ns = 0.5\n```\n\n"
+        "```{code-cell} ipython3\nx = np.ones(2)\nfor i in range(2):\n    print(i * x)\n```\n\n"
+        "```{code-cell} ipython3\nprint(s * x)\n```\n",
+        fmt="myst").cells
+    assert names_only_hidden_cells_define(cells) == [("print(s * x)", {"s"})]
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_visible_code_runs_without_the_hidden_cells(name):
+    # A reader copies the setup cell and the visible cells into a fresh
+    # notebook: each visible cell must find every name it reads there.
+    found = names_only_hidden_cells_define(notebook(name).cells)
+    assert not found, f"{name}: sel terlihat memakai nama dari sel tersembunyi: {found}"
+
+
 @pytest.mark.parametrize("name", STEP_CHAPTERS + ("sintesis",))
 def test_comparisons_glued_into_prose_are_asserted(name):
     # A number the prose compares ("di bawah", "lebih besar") is checked where it is computed.
@@ -510,7 +580,7 @@ def test_sintesis_compares_every_path_and_measures_memory():
     assert "tracemalloc" in code and "plots.memory_growth" in code
     # The student track ends with fused v1: FlashAttention-2 and performance
     # live in the optional part, which the chapter points to.
-    assert "compile_report" not in code and "bench.run(" not in code
+    assert "compile_report" not in code and "measure.run(" not in code
     assert "{ref}`flash-v2`" in text and "{ref}`kinerja`" in text
     # The readout is computed with the book's vocabulary assumption, and compared.
     assert re.search(r"flop_readout = .*kosakata_andrea", code)
@@ -543,7 +613,7 @@ def test_kinerja_covers_roofline_tensor_cores_tf32_io_and_the_measured_table():
     assert "3xtf32" in flat_lower("kinerja") and "allow_tf32" in text
     assert "number_formats.to_tf32" in code and "for t in (1024, 4096)" in code
     assert "sram_bita = 228 * 1024" in code
-    assert 'bench.run("book", device="cpu")' in code and "bench.load_results()" in code
+    assert 'measure.run("book", device="cpu")' in code and "report.load_results()" in code
     assert "python -m atensi.bench --quick" in text and "results/bench_gpu.json" in code
     assert "tabel-lebar" in code
     # With or without NVRTC, the compile-report prose is whole sentences, never a dash.
@@ -793,9 +863,9 @@ def test_mask_kernel_and_fused_scores_mask_match_numpy():
 
 def test_quick_bench_preset_stays_small():
     # The chapter measures while the book builds: the preset must stay small.
-    from atensi import bench
+    from atensi.bench import measure
 
-    preset = bench.PRESETS["book"]
+    preset = measure.PRESETS["book"]
     assert max(preset.sweep) <= 1024 and max(preset.emulation_T) <= 256
     assert preset.max_seconds <= 3
 
