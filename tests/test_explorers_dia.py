@@ -138,8 +138,10 @@ def test_site_moves_the_weights_into_one_script_file(model, tmp_path):
 # ------------------------------------------------------------------ browser
 
 TEXT = 'input[data-dia="text"]'
-RESULT = "r => { const o = r.querySelector('.atensi-dia-readout'); " \
-         "return o.hasAttribute('data-result') ? JSON.parse(o.getAttribute('data-result')) : null; }"
+RESULT = """r => {
+  const o = r.querySelector('.atensi-dia-readout');
+  return o.hasAttribute('data-result') ? JSON.parse(o.getAttribute('data-result')) : null;
+}"""
 LOADED = """(r) => {
   const holder = JSON.parse(r.querySelector('script.atensi-weights').textContent);
   if (!holder.src) return null;

@@ -90,7 +90,8 @@ def explorer_frames_to_files(html: str, page: Path, outdir: Path) -> str:
         name = hashlib.sha1(json_for_script(table).encode("utf-8")).hexdigest()[:20]
         target = outdir / FRAMES_DIR / f"{name}.js"
         _write_once(target, frame_script(name, table).encode("utf-8"))
-        return f"{match.group(1)}{json_for_script({'id': name, 'src': relative(target)})}{match.group(3)}"
+        holder = json_for_script({"id": name, "src": relative(target)})
+        return f"{match.group(1)}{holder}{match.group(3)}"
 
     swaps: dict[str, str] = {}
     html = MODEL_WEIGHTS.sub(weights, html)

@@ -68,9 +68,12 @@
   // The parameters the config implies (atensi.model.param_shapes), each decoded and
   // of that shape; null when anything is missing, damaged or of another size.
   function build(w) {
-    if (!w || typeof w !== "object" || !w.config || !w.params || !Array.isArray(w.vocab)) return null;
+    if (!w || typeof w !== "object" || !w.config || !w.params || !Array.isArray(w.vocab)) {
+      return null;
+    }
     var c = w.config, D = c.d_model, F = null, V = c.vocab;
-    if (!(D > 0 && c.n_head > 0 && D % c.n_head === 0 && c.n_layer > 0 && w.vocab.length === V)) return null;
+    if (!(D > 0 && c.n_head > 0 && D % c.n_head === 0 && c.n_layer > 0 &&
+          w.vocab.length === V)) return null;
     if (c.positions !== "learned" && c.positions !== "none") return null;
     if (!w.params["l0.W1"] || !Array.isArray(w.params["l0.W1"].shape)) return null;
     F = w.params["l0.W1"].shape[1];
@@ -168,7 +171,9 @@
         var y = r.map(function (v, d) { return v + a[d]; });
         var u = matvec(layerNorm(y, p[k + "ln2.g"], p[k + "ln2.b"]), p[k + "W1"], m.F, p[k + "b1"]);
         var C = Math.sqrt(2 / Math.PI);
-        var g = u.map(function (z) { return 0.5 * z * (1 + Math.tanh(C * (z + 0.044715 * z * z * z))); });
+        var g = u.map(function (z) {
+          return 0.5 * z * (1 + Math.tanh(C * (z + 0.044715 * z * z * z)));
+        });
         var f = matvec(g, p[k + "W2"], D, p[k + "b2"]);
         return y.map(function (v, d) { return v + f[d]; });
       });
@@ -285,7 +290,8 @@
     model = null;
     selects.forEach(function (s) { s.disabled = true; });
     text.disabled = true;
-    selects.forEach(function (s) { s.value = data.start.sentence.split(" ")[Number(s.getAttribute("data-slot"))]; });
+    var start = data.start.sentence.split(" ");
+    selects.forEach(function (s) { s.value = start[Number(s.getAttribute("data-slot"))]; });
     text.value = data.start.sentence;
     draw(data.start);
     note(LOST, "bobot", true);

@@ -80,7 +80,8 @@ def compute(model, sentence: str) -> dict:
     p /= p.sum()
     ids = [model.chars.index(n) for n in rujukan.NAMES]
     return {"sentence": sentence, "answer": answer, "row": [float(x) for x in row],
-            "logits": [float(x) for x in last], "names": list(rujukan.NAMES), "probs": [float(p[i]) for i in ids]}
+            "logits": [float(x) for x in last], "names": list(rujukan.NAMES),
+            "probs": [float(p[i]) for i in ids]}
 
 
 def readout_html(result) -> str:
@@ -128,10 +129,11 @@ class DiaStatic:
             parts.append(f'<label for="{uid}">{label}</label>'
                          f'<select id="{uid}" data-slot="{slot}">{options}</select>')
         text_id = f"{self.element_id}-text"
+        value = html.escape(self.start["sentence"])
         return (f'<div class="atensi-dia-controls">{"".join(parts)}</div>'
                 f'<label class="atensi-dia-type" for="{text_id}">atau ketik kalimatnya</label>'
                 f'<input type="text" id="{text_id}" data-dia="text" lang="id" '
-                f'autocomplete="off" spellcheck="false" value="{html.escape(self.start["sentence"])}">')
+                f'autocomplete="off" spellcheck="false" value="{value}">')
 
     def to_html(self):
         data = {"start": self.start, "slots": [[s, label] for s, label, _ in SLOTS],
