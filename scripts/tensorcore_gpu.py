@@ -17,8 +17,8 @@ addends aligned to the largest one with the bits below its 24-bit window cut
 off, and the sum truncated (round toward zero). :func:`mma_truncate` is that
 model without any extra alignment bits, the pessimistic end. :func:`model_v3`
 runs fused v3's order of operations (kernels/attention_tensorcore.cu: Q·Kᵀ in
-D/8 MMA steps per key tile, online softmax in float32, P·V accumulated into
-the same fragment across all key tiles) with it, on the 16-row warp tiles
+D/8 MMA steps per key tile, online softmax in float32, each key tile's P·V
+from a zeroed fragment, added to O with one fmaf on CUDA cores) with it, on the 16-row warp tiles
 that matter: for each head the one holding the GPU's largest error and the
 last one (the most key tiles, so the most truncations). A v3 row fails only
 when its error is above ``BOUND_FACTOR`` times the model's error on those rows
@@ -54,6 +54,11 @@ def _round_toward_zero(x: np.ndarray) -> np.ndarray:
 def _exp2f(x: np.ndarray) -> np.ndarray:
     """exp2f of float32 ``x``, rounded once from float64 (libm's exp2f is within half an ulp)."""
     return np.exp2(x.astype(np.float64)).astype(np.float32)
+
+
+def _fmaf(a, b, c) -> np.ndarray:
+    """fmaf of float32 arrays: a b + c rounded once (float64 holds a b exactly)."""
+    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
 
 
 def mma_truncate(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
@@ -123,9 +128,10 @@ def model_v3(Q, K, V, rows, *, precision="3xtf32", mma=mma_truncate) -> np.ndarr
             for jj in range(bk // 2):  # each lane adds its keys in order
                 total = (total + halves[..., jj]).astype(np.float32)
             l = (l * alpha[..., None] + total).astype(np.float32)
-            o = (o * alpha[..., None]).astype(np.float32)
+            pv = np.zeros_like(o)  # each key tile's P V from a zeroed fragment
             for k in range(0, bk, MMA_K):
-                o = step(o, parts(p[..., k:k + MMA_K]), parts(Vt[:, k:k + MMA_K]))
+                pv = step(pv, parts(p[..., k:k + MMA_K]), parts(Vt[:, k:k + MMA_K]))
+            o = _fmaf(o, alpha[..., None], pv)
     tot = (l[..., 0] + l[..., 1]).astype(np.float32)
     inv = np.where(tot > 0, np.float32(1) / tot, np.float32(0)).astype(np.float32)
     return (o[..., :d] * inv[..., None]).astype(np.float32)
