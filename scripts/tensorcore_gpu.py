@@ -57,8 +57,24 @@ def _exp2f(x: np.ndarray) -> np.ndarray:
 
 
 def _fmaf(a, b, c) -> np.ndarray:
-    """fmaf of float32 arrays: a b + c rounded once (float64 holds a b exactly)."""
-    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(np.float32)
+    """fmaf of float32 arrays: a b + c rounded once to float32.
+
+    a b is exact in float64, the sum need not be: TwoSum keeps its error e, and
+    only where the float64 sum lies exactly halfway between two float32 values
+    does e (its sign) change the float32 result. Rounding the float64 sum alone
+    would round twice there.
+    """
+    prod = a.astype(np.float64) * b.astype(np.float64)
+    c = np.broadcast_to(c.astype(np.float64), prod.shape)
+    total = prod + c
+    back = total - prod
+    err = (prod - (total - back)) + (c - back)  # prod + c == total + err exactly
+    out = total.astype(np.float32)
+    toward = np.nextafter(out, np.where(total > out, np.float32(np.inf), np.float32(-np.inf)))
+    halfway = (out.astype(np.float64) + toward.astype(np.float64)) / 2 == total
+    other = np.nextafter(out, np.where(err > 0, np.float32(np.inf), np.float32(-np.inf)))
+    fix = halfway & (err != 0) & ((other.astype(np.float64) - total) * err > 0)
+    return np.where(fix, other, out).astype(np.float32)
 
 
 def mma_truncate(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
