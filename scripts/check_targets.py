@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from atensi import bench  # noqa: E402
+from atensi.bench import measure, report  # noqa: E402
 from atensi.arguments import Parser  # noqa: E402
 from atensi.formatting import id_float  # noqa: E402
 
@@ -25,7 +25,7 @@ TARGETS = ROOT / "results" / "targets.json"
 
 def measured(results) -> dict:
     """The numbers a results file holds, by target name (absent when not measured)."""
-    out = {k: v for k, v in bench.summary(results).items() if v is not None}
+    out = {k: v for k, v in report.summary(results).items() if v is not None}
     torch = results.get("cpu_vs_torch") or []
     if torch:
         out["cpu_fast_vs_torch"] = min(c["ratio"] for c in torch)
@@ -36,7 +36,7 @@ def measured(results) -> dict:
         out["emulated_chain_ms"] = max(engine["chain_ms"].values())
     backward = results.get("backward")
     # The memory target is stated for B = 1, T = 1024; other sizes are not compared.
-    if backward and (backward["plain"]["B"], backward["plain"]["T"]) == (1, bench.ANDREA_T):
+    if backward and (backward["plain"]["B"], backward["plain"]["T"]) == (1, measure.ANDREA_T):
         out["backward_memory_ratio"] = backward["memory_ratio"]
     return out
 
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     parser.add_argument("--targets", default=str(TARGETS))
     args = parser.parse_args(argv)
     try:
-        results = bench.load_results(args.results)
+        results = report.load_results(args.results)
         targets = json.loads(Path(args.targets).read_text(encoding="utf-8"))["targets"]
     except (OSError, ValueError, KeyError) as err:
         parser.fail(f"berkas tidak bisa dibaca ({err})")

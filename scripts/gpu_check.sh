@@ -133,14 +133,14 @@ finish() {
     if [ "$DRY" != 1 ] && [ -n "${PY:-}" ] && [ -s "$BENCH_JSON" ]; then
         PYTHONPATH="$PYPATH" "$PY" - "$BENCH_JSON" <<'EOF' 2>/dev/null | head -n 14
 import sys
-from atensi import bench
-r = bench.load_results(sys.argv[1])
+from atensi.bench import report
+r = report.load_results(sys.argv[1])
 rows = [x for x in (r or {}).get("rows", []) if x["device"] == "gpu"]
 if rows:
-    print(bench.caption(r, "gpu"))
+    print(report.caption(r, "gpu"))
     big = max(x["B"] for x in rows)
-    print(bench.format_table([x for x in rows if x["B"] == big], "gpu"))
-    for k, v in bench.summary(r).items():
+    print(report.format_table([x for x in rows if x["B"] == big], "gpu"))
+    for k, v in report.summary(r).items():
         if v is not None and k.startswith("gpu"):
             print(f"{k}: {v:.3g}")
 EOF
@@ -225,8 +225,8 @@ from atensi import cuda_wheels; print(cuda_wheels.preload())
 print('backend:', kernels.available_backends(), kernels.loading._gpu_status()[1])
 assert kernels.gpu_available(), kernels.loading._gpu_status()[1]
 print(kernels.registry.table())  # every kernel the checks below launch
-from atensi.bench import _gpu_info
-print(_gpu_info())
+from atensi.bench.measure import gpu_info
+print(gpu_info())
 "
     if grep -q '^GAGAL  info' "$RESULTS"; then
         note "CuPy tidak melihat GPU: langkah GPU lain tidak dijalankan (lihat info.log)"

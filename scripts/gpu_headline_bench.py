@@ -85,10 +85,10 @@ def run(out_path: str, Ts=(1024, 4096)) -> dict:
     import cupy as cp
 
     from atensi import kernels
-    from atensi.bench import _gpu_info
+    from atensi.bench.measure import gpu_info
 
     kernels.gpu_available()  # loads the CUDA libraries from the pip wheels when needed
-    gpu = _gpu_info()
+    gpu = gpu_info()
     peak = gpu.get("fp32_peak_gflops")
     result = {"schema": "atensi-headline-1", "gpu": gpu, "shape": {"B": B, "H": H, "d_k": D_K, "causal": True},
               "rows": []}

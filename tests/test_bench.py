@@ -18,17 +18,18 @@ import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import bench, kernels
+from atensi import kernels
+from atensi.bench import measure, report
 
 ROOT = Path(__file__).resolve().parents[1]
 # The PyTorch CPU row appears only where PyTorch is installed (never required).
-_TORCH_ROW = ["torch_sdpa_cpu"] if bench._torch() is not None else []
+_TORCH_ROW = ["torch_sdpa_cpu"] if measure._torch() is not None else []
 
 
 @pytest.fixture(scope="module")
 def tiny():
     """Every kind of CPU row once, on small shapes (preset 'tiny')."""
-    return bench.run("tiny", device="cpu")
+    return measure.run("tiny", device="cpu")
 
 
 @pytest.mark.slow
@@ -74,11 +75,11 @@ def test_naive_memory_grows_with_T_squared_blocked_does_not(tiny):
 
 
 def test_table_has_the_indonesian_columns(tiny):
-    text = bench.format_table(tiny, "cpu")
+    text = report.format_table(tiny, "cpu")
     header = text.splitlines()[0]
-    for column in bench.COLUMNS:
+    for column in report.COLUMNS:
         assert column in header
-    assert bench.FP32_COLUMN not in header  # CPU only
+    assert report.FP32_COLUMN not in header  # CPU only
     for r in tiny["rows"]:
         assert r["label"] in text
     assert "1,00×" in text
@@ -87,22 +88,22 @@ def test_table_has_the_indonesian_columns(tiny):
 
 
 def test_markdown_table(tiny):
-    lines = bench.format_table(tiny, "cpu", markdown=True).splitlines()
+    lines = report.format_table(tiny, "cpu", markdown=True).splitlines()
     assert lines[0].startswith("| metode |") and set(lines[1]) <= set("|-: ")
     assert len(lines) == 2 + len(tiny["rows"])
-    assert all(line.count("|") == len(bench.COLUMNS) + 1 for line in lines)
+    assert all(line.count("|") == len(report.COLUMNS) + 1 for line in lines)
 
 
 def test_wrong_result_is_flagged(tiny):
     rows = [dict(r) for r in tiny["rows"]]
     rows[1]["max_rel_err"] = 0.5
-    assert "SALAH" in bench.format_table(rows)
-    assert "SALAH" not in bench.format_table(tiny)
+    assert "SALAH" in report.format_table(rows)
+    assert "SALAH" not in report.format_table(tiny)
 
 
 def test_json_records_machine_and_date(tiny, tmp_path):
-    path = bench.save_results(tiny, tmp_path / "hasil" / "bench.json")
-    loaded = bench.load_results(path)
+    path = report.save_results(tiny, tmp_path / "hasil" / "bench.json")
+    loaded = report.load_results(path)
     assert loaded == json.loads(json.dumps(tiny))
     m = loaded["machine"]
     assert m["cpu"] and m["cpu_cores"] >= 1 and m["python"] and m["numpy"] == np.__version__
@@ -110,12 +111,12 @@ def test_json_records_machine_and_date(tiny, tmp_path):
     assert loaded["preset"] == "tiny"
     if not kernels.gpu_available():
         assert m["gpu"] is None
-    assert "Diukur pada" in bench.caption(loaded) and loaded["date"][:10] in bench.caption(loaded)
+    assert "Diukur pada" in report.caption(loaded) and loaded["date"][:10] in report.caption(loaded)
 
 
 def test_square_method_too_big_is_skipped_and_said_so():
-    preset = dataclasses.replace(bench.PRESETS["tiny"], max_square_bytes=2**20, emulation_T=())
-    results = bench.run(preset, device="cpu")
+    preset = dataclasses.replace(measure.PRESETS["tiny"], max_square_bytes=2**20, emulation_T=())
+    results = measure.run(preset, device="cpu")
     assert results["preset"] == "custom"
     assert ("numpy_naive", 256) not in {(r["method"], r["T"]) for r in results["rows"]}
     assert results["skipped"] == [
@@ -127,8 +128,8 @@ def test_square_method_too_big_is_skipped_and_said_so():
 def test_emulation_rows_need_a_compiler(monkeypatch):
     """Without g++ (say, on a GPU machine) the CPU-emulation rows are left out, and said so."""
     monkeypatch.setattr(kernels.loading, "_cpu_available", lambda: False)
-    preset = dataclasses.replace(bench.PRESETS["tiny"], sweep=(), batches=())
-    results = bench.run(preset, device="cpu")
+    preset = dataclasses.replace(measure.PRESETS["tiny"], sweep=(), batches=())
+    results = measure.run(preset, device="cpu")
     assert [r["method"] for r in results["rows"]] == (
         ["numpy_naive", "numpy_blocked", "numpy_fast"] + _TORCH_ROW)
     assert [(s["method"], s["T"]) for s in results["skipped"]] == [("cpu_chain_v2", 32), ("cpu_fused", 32)]
@@ -136,24 +137,24 @@ def test_emulation_rows_need_a_compiler(monkeypatch):
 
 
 def test_load_results_without_a_file_gives_none(tmp_path):
-    assert bench.load_results(tmp_path / "tidak_ada.json") is None
+    assert report.load_results(tmp_path / "tidak_ada.json") is None
 
 
 def test_load_results_refuses_other_json(tmp_path):
     path = tmp_path / "lain.json"
     path.write_text('{"halo": 1}')
     with pytest.raises(ValueError, match="bukan hasil atensi.bench"):
-        bench.load_results(path)
+        report.load_results(path)
 
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="'preset'"):
-        bench.run("sedang")
+        measure.run("sedang")
     with pytest.raises(ValueError, match="'device'"):
-        bench.run("tiny", device="tpu")
+        measure.run("tiny", device="tpu")
     if not kernels.gpu_available():
         with pytest.raises(RuntimeError, match="device='gpu'"):
-            bench.run("tiny", device="gpu")
+            measure.run("tiny", device="gpu")
 
 
 def _row(method, B, T, ms, mib, share=None):
@@ -169,7 +170,7 @@ def test_summary_computes_the_ratios():
         _row("cupy_cublas", 8, 1024, 3.0, 900.0),
         _row("gpu_fused", 8, 1024, 2.0, 24.0, share=0.25),
     ]
-    s = bench.summary({"rows": rows})
+    s = report.summary({"rows": rows})
     assert s == {
         "cpu_blocked_speedup": 3.0,
         "cpu_blocked_memory_ratio": 6.0 / 144.0,
@@ -177,12 +178,12 @@ def test_summary_computes_the_ratios():
         "gpu_fused_vs_cublas": 1.5,
         "gpu_fused_fp32_share": 0.25,
     }
-    assert all(v is None for v in bench.summary({"rows": rows[2:3]}).values())
+    assert all(v is None for v in report.summary({"rows": rows[2:3]}).values())
 
 
 def test_flop_count():
-    assert bench.flops(1, 1024) == 4 * 12 * 1024**2 * 64 / 2
-    assert bench.flops(8, 1024, causal=False) == 4 * 8 * 12 * 1024**2 * 64
+    assert measure.flops(1, 1024) == 4 * 12 * 1024**2 * 64 / 2
+    assert measure.flops(8, 1024, causal=False) == 4 * 8 * 12 * 1024**2 * 64
 
 
 @pytest.mark.slow
@@ -194,41 +195,30 @@ def test_command_line(tmp_path):
         cwd=ROOT, capture_output=True, text=True, timeout=600, env=dict(os.environ),
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    for column in bench.COLUMNS:
+    for column in report.COLUMNS:
         assert column in proc.stdout
     assert "NumPy berubin" in proc.stdout and "Diukur pada" in proc.stdout
     assert "NumPy cepat" in proc.stdout and "Model roofline per kernel" in proc.stdout
-    assert bench.load_results(out)["rows"]
+    assert report.load_results(out)["rows"]
 
 
 @kc.gpu_test
 def test_gpu_rows():
-    results = bench.run("tiny", device="gpu")
+    results = measure.run("tiny", device="gpu")
     methods = {r["method"] for r in results["rows"]}
     assert {"cupy_cublas", "gpu_chain_v1", "gpu_chain_v2", "gpu_fused"} <= methods
     # Each row against its own tolerance: PyTorch's SDPA sums in its own order.
     for r in results["rows"]:
         assert r["device"] == "gpu" and r["max_rel_err"] <= r["tolerance"], r
     assert results["machine"]["gpu"]["name"]
-    assert bench.FP32_COLUMN in bench.format_table(results, "gpu")
-
-
-@pytest.mark.slow
-def test_compile_and_emulation_are_measured():
-    e = bench.compile_and_emulation(archs=("sm_90",), T=16)
-    assert e["compile_files"] == len(list(kernels.kernels_dir().glob("*.cu")))
-    assert e["compile_seconds"] > 0 and e["spill_bytes"] == 0
-    assert set(e["chain_ms"]) == {"v1", "v2", "fused"}
-    assert all(ms > 0 for ms in e["chain_ms"].values())
-    text = "\n".join(bench._compile_lines(e, T=16))
-    assert "NVRTC" in text and "T = 16" in text and "target" not in text
+    assert report.FP32_COLUMN in report.format_table(results, "gpu")
 
 
 def test_backward_rows_plain_and_blocked():
-    b = bench.backward_comparison(T=256, block=64, repeats=1, max_seconds=0.1)
+    b = measure.backward_comparison(T=256, block=64, repeats=1, max_seconds=0.1)
     assert b["plain"]["T"] == 256 and b["blocked"]["max_rel_err"] < 1e-5
     assert 0 < b["memory_ratio"] < 1 / 2
-    text = "\n".join(bench._backward_lines(b))
+    text = "\n".join(report.backward_lines(b))
     assert "berubin / biasa" in text and "MiB" in text and "target" not in text
 
 
@@ -259,7 +249,7 @@ def _full_results(**changes):
     machine = {"cpu": "x86_64", "cpu_cores": 2, "numpy": "2.1.3", "cupy": "13.3.0",
                "gpu": {"name": "NVIDIA H200", "cuda_runtime": 12060, "nvidia_driver": "560.35"}}
     results = {
-        "schema": bench.SCHEMA, "date": "2026-12-01T00:00:00+00:00", "preset": "full",
+        "schema": measure.SCHEMA, "date": "2026-12-01T00:00:00+00:00", "preset": "full",
         "machine": machine, "rows": rows,
         "cpu_vs_torch": [{"ratio": 1.4}, {"ratio": 1.1}],
         "compile_and_emulation": {"compile_seconds": 3.0, "chain_ms": {"v1": 900.0, "fused": 300.0}},
@@ -270,8 +260,9 @@ def _full_results(**changes):
 
 
 def test_targets_are_data_outside_the_library():
-    source = (ROOT / "src" / "atensi" / "bench" / "__init__.py").read_text(encoding="utf-8")
-    assert "target ≥" not in source and "target ≤" not in source
+    for module in (ROOT / "src" / "atensi" / "bench").glob("*.py"):
+        source = module.read_text(encoding="utf-8")
+        assert "target ≥" not in source and "target ≤" not in source, module.name
     for name, target in TARGETS.items():
         assert ("min" in target) != ("max" in target), name
         assert target["what"], name
@@ -298,7 +289,7 @@ def test_a_missed_target_fails_and_an_unmeasured_one_is_said():
 
 def test_check_targets_command(tmp_path):
     check = _check_targets()
-    path = bench.save_results(_full_results(cpu_vs_torch=[{"ratio": 0.5}]), tmp_path / "hasil.json")
+    path = report.save_results(_full_results(cpu_vs_torch=[{"ratio": 0.5}]), tmp_path / "hasil.json")
     assert check.main([str(path)]) == 1
     with pytest.raises(SystemExit) as stop:
         check.main([str(tmp_path / "tidak_ada.json")])

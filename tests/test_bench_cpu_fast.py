@@ -6,7 +6,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from _oracles import qkv, reference64, rel_err
-from atensi import bench
 from atensi.bench import cpu_fast as F
 from atensi import reference as R
 
@@ -181,35 +180,6 @@ def test_blas_threads_are_restored():
         assert F._set_blas_threads(3) == 3  # the caller's setting came back
     finally:
         F._set_blas_threads(before)
-
-
-def test_comparison_with_torch_is_interleaved_and_formatted():
-    pytest.importorskip("torch")
-    got = bench.compare_with_torch([(1, 40), (2, 17)], repeats=3, threads=2, heads=2, d_k=8)
-    assert [(c["B"], c["T"]) for c in got] == [(1, 40), (2, 17)]
-    for c in got:
-        assert c["threads"] == 2 and c["repeats"] == 3
-        assert c["fast_ms"] > 0 and c["torch_ms"] > 0
-        assert c["ratio"] == pytest.approx(c["torch_ms"] / c["fast_ms"])
-        assert c["max_rel_err"] <= 1e-5
-    lines = bench.torch_comparison_lines(got)
-    assert "berselang-seling" in lines[0] and "B = 2, T = 17" in lines[2]
-    assert "×" in lines[1] and " ms terhadap " in lines[1] and "." not in lines[1].split("×")[0]
-
-
-def test_comparison_without_torch_is_empty(monkeypatch):
-    import builtins
-
-    real_import = builtins.__import__
-
-    def no_torch(name, *args, **kwargs):
-        if name == "torch":
-            raise ImportError("tidak ada torch")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_torch)
-    assert bench.compare_with_torch([(1, 8)]) == []
-    assert bench.torch_comparison_lines([]) == []
 
 
 def test_broadcast_input_beyond_memory_is_refused_before_work(monkeypatch):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from atensi import bench
+from atensi.bench import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,18 +72,18 @@ def test_bench_json_path_is_checked_before_benchmarking(tmp_path, monkeypatch, c
     def trap(*a, **k):
         raise AssertionError("tolok ukur berjalan padahal --json tidak bisa ditulis")
 
-    monkeypatch.setattr(bench, "run", trap)  # where _main looks it up
+    monkeypatch.setattr(cli, "run", trap)  # where main looks it up
     with pytest.raises(AssertionError, match="tolok ukur berjalan"):  # the trap is in the path
-        bench._main(["--preset", "tiny", "--device", "cpu"])
+        cli.main(["--preset", "tiny", "--device", "cpu"])
     capsys.readouterr()
     path = make_path(tmp_path)
-    assert bench._main(["--quick", "--json", str(path)]) == 2
+    assert cli.main(["--quick", "--json", str(path)]) == 2
     err = capsys.readouterr().err
     assert "--json" in err and len(err.strip().splitlines()) == 1
 
 
 def test_bench_json_path_that_can_be_written_is_fine(tmp_path):
-    assert bench._json_path_problem(tmp_path / "baru" / "hasil.json") is None
+    assert cli.json_path_problem(tmp_path / "baru" / "hasil.json") is None
 
 
 # ---- scripts/sync_notebooks.py ---------------------------------------------------------
@@ -192,7 +192,7 @@ runpy.run_module(tool, run_name="__main__", alter_sys=True)
 
 @pytest.mark.parametrize("owner, name, tool, args", [
     ("atensi.kernels.registry", "table", "atensi.kernels", ["--daftar"]),
-    ("atensi.bench", "run", "atensi.bench", ["--preset", "tiny", "--device", "cpu"]),
+    ("atensi.bench.cli", "run", "atensi.bench", ["--preset", "tiny", "--device", "cpu"]),
 ])
 def test_ctrl_c_is_one_indonesian_line_and_exit_code_130(owner, name, tool, args, tmp_path):
     proc = subprocess.run([sys.executable, "-c", _INTERRUPT_IN, owner, name, tool, *args],

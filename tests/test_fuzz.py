@@ -974,7 +974,7 @@ def test_fuzz_cpu_fast_block_and_learning_rate(T_k, itemsize, step, warmup, lr):
 CLI_TOOLS = {
     "train": lambda argv: __import__("atensi.train", fromlist=["main"]).main(argv),
     "corpus": lambda argv: __import__("atensi.corpus", fromlist=["main"]).main(argv),
-    "bench": lambda argv: __import__("atensi.bench", fromlist=["_main"])._main(argv),
+    "bench": lambda argv: __import__("atensi.bench.cli", fromlist=["main"]).main(argv),
     "kernels": lambda argv: __import__("atensi.kernels.cli", fromlist=["main"]).main(argv),
 }
 CLI_BAD = [["--steps", "x"], ["--steps"], ["--steps", "0"], ["--bogus"], ["--out"],

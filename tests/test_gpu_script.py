@@ -36,7 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from atensi import bench, cuda_wheels, kernels
+from atensi import cuda_wheels, kernels
+from atensi.bench import measure, report as bench_report
 from atensi.kernels import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -513,13 +514,13 @@ def _row(**kw):
 def test_latency_rows_are_labelled():
     rows = [_row(latency_bound=True, fp32_peak_share=None),
             _row(T=8192, gflops=5000.0, latency_bound=False, fp32_peak_share=0.1)]
-    table = bench.format_table(rows, "gpu")
+    table = bench_report.format_table(rows, "gpu")
     lines = table.splitlines()
     assert "latensi" in lines[2] and "100" not in lines[2].split("latensi")[0][-8:]
     assert "latensi" not in lines[-1] and "5.000" in lines[-1]
-    assert bench.GPU_LAUNCHES["gpu_chain_v2"] == 3 and bench.LATENCY_FACTOR >= 2
+    assert measure.GPU_LAUNCHES["gpu_chain_v2"] == 3 and measure.LATENCY_FACTOR >= 2
     # All rows latency-bound (small shapes): the FP32 column is still shown.
-    assert bench.FP32_COLUMN in bench.format_table(rows[:1], "gpu")
+    assert bench_report.FP32_COLUMN in bench_report.format_table(rows[:1], "gpu")
 
 
 def test_ptxas_table_command(capsys, monkeypatch):
@@ -538,11 +539,11 @@ def test_ptxas_table_command(capsys, monkeypatch):
 
 
 def test_torch_row_has_its_own_tolerance():
-    assert bench.TORCH_REL_ERR > bench.MAX_REL_ERR
+    assert measure.TORCH_REL_ERR > measure.MAX_REL_ERR
     ok = _row(method="torch_sdpa", label="PyTorch", max_rel_err=5e-4,
-              tolerance=bench.TORCH_REL_ERR)
-    wrong = _row(max_rel_err=5e-4, tolerance=bench.MAX_REL_ERR)
-    table = bench.format_table([ok, wrong], "gpu").splitlines()
+              tolerance=measure.TORCH_REL_ERR)
+    wrong = _row(max_rel_err=5e-4, tolerance=measure.MAX_REL_ERR)
+    table = bench_report.format_table([ok, wrong], "gpu").splitlines()
     assert "SALAH" not in table[2] and "SALAH" in table[3]
 
 

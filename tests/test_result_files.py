@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from atensi import bench, recall_train
+from atensi import recall_train
+from atensi.bench import measure, report
 
 ROOT = Path(__file__).resolve().parents[1]
 RECALL = json.loads((ROOT / "results" / "eksperimen_ingat.json").read_text(encoding="utf-8"))
@@ -21,7 +22,7 @@ def bench_result():
            "tolerance": 1e-4, "ratio": 1.0}
     gpu_row = dict(row, label="fused", method="gpu_fused", device="gpu", peak_mib=None,
                    latency_bound=False, fp32_peak_share=0.25, launch_floor_ms=0.005)
-    return {"schema": bench.SCHEMA, "date": "2026-12-01T10:00:00+00:00", "preset": "quick",
+    return {"schema": measure.SCHEMA, "date": "2026-12-01T10:00:00+00:00", "preset": "quick",
             "seconds": 3.0, "skipped": [],
             "machine": {"cpu": "Uji CPU", "cpu_cores": 2, "numpy": "2.0", "python": "3.11",
                         "cupy": "13.0", "gpu": {"name": "Uji GPU", "cuda_runtime": "12.4",
@@ -36,8 +37,8 @@ def write(path: Path, data) -> Path:
 
 def test_good_files_load(tmp_path):
     assert recall_train.load_recall_experiment(write(tmp_path / "e.json", RECALL)) == RECALL
-    loaded = bench.load_results(write(tmp_path / "b.json", bench_result()))
-    assert "Uji GPU" in bench.caption(loaded, "gpu") and "fused" in bench.format_table(loaded)
+    loaded = report.load_results(write(tmp_path / "b.json", bench_result()))
+    assert "Uji GPU" in report.caption(loaded, "gpu") and "fused" in report.format_table(loaded)
 
 
 def _recall(how):
@@ -112,7 +113,7 @@ def _bench(how):
 def test_bench_results_with_wrong_content_are_refused(tmp_path, how):
     path = write(tmp_path / "bench_gpu.json", _bench(how))
     with pytest.raises(ValueError) as info:
-        bench.load_results(path)
+        report.load_results(path)
     message = str(info.value)
     assert str(path) in message and "isinya tidak sesuai" in message
     assert f"Buat ulang dengan: python -m atensi.bench --quick --json {path}" in message
@@ -123,7 +124,7 @@ def test_bench_results_that_are_not_results_are_refused_in_indonesian(tmp_path, 
     path = tmp_path / "bench_gpu.json"
     path.write_bytes(content)
     with pytest.raises(ValueError) as info:
-        bench.load_results(path)
+        report.load_results(path)
     message = str(info.value)
     assert str(path) in message and "Buat ulang dengan" in message
     assert ("bukan hasil atensi.bench" in message

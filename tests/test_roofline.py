@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from atensi import bench, kernels, roofline as R
+from atensi import kernels, roofline as R
+from atensi.bench import measure
 
 B, H, T, D = 1, 12, 1024, 64
 N = B * H
@@ -44,7 +45,7 @@ def test_counts_by_hand():
     assert m["attention_fused_d64"].flops == pairs * (4 * D + 5)
     assert m["attention_fused_d64"].bytes == 4 * 4 * N * T * D
     # The same convention as the bench's GFLOP/s (4·B·H·T²·d / 2), up to the diagonal.
-    assert math.isclose(pairs * 4 * D, bench.flops(B, T), rel_tol=2 / T)
+    assert math.isclose(pairs * 4 * D, measure.flops(B, T), rel_tol=2 / T)
     if "softmax_v2_warp_causal" in m:  # reads S[i, 0..i] only, writes all of A
         assert m["softmax_v2_warp_causal"].flops == 5 * pairs
         assert m["softmax_v2_warp_causal"].bytes == 4 * (pairs + N * T * T)

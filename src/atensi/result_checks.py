@@ -12,7 +12,7 @@ menyebut berkasnya, bagian yang salah, dan perintah yang membuatnya ulang.
 * ``check_recall_experiment(result, path)``: ``--experiment ingat``
   (``recall_train.load_recall_experiment``);
 * ``check_bench_results(result, path)``: ``python -m atensi.bench --json``
-  (``bench.load_results``).
+  (``atensi.bench.report.load_results``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""``python -m atensi.bench``: lihat :mod:`atensi.bench`."""
+"""``python -m atensi.bench``: lihat :mod:`atensi.bench.cli`."""
 
 from atensi.arguments import run_command
-from atensi.bench import _main
+from atensi.bench.cli import main
 
-run_command(_main, "python -m atensi.bench")
+run_command(main, "python -m atensi.bench")
