@@ -12,6 +12,10 @@ Shapes: T in {1, 7, 33, 129} (1 row; fewer than a 16-wide tile; more than two
 tiles and not a multiple; more than a 128-thread block), d_k in {1, 3, 64, 128},
 with no leading axis, one (3 heads) and two (batch 2 × 3 heads): 48 shapes.
 
+The versions come from the registry (``registry.versions(step)``) and the
+chains from ``kernels.launch.CHAINS``: a new registry entry is tested by every
+parametrization below without a test edit.
+
 Also shared with test_fused.py, test_reference_blocked.py and test_bench.py: the
 sanitizer modes, the GPU-test marks (``gpu_test``), ``spy_launches`` and
 ``forbid_launches``.
@@ -28,6 +32,7 @@ import numpy as np
 import pytest
 
 from atensi import kernels, reference
+from atensi.kernels import registry
 
 TOLERANCE = 1e-5
 T_VALUES = (1, 7, 33, 129)
@@ -58,6 +63,21 @@ def case_id(case) -> str:
 
 SHAPES = shape_cases()
 SHAPE_IDS = [case_id(c) for c in SHAPES]
+
+# The steps of attention(impl="chain-..."), and the chains themselves.
+CHAIN_STEPS = ("scores", "causal_mask", "softmax", "weighted_sum")
+CHAIN_IMPLS = tuple(kernels.launch.CHAINS)
+
+
+def chain_for(version: str) -> str | None:
+    """The first chain whose scores and softmax are ``version`` (None: no such chain)."""
+    return next((impl for impl, chain in kernels.launch.CHAINS.items() if chain[0] == version), None)
+
+
+def unknown_version(step: str) -> str:
+    """A version string the registry does not have for ``step`` (for refusal tests)."""
+    have = set(registry.versions(step))
+    return next(f"v{n}" for n in range(1, len(have) + 2) if f"v{n}" not in have)
 
 
 def rng_for(*key) -> np.random.Generator:
@@ -218,11 +238,12 @@ def check_causal_mask(case, backend, *, to=None):
     return assert_matches(out, reference.causal_mask(f64(S)))
 
 
-def check_softmax(case, backend, *, version, to=None):
+def check_softmax(case, backend, *, version, causal=False, to=None):
+    """``causal``: the variant that reads only S[i, :i + 1] (the input is masked already)."""
     lead, T, _ = case
     S = masked_scores(lead, T, version, all_masked_rows=2 if T > 2 else 0)
     Sx = to(S) if to else S
-    A = kernels.softmax(Sx, version=version, backend=backend)
+    A = kernels.softmax(Sx, version=version, causal=causal, backend=backend)
     assert type(A) is type(Sx)
     A64 = f64(A)
     ref = reference.softmax(f64(S))
@@ -247,32 +268,46 @@ def check_softmax_rows(rows, n, backend, *, version, to=None):
     return assert_matches(A, reference.softmax(f64(S)))
 
 
-def check_weighted_sum(case, backend, *, to=None):
+def check_weighted_sum(case, backend, *, version="v1", causal=False, to=None):
+    """``causal``: the variant that skips A's future (zeros here: causal weights)."""
     lead, T, d_k = case
     A = weights(lead, T, d_k)
     _, _, V = qkv(lead, T, d_k, "weighted_sum")
     Ax, Vx = (to(A), to(V)) if to else (A, V)
-    out = kernels.weighted_sum(Ax, Vx, backend=backend)
+    out = kernels.weighted_sum(Ax, Vx, version=version, causal=causal, backend=backend)
     assert type(out) is type(Vx) and out.shape == V.shape
     return assert_matches(out, reference.weighted_sum(f64(A), f64(V)))
 
 
-def check_attention(case, backend, *, version, causal=True, scale=True, to=None):
+def check_attention(case, backend, *, impl, causal=True, scale=True, to=None):
     lead, T, d_k = case
     Q, K, V = qkv(lead, T, d_k, "attention")
     args = tuple(to(x) for x in (Q, K, V)) if to else (Q, K, V)
-    out = kernels.attention(*args, causal=causal, scale=scale, impl=f"chain-{version}", backend=backend)
+    out = kernels.attention(*args, causal=causal, scale=scale, impl=impl, backend=backend)
     assert type(out) is type(args[0]) and out.shape == Q.shape
     ref = reference.attention(f64(Q), f64(K), f64(V), causal=causal, scale=scale)
     return assert_matches(out, ref)
 
 
 def check_all_small(backend, case=((5,), 7, 3), to=None):
-    """Every kernel and version once, on one small case (used for grid-loop tests)."""
-    for version in ("v1", "v2"):
+    """Every version of every step of the chain, its causal variants, and every
+    chain, once, on one small case (used for grid-loop tests)."""
+    for version in registry.versions("scores"):
         check_scores(case, backend, version=version, to=to)
         check_scores(case, backend, version=version, causal=True, to=to)
+    for version in registry.versions("softmax"):
         check_softmax(case, backend, version=version, to=to)
-        check_attention(case, backend, version=version, to=to)
+    for version in registry.versions("softmax", causal=True):
+        check_softmax(case, backend, version=version, causal=True, to=to)
+    for version in registry.versions("weighted_sum"):
+        check_weighted_sum(case, backend, version=version, to=to)
+    for version in registry.versions("weighted_sum", causal=True):
+        check_weighted_sum(case, backend, version=version, causal=True, to=to)
+    for impl in CHAIN_IMPLS:
+        check_attention(case, backend, impl=impl, to=to)
     check_causal_mask(case, backend, to=to)
-    check_weighted_sum(case, backend, to=to)
+
+
+def chain_kernels() -> set[str]:
+    """Names of every registry kernel of the chain's steps (what check_all_small launches)."""
+    return {k.name for k in registry.KERNELS if k.step in CHAIN_STEPS}

@@ -1,6 +1,7 @@
 """The .cu kernels, run on the CPU by atensi.cudacpu, against atensi.reference.
 
-Every kernel and version at irregular shapes (see _kernel_cases.py): float32
+Every kernel and every version the registry lists for its step
+(``registry.versions``), at irregular shapes (see _kernel_cases.py): float32
 against a float64 reference, relative error <= 1e-5, masked entries exactly
 -inf, no NaN. Plus the grid loops (more heads/rows than the grid has blocks),
 T = 1025, and one small run of each kernel file of the registry under
@@ -18,37 +19,39 @@ import pytest
 import _kernel_cases as kc
 from atensi import kernels, reference
 from atensi.cudacpu import sanitizer_env
+from atensi.kernels import registry
 
 BACKEND = "cpu"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("scores"))
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
 def test_scores(case, version):
     kc.check_scores(case, BACKEND, version=version)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("scores"))
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
 def test_scores_causal(case, version):
     kc.check_scores(case, BACKEND, version=version, causal=True)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("scores"))
 @pytest.mark.parametrize("case", [((), 33, 3), ((2, 3), 7, 64), ((), 129, 128)], ids=kc.case_id)
 def test_scores_without_scaling(case, version):
     kc.check_scores(case, BACKEND, version=version, scale=False)
 
 
 def test_scores_v1_is_the_engine_line():
-    """v1 multiplies by 1.0f / sqrtf(d_k) in float32: bit for bit the same as NumPy
-    doing that one multiply after an exact dot product of small integers."""
+    """v1 (and every other version) multiplies by 1.0f / sqrtf(d_k) in float32: bit
+    for bit the same as NumPy doing that one multiply after an exact dot product of
+    small integers."""
     rng = kc.rng_for("engine")
     Q = rng.integers(-3, 4, size=(9, 64)).astype(np.float32)
     K = rng.integers(-3, 4, size=(9, 64)).astype(np.float32)
     expected = (Q @ K.T) * (np.float32(1.0) / np.sqrt(np.float32(64)))
-    for version in ("v1", "v2"):
+    for version in registry.versions("scores"):
         out = kernels.scores(Q, K, version=version, backend=BACKEND)
         np.testing.assert_array_equal(out, expected)
 
@@ -58,19 +61,19 @@ def test_causal_mask(case):
     kc.check_causal_mask(case, BACKEND)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("softmax"))
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
 def test_softmax(case, version):
     kc.check_softmax(case, BACKEND, version=version)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("softmax"))
 @pytest.mark.parametrize("rows, n", [(1, 1), (5, 31), (4, 257), (3, 1025)])
 def test_softmax_rows_longer_than_the_block(rows, n, version):
     kc.check_softmax_rows(rows, n, BACKEND, version=version)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("softmax"))
 def test_softmax_edge_rows(version):
     S = np.array(
         [
@@ -95,36 +98,59 @@ def test_weighted_sum(case):
     kc.check_weighted_sum(case, BACKEND)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+# The other versions (v2: tiled like a GEMM, with its causal variant) also have
+# their own cases in test_kernels_v2.py; here every version on a few shapes.
+@pytest.mark.parametrize("version", registry.versions("weighted_sum"))
+@pytest.mark.parametrize("case", [((), 1, 1), ((2, 3), 33, 3), ((3,), 129, 64)], ids=kc.case_id)
+def test_weighted_sum_every_version(case, version):
+    kc.check_weighted_sum(case, BACKEND, version=version)
+    if version in registry.versions("weighted_sum", causal=True):
+        kc.check_weighted_sum(case, BACKEND, version=version, causal=True)
+
+
+@pytest.mark.parametrize("impl", kc.CHAIN_IMPLS)
 @pytest.mark.parametrize(
     "case", [((), 1, 3), ((), 33, 64), ((3,), 7, 128), ((2, 3), 33, 3), ((), 129, 64)], ids=kc.case_id
 )
-def test_attention(case, version):
-    kc.check_attention(case, BACKEND, version=version)
-    kc.check_attention(case, BACKEND, version=version, causal=False, scale=False)
+def test_attention(case, impl):
+    kc.check_attention(case, BACKEND, impl=impl)
+    kc.check_attention(case, BACKEND, impl=impl, causal=False, scale=False)
 
 
 def test_versions_agree():
+    """Every version of a step gives what its first version gives."""
     Q, K, V = kc.qkv((2,), 33, 64, "versions")
+    first, *others = registry.versions("scores")
     for causal in (False, True):
-        s1 = kernels.scores(Q, K, causal=causal, version="v1", backend=BACKEND)
-        s2 = kernels.scores(Q, K, causal=causal, version="v2", backend=BACKEND)
-        np.testing.assert_allclose(s1, s2, rtol=1e-5, atol=1e-5)
+        s1 = kernels.scores(Q, K, causal=causal, version=first, backend=BACKEND)
+        for version in others:
+            s2 = kernels.scores(Q, K, causal=causal, version=version, backend=BACKEND)
+            np.testing.assert_allclose(s1, s2, rtol=1e-5, atol=1e-5, err_msg=version)
     S = kc.masked_scores((2,), 33, "versions")
-    a1 = kernels.softmax(S, version="v1", backend=BACKEND)
-    a2 = kernels.softmax(S, version="v2", backend=BACKEND)
-    np.testing.assert_allclose(a1, a2, rtol=1e-6, atol=1e-7)
+    first, *others = registry.versions("softmax")
+    a1 = kernels.softmax(S, version=first, backend=BACKEND)
+    for version in others:
+        a2 = kernels.softmax(S, version=version, backend=BACKEND)
+        np.testing.assert_allclose(a1, a2, rtol=1e-6, atol=1e-7, err_msg=version)
+
+
+# attention(impl=f"chain-{version}") with the scores and softmax of that version.
+LONG_VERSIONS = tuple(dict.fromkeys(registry.versions("scores") + registry.versions("softmax")))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", LONG_VERSIONS)
 def test_one_head_longer_than_the_engine(version):
-    """T = 1025 (one more than ANDREA's context), d_k = 64: every kernel, one head."""
+    """T = 1025 (one more than ANDREA's context), d_k = 64: every kernel, one head.
+    The last version also runs the kernels of steps that have fewer versions."""
     case = ((), 1025, 64)
-    kc.check_scores(case, BACKEND, version=version, causal=True)
-    kc.check_softmax(case, BACKEND, version=version)
-    kc.check_attention(case, BACKEND, version=version)
-    if version == "v2":
+    if version in registry.versions("scores"):
+        kc.check_scores(case, BACKEND, version=version, causal=True)
+    if version in registry.versions("softmax"):
+        kc.check_softmax(case, BACKEND, version=version)
+    if kc.chain_for(version):
+        kc.check_attention(case, BACKEND, impl=kc.chain_for(version))
+    if version == LONG_VERSIONS[-1]:
         kc.check_scores(case, BACKEND, version=version)
         kc.check_causal_mask(case, BACKEND)
         kc.check_weighted_sum(case, BACKEND)
@@ -136,9 +162,10 @@ def test_T_1025_at_the_other_widths(d_k):
     """T = 1025 with the d_k values above besides 64: the kernels whose work
     depends on d_k (mask and softmax do not), both versions."""
     case = ((), 1025, d_k)
-    for version in ("v1", "v2"):
+    for version in registry.versions("scores"):
         kc.check_scores(case, BACKEND, version=version)
-        kc.check_attention(case, BACKEND, version=version)
+        if kc.chain_for(version):
+            kc.check_attention(case, BACKEND, impl=kc.chain_for(version))
     kc.check_weighted_sum(case, BACKEND)
 
 
@@ -149,10 +176,9 @@ def test_more_heads_and_rows_than_the_grid(monkeypatch):
     monkeypatch.setattr(kernels.launch, "MAX_GRID_X", 3)
     launches = kc.spy_launches(monkeypatch)
     kc.check_all_small(BACKEND, case=((5,), 7, 3))
-    assert {name for name, _, _ in launches} == {
-        "scores_v1_naive", "scores_v2_tiled", "scores_v2_tiled_causal",
-        "causal_mask_v1", "softmax_v1_shared", "softmax_v2_warp", "weighted_sum_v1",
-    }
+    # Every kernel of the chain's steps in the registry ran under the caps.
+    assert {name for name, _, _ in launches} == kc.chain_kernels()
+    assert {"scores_v1_naive", "softmax_v2_warp", "weighted_sum_v2_tiled_causal"} <= kc.chain_kernels()
     for name, grid, _ in launches:
         if "softmax" in name:
             assert grid == (3, 1, 1), (name, grid)  # 35 rows, 3 blocks

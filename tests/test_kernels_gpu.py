@@ -1,6 +1,7 @@
 """The kernels on a real NVIDIA GPU through CuPy (skipped without one).
 
-Same cases as test_kernels_cpu.py, with backend="cupy". Also: CuPy in gives
+Same cases as test_kernels_cpu.py, with backend="cupy", over the same versions
+(``registry.versions``) and chains (``kernels.launch.CHAINS``). Also: CuPy in gives
 CuPy out, NumPy in gives NumPy out, and more heads than grid.z allows.
 Run on a GPU machine with ``bash scripts/gpu_check.sh``.
 """
@@ -10,6 +11,7 @@ import pytest
 
 import _kernel_cases as kc
 from atensi import kernels
+from atensi.kernels import registry
 
 # Skipped without a GPU; scripts/gpu_check.sh sets ATENSI_REQUIRE_GPU=1, and
 # there a missing GPU is a failure, not a quiet skip.
@@ -30,7 +32,7 @@ def to_cupy(x):
     return cupy.asarray(x)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("scores"))
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
 def test_scores(case, version):
     kc.check_scores(case, BACKEND, version=version, to=to_cupy)
@@ -43,28 +45,31 @@ def test_causal_mask(case):
     kc.check_causal_mask(case, BACKEND, to=to_cupy)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("softmax"))
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
 def test_softmax(case, version):
     kc.check_softmax(case, BACKEND, version=version, to=to_cupy)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("version", registry.versions("softmax"))
 @pytest.mark.parametrize("n", [1, 31, 257, 1025, 5000])
 def test_softmax_long_rows(n, version):
     kc.check_softmax_rows(17, n, BACKEND, version=version, to=to_cupy)
 
 
+@pytest.mark.parametrize("version", registry.versions("weighted_sum"))
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
-def test_weighted_sum(case):
-    kc.check_weighted_sum(case, BACKEND, to=to_cupy)
+def test_weighted_sum(case, version):
+    kc.check_weighted_sum(case, BACKEND, version=version, to=to_cupy)
+    if version in registry.versions("weighted_sum", causal=True):
+        kc.check_weighted_sum(case, BACKEND, version=version, causal=True, to=to_cupy)
 
 
-@pytest.mark.parametrize("version", ["v1", "v2"])
+@pytest.mark.parametrize("impl", kc.CHAIN_IMPLS)
 @pytest.mark.parametrize("case", kc.SHAPES + [((12,), 1024, 64)], ids=kc.SHAPE_IDS + ["andrea"])
-def test_attention(case, version):
-    kc.check_attention(case, BACKEND, version=version, to=to_cupy)
-    kc.check_attention(case, BACKEND, version=version, causal=False)
+def test_attention(case, impl):
+    kc.check_attention(case, BACKEND, impl=impl, to=to_cupy)
+    kc.check_attention(case, BACKEND, impl=impl, causal=False)
 
 
 def test_numpy_in_numpy_out():
@@ -97,11 +102,14 @@ def test_cupy_validation():
 def test_more_heads_than_grid_z():
     """70 000 heads > 65 535 blocks in grid.z: the kernels' head loops cover the rest."""
     case = ((70000,), 2, 2)
-    kc.check_scores(case, BACKEND, version="v1", to=to_cupy)
-    kc.check_scores(case, BACKEND, version="v2", causal=True, to=to_cupy)
+    for version in registry.versions("scores"):
+        kc.check_scores(case, BACKEND, version=version, to=to_cupy)
+        kc.check_scores(case, BACKEND, version=version, causal=True, to=to_cupy)
     kc.check_causal_mask(case, BACKEND, to=to_cupy)
-    kc.check_weighted_sum(case, BACKEND, to=to_cupy)
-    kc.check_attention(case, BACKEND, version="v2", to=to_cupy)
+    for version in registry.versions("weighted_sum"):
+        kc.check_weighted_sum(case, BACKEND, version=version, to=to_cupy)
+    for impl in kc.CHAIN_IMPLS:
+        kc.check_attention(case, BACKEND, impl=impl, to=to_cupy)
 
 
 def test_grid_loops_with_small_grid(monkeypatch):
@@ -109,7 +117,7 @@ def test_grid_loops_with_small_grid(monkeypatch):
     monkeypatch.setattr(kernels.launch, "MAX_GRID_X", 3)
     launches = kc.spy_launches(monkeypatch)
     kc.check_all_small(BACKEND, to=to_cupy)
-    assert launches  # the caps reached the launchers (5 heads, 35 rows)
+    assert {name for name, _, _ in launches} == kc.chain_kernels()  # 5 heads, 35 rows
     for name, grid, _ in launches:
         if "softmax" in name:
             assert tuple(grid) == (3, 1, 1), (name, grid)

@@ -15,6 +15,7 @@ import pytest
 
 import _kernel_cases as kc
 from atensi import kernels, reference
+from atensi.kernels import registry
 
 CPU = "cpu"
 TOL = 1e-5  # relative to the largest |value| of the oracle
@@ -109,14 +110,14 @@ def test_weighted_sum_default_is_v1(monkeypatch):
 # ---- causal softmax ----------------------------------------------------------
 
 
-def check_softmax_causal(lead, T, backend, to=None):
+def check_softmax_causal(lead, T, backend, to=None, version="v2"):
     S = (_rng("S", lead, T).standard_normal(lead + (T, T)) * 3).astype(np.float32)
     future = np.triu(np.ones((T, T), bool), 1)
     if T > 3:
         S[..., 3, :4] = -np.inf  # row 3 sees nothing: zeros, not NaN
     S[..., future] = 1e30  # never read: would dominate every row
     Sx = to(S) if to else S
-    A = kernels.softmax(Sx, causal=True, backend=backend)
+    A = kernels.softmax(Sx, causal=True, version=version, backend=backend)
     assert type(A) is type(Sx)
     A = _get(A)
     ref = reference.softmax(np.where(future, -np.inf, S.astype(np.float64)))
@@ -128,10 +129,11 @@ def check_softmax_causal(lead, T, backend, to=None):
     np.testing.assert_allclose(A.sum(axis=-1)[visible], 1.0, atol=TOL)
 
 
+@pytest.mark.parametrize("version", registry.versions("softmax", causal=True))
 @pytest.mark.parametrize("lead, T", [((), 1), ((2, 3), 7), ((), 300)],
                          ids=["T1", "lead-T7", "T300"])
-def test_softmax_causal(lead, T):
-    check_softmax_causal(lead, T, CPU)
+def test_softmax_causal(lead, T, version):
+    check_softmax_causal(lead, T, CPU, version=version)
 
 
 def test_softmax_causal_grid_loop(monkeypatch):
@@ -252,7 +254,7 @@ def test_bad_arguments():
     A = _weights((), 4, 4)
     V = np.ones((4, 2), np.float32)
     with pytest.raises(ValueError, match="'version'.*'v1', 'v2'"):
-        kernels.weighted_sum(A, V, version="v3", backend=CPU)
+        kernels.weighted_sum(A, V, version=kc.unknown_version("weighted_sum"), backend=CPU)
     with pytest.raises(ValueError, match="causal=True.*version='v2'"):
         kernels.weighted_sum(A, V, causal=True, backend=CPU)
     with pytest.raises(TypeError, match="'causal' harus bool"):
@@ -266,7 +268,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="'impl'.*'chain-v3'"):
         kernels.attention(V, V, V, impl="chain-v4", backend=CPU)
     with pytest.raises(ValueError, match="'impl'.*'fused-v2', 'fused-v3'"):
-        kernels.attention(V, V, V, impl="fused-v4", backend=CPU)
+        kernels.attention(V, V, V, impl=f"fused-{kc.unknown_version('fused')}", backend=CPU)
     wide = np.ones((3, 129), np.float32)
     with pytest.raises(ValueError, match="attention_fused_v2.*128"):
         kernels.attention(wide, wide, wide, impl="fused-v2", backend=CPU)
@@ -311,9 +313,10 @@ def test_weighted_sum_v2_gpu(causal):
 
 
 @kc.gpu_test
-def test_softmax_causal_gpu():
+@pytest.mark.parametrize("version", registry.versions("softmax", causal=True))
+def test_softmax_causal_gpu(version):
     for lead, T in [((), 1), ((2, 3), 7), ((2,), 1030)]:
-        check_softmax_causal(lead, T, "cupy", to=_to_cupy)
+        check_softmax_causal(lead, T, "cupy", to=_to_cupy, version=version)
 
 
 @kc.gpu_test

@@ -167,9 +167,9 @@ CASES = {
         ["'backend'", "'gpu'", "'cupy'", "'cpu'"],
     ),
     "unknown scores version": (
-        lambda: kernels.scores(Q, K, version="v3", backend="cpu"),
+        lambda: kernels.scores(Q, K, version=kc.unknown_version("scores"), backend="cpu"),
         ValueError,
-        ["'version'", "'v1'", "'v2'", "'v3'"],
+        ["'version'", "'v1'", "'v2'", repr(kc.unknown_version("scores"))],
     ),
     "unknown softmax version": (
         lambda: kernels.softmax(S, version=2, backend="cpu"),

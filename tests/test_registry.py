@@ -5,11 +5,14 @@ value compiled is the registry's (passed as -D), and the default must be the
 same so that a .cu compiled on its own tells the truth.
 """
 
+import dataclasses
 import re
+import shutil
 
 import numpy as np
 import pytest
 
+import _kernel_cases as kc
 from atensi import kernels
 from atensi.cudacpu import source
 from atensi.kernels import cli, loading, registry
@@ -127,8 +130,11 @@ def test_public_names_only():
     submodules = {"api", "arrays", "backward", "cli", "compiling", "launch", "loading",
                   "registry", "sass", "annotations"}
     assert public - submodules == set(kernels.__all__) - {"registry"}
-    assert kernels.IMPLS == ("chain-v1", "chain-v2", "chain-v3", "fused-v1", "fused-v2",
-                             "fused-v3")
+    # The chains, then one fused impl per fused version of the registry; at least these.
+    assert kernels.IMPLS == tuple(kernels.launch.CHAINS) + tuple(
+        f"fused-{version}" for version in registry.versions("fused"))
+    assert set(kernels.IMPLS) >= {"chain-v1", "chain-v2", "chain-v3", "fused-v1", "fused-v2",
+                                  "fused-v3"}
 
 
 def test_each_step_version_has_one_kernel_per_width_and_variant():
@@ -140,29 +146,46 @@ def test_each_step_version_has_one_kernel_per_width_and_variant():
     for k in stepped:
         if k.causal:  # a causal variant always has its plain kernel
             assert registry.for_step(k.step, k.version, d_k=k.width, precision=k.precision)
-    assert {k.step for k in stepped} == {"rope", "scores", "causal_mask", "softmax",
+    assert {k.step for k in stepped} >= {"rope", "scores", "causal_mask", "softmax",
                                          "weighted_sum", "fused"}
 
 
+def _starts_with(versions, first):
+    """The book's versions come first, in book order; a new version may follow."""
+    return versions[:len(first)] == first
+
+
 def test_launchers_find_their_kernel_by_step_and_version():
-    assert registry.versions("softmax") == ("v1", "v2")
-    assert registry.versions("fused") == ("v1", "v2", "v3")
+    assert _starts_with(registry.versions("softmax"), ("v1", "v2"))
+    assert _starts_with(registry.versions("fused"), ("v1", "v2", "v3"))
+    assert "v2" in registry.versions("softmax", causal=True)
+    assert "v1" not in registry.versions("scores", causal=True)
     assert registry.for_step("softmax", "v2", causal=True).name == "softmax_v2_warp_causal"
     assert registry.for_step("scores", "v1", causal=True) is None
-    assert registry.for_step("weighted_sum", "v9") is None
+    assert registry.for_step("weighted_sum", "bukan-versi") is None
     assert registry.for_step("fused", "v2", d_k=65).name == "attention_fused_v2_d128"
     assert registry.for_step("fused", "v3", d_k=3, precision="tf32").name == \
         "attention_tensorcore_tf32_d32"
     assert registry.get("attention_tensorcore_tf32_d32").family == "attention_tensorcore_tf32"
-    assert kernels.launch.FUSED == {"fused-v1": "v1", "fused-v2": "v2", "fused-v3": "v3"}
+    assert kernels.launch.FUSED == {f"fused-{v}": v for v in registry.versions("fused")}
+    assert kernels.launch.FUSED.items() >= {"fused-v1": "v1", "fused-v2": "v2",
+                                            "fused-v3": "v3"}.items()
+
+
+def _add_entries(monkeypatch, *extra):
+    """The registry with ``extra`` entries, as if they were written in ``_entries()``."""
+    entries = registry._entries
+    monkeypatch.setattr(registry, "_entries", lambda: entries() + extra)
+    monkeypatch.setattr(registry, "KERNELS", registry.KERNELS + extra)
+    monkeypatch.setattr(registry, "_BY_NAME", {**registry._BY_NAME, **{k.name: k for k in extra}})
 
 
 def test_a_new_registry_entry_is_a_new_version_of_its_step(monkeypatch):
-    """One Kernel(...) entry makes softmax(version="v3") valid and launch that kernel."""
-    extra = registry.Kernel("softmax.cu", "softmax_v3_example", (128, 1, 1),
-                            step="softmax", version="v3")
-    monkeypatch.setattr(registry, "KERNELS", registry.KERNELS + (extra,))
-    monkeypatch.setattr(registry, "_BY_NAME", {**registry._BY_NAME, extra.name: extra})
+    """One Kernel(...) entry makes softmax(version=<new>) valid and launch that kernel."""
+    new = kc.unknown_version("softmax")
+    extra = registry.Kernel("softmax.cu", f"softmax_{new}_example", (128, 1, 1),
+                            step="softmax", version=new)
+    _add_entries(monkeypatch, extra)
     launched = []
 
     def spy(file, name, backend):
@@ -170,10 +193,56 @@ def test_a_new_registry_entry_is_a_new_version_of_its_step(monkeypatch):
 
     monkeypatch.setattr(loading, "get_function", spy)
     S = np.zeros((2, 300), np.float32)
-    kernels.softmax(S, version="v3", backend="cpu")
-    assert launched == [("softmax.cu", "softmax_v3_example", (128, 1, 1))]
+    kernels.softmax(S, version=new, backend="cpu")
+    assert launched == [("softmax.cu", f"softmax_{new}_example", (128, 1, 1))]
     with pytest.raises(ValueError, match=r"causal=True\) hanya ada untuk version='v2'"):
-        kernels.softmax(np.zeros((3, 3), np.float32), version="v3", causal=True, backend="cpu")
+        kernels.softmax(np.zeros((3, 3), np.float32), version=new, causal=True, backend="cpu")
+
+
+def test_a_new_version_needs_only_its_kernel_and_one_registry_entry(monkeypatch, tmp_path):
+    """The recipe in CONTRIBUTING.md, done for real in a copy of kernels/: softmax.cu
+    gets a copy of softmax_v2_warp under a new name, the registry one Kernel(...)
+    entry, and nothing else is edited. The version is then accepted by
+    kernels.softmax, runs on the CPU emulator against float64, is launched by
+    name, is in the versions every test parametrizes over, and the registry's own
+    checks of the .cu files still hold."""
+    if "cpu" not in kernels.available_backends():
+        pytest.skip("butuh g++")
+    new = kc.unknown_version("softmax")
+    name = f"softmax_{new}_copy"
+    folder = tmp_path / "kernels"
+    shutil.copytree(kernels.kernels_dir(), folder)
+    text = (folder / "softmax.cu").read_text(encoding="utf-8")
+    kernel = re.search(r'^extern "C" __global__ void softmax_v2_warp\(.*?^\}$', text, re.S | re.M)
+    (folder / "softmax.cu").write_text(
+        text + "\n" + kernel.group(0).replace("softmax_v2_warp(", f"{name}(", 1) + "\n",
+        encoding="utf-8")
+    monkeypatch.setenv("ATENSI_KERNELS_DIR", str(folder))
+    monkeypatch.setattr(loading, "_modules", {})
+    monkeypatch.setattr(loading, "_functions", {})
+    _add_entries(monkeypatch, dataclasses.replace(registry.get("softmax_v2_warp"), name=name,
+                                                  version=new))
+
+    assert registry.versions("softmax")[-1] == new  # what the parametrizations read
+    assert new not in registry.versions("softmax", causal=True)
+    assert name in kc.chain_kernels()  # what the grid-loop tests expect to see launched
+    launches = kc.spy_launches(monkeypatch)
+    for case in (((), 1, 3), ((2, 3), 33, 3), ((), 129, 64)):
+        kc.check_softmax(case, "cpu", version=new)
+    kc.check_softmax_rows(3, 1025, "cpu", version=new)
+    assert {launched for launched, _, _ in launches} == {name}
+    with pytest.raises(ValueError, match=rf"causal=True\) hanya ada untuk version='v2'.*"
+                                         rf"version={new!r}"):
+        kernels.softmax(np.zeros((3, 3), np.float32), version=new, causal=True, backend="cpu")
+
+    # The registry's checks of the files and the entries, unchanged.
+    test_every_kernel_file_is_in_the_registry()
+    test_one_entry_per_global("softmax.cu")
+    test_ifndef_defaults_equal_the_registry("softmax.cu")
+    test_the_defaults_are_accepted("softmax.cu")
+    test_each_step_version_has_one_kernel_per_width_and_variant()
+    test_launchers_find_their_kernel_by_step_and_version()
+    test_public_names_only()
 
 
 def test_fused_v2_micro_tile_is_the_array_the_cu_declares():

@@ -358,9 +358,14 @@ def variant(family: str, d_k: int) -> Kernel:
     return get(f"{family}_d{width_for(d_k)}")
 
 
-def versions(step: str) -> tuple[str, ...]:
-    """Versions of ``step`` in book order, e.g. ``versions("softmax") == ("v1", "v2")``."""
-    return tuple(dict.fromkeys(k.version for k in KERNELS if k.step == step and not k.causal))
+def versions(step: str, *, causal: bool = False) -> tuple[str, ...]:
+    """Versions of ``step`` in book order, e.g. ``versions("softmax") == ("v1", "v2")``.
+
+    ``causal=True``: only the versions with a causal variant (the mask built
+    in), e.g. ``versions("softmax", causal=True) == ("v2",)``. Tests
+    parametrize over these, so a new entry is tested without a test edit.
+    """
+    return tuple(dict.fromkeys(k.version for k in KERNELS if k.step == step and k.causal == causal))
 
 
 def for_step(step: str, version: str, *, causal: bool = False, d_k: int | None = None,
