@@ -253,3 +253,27 @@ def test_index_redirect_escapes_what_comes_from_the_configuration(tmp_path):
     page = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert "<script>" not in page and "<b>" not in page
     assert 'url=bab/&quot;&gt;&lt;script&gt;x&lt;/script&gt;.html"' in page
+
+
+def test_download_links_point_at_the_site_address():
+    """make pdf and make zip write unduh/ after the site; a page links there at
+    the site's address, so the link also works from a plain make book and the PDF."""
+    class App:
+        class config:
+            html_baseurl = "https://pemilik.github.io/atensi/"
+    body = ('<a href="../unduh/atensi.pdf">PDF</a> <a href="../unduh/atensi-luring.zip">zip</a> '
+            '<a href="../unduh/lain.txt">lain</a> <a href="unduh/atensi.pdf">PDF</a>')
+    context = {"body": body}
+    site_meta.link_downloads_to_the_site(App, "chapters/pendahuluan", "page.html", context, None)
+    assert context["body"] == (
+        '<a href="https://pemilik.github.io/atensi/unduh/atensi.pdf">PDF</a> '
+        '<a href="https://pemilik.github.io/atensi/unduh/atensi-luring.zip">zip</a> '
+        '<a href="../unduh/lain.txt">lain</a> '
+        '<a href="https://pemilik.github.io/atensi/unduh/atensi.pdf">PDF</a>')
+
+
+@book
+def test_built_pages_link_downloads_at_the_site_address(built_book):
+    hrefs = [a["href"] for a in _soup(built_book / "chapters" / "pendahuluan.html").select("a[href]")
+             if "unduh/" in a["href"]]
+    assert sorted(hrefs) == [SITE + "unduh/atensi-luring.zip", SITE + "unduh/atensi.pdf"]

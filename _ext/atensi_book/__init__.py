@@ -90,6 +90,7 @@ def setup(app):
     app.connect("env-updated", site.skip_404_without_toc)
 
     # html-page-context: after the other extensions have added their scripts.
+    app.connect("html-page-context", site.link_downloads_to_the_site)
     app.connect("html-page-context", pages.drop_thebe_assets, priority=900)
     app.connect("html-page-context", pages.defer_scripts, priority=950)
 

@@ -22,9 +22,6 @@ from urllib.parse import unquote, urlparse
 from sphinx.errors import ConfigError, ExtensionError
 
 EXTERNAL = ("http://", "https://", "mailto:", "data:", "javascript:")
-# Written by `make pdf` / `make zip` after the build (the workflow runs both);
-# a plain build links to them before they exist.
-DOWNLOADS = ("unduh/atensi.pdf", "unduh/atensi-luring.zip")
 LINK_TAGS = {"a", "link", "img", "script", "source", "iframe"}
 
 
@@ -73,8 +70,7 @@ def broken_links(html_dir: Path) -> tuple[list[str], set[str]]:
             if target.is_dir():
                 target = target / "index.html"
             if not target.exists():
-                if not target.as_posix().endswith(DOWNLOADS):
-                    broken.append(f"{rel} → {href} (berkas tidak ada)")
+                broken.append(f"{rel} → {href} (berkas tidak ada)")
                 continue
             if url.fragment and target.suffix == ".html":
                 if target not in parsed:

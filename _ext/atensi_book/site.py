@@ -15,18 +15,25 @@ robots.txt, a social card, an Indonesian 404 page and the front door.
 - **The front door**: ``index.html`` sends the reader to the first chapter,
   with the favicon (written here instead of sphinx-external-toc's bare
   one-line redirect).
+- **The downloads** (``unduh/atensi.pdf``, ``unduh/atensi-luring.zip``) are
+  written by ``make pdf`` and ``make zip`` after the site, and only the Pages
+  job runs both. A page links to them at the site's address, so the link works
+  from a plain ``make book``, from the offline copy and from inside the PDF.
 """
 
 from __future__ import annotations
 
 import html
 import os
+import re
 from pathlib import Path
 from urllib.parse import urlparse
 
 from .pages import FAVICON
 
 CARD = "_static/kartu-atensi.png"
+DOWNLOADS = ("atensi.pdf", "atensi-luring.zip")
+_DOWNLOAD_HREF = re.compile(r'href="(?:\.\./)*unduh/(' + "|".join(map(re.escape, DOWNLOADS)) + ')"')
 NOT_FOUND_TITLE = "Halaman tidak ditemukan"
 
 
@@ -66,6 +73,14 @@ def configure(app, config):
     # 404: absolute links under the site's path, so it works at any depth.
     config.notfound_urls_prefix = urlparse(url).path or "/"
     config.notfound_context = {"title": NOT_FOUND_TITLE, "body": not_found_body(config, url)}
+
+
+def link_downloads_to_the_site(app, pagename, templatename, context, doctree):
+    """``../unduh/atensi.pdf`` in a page's body → ``SITE/unduh/atensi.pdf``."""
+    body = context.get("body")
+    if body and "unduh/" in body:
+        url = app.config.html_baseurl
+        context["body"] = _DOWNLOAD_HREF.sub(lambda m: f'href="{url}unduh/{m.group(1)}"', body)
 
 
 def not_found_body(config, url: str) -> str:
