@@ -607,18 +607,32 @@ def test_kinerja_covers_roofline_tensor_cores_tf32_io_and_the_measured_table():
     code = "\n".join(code_sources("kinerja"))
     assert "(eq-kinerja-roofline)" in text and "(eq-kinerja-io)" in text
     assert "kernels.compile_report(" in code and "plots.roofline(" in code
-    # Datasheet peaks (dense), and ridge points computed, not typed.
-    assert "989e12 / 2" in code and "1979e12 / 2" in code and "H200.fp32_flops" in code
+    # Datasheet peaks (dense) read from the hardware table, and ridge points computed, not typed.
+    assert "hardware.H200.tf32_flops" in code and "hardware.H200.bf16_flops" in code
+    assert "H200.fp32_flops" in code and "hardware.A100.tf32_flops" in code
     assert "p / H200.bandwidth" in code
     assert "3xtf32" in flat_lower("kinerja") and "allow_tf32" in text
     assert "number_formats.to_tf32" in code and "for t in (1024, 4096)" in code
-    assert "sram_bita = 228 * 1024" in code
+    assert "sram_bita = hardware.H200.arch.shared_per_sm" in code
     assert 'measure.run("book", device="cpu")' in code and "report.load_results()" in code
     assert "python -m atensi.bench --quick" in text and "results/bench_gpu.json" in code
     assert "tabel-lebar" in code
     # With or without NVRTC, the compile-report prose is whole sentences, never a dash.
     report_cell = next(c for c in code_sources("kinerja") if "kin_laporan_kalimat" in c)
     assert "–" not in report_cell and "NVRTC" in report_cell
+
+
+# A GPU figure typed as a number (peaks like 989e12, shared memory like 228 * 1024);
+# "/ 1e12" only converts to TFLOP/s.
+_TYPED_GPU_FACT = re.compile(r"\b(?!1e12\b)\d+(?:\.\d+)?e12\b|\b(?:96|99|100|163|164|227|228) \* 1024\b")
+
+
+@pytest.mark.parametrize("name", ["kinerja", "tensor_core"])
+def test_performance_chapters_read_gpu_facts_from_the_hardware_table(name):
+    code = "\n".join(code_sources(name))
+    assert "from atensi import" in code and "hardware.H200." in code
+    typed = sorted(set(m.group(0) for m in _TYPED_GPU_FACT.finditer(code)))
+    assert typed == [], f"{name}: angka GPU diketik, bukan dibaca dari atensi.hardware: {typed}"
 
 
 # --- Claims the chapters make, checked on the library -----------------------------

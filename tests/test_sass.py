@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from atensi import hardware
 from atensi.kernels import sass
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,7 +84,7 @@ def test_parse_sass_counts_hmma_and_takes_the_densest_mma_loop():
     assert mix.tensor_peak_bound(resident_warps=1) == pytest.approx(per_cycle / sass.TF32_FLOP_PER_CYCLE / 4)
     assert mix.peak_bound() == pytest.approx(1 / 5)
     assert mix.bound_tflops() == pytest.approx(
-        (mix.peak_bound() * sass.H200.fp32_flops + mix.tensor_peak_bound() * sass.H200_TF32_DENSE_FLOPS) / 1e12)
+        (mix.peak_bound() * hardware.H200.fp32_flops + mix.tensor_peak_bound() * hardware.H200.tf32_flops) / 1e12)
     # TF32 dense peak over FP32 peak, per scheduler and cycle: about 7 warp FFMA.
     assert 6 < sass.TF32_FLOP_PER_CYCLE / sass.FFMA_FLOP_PER_CYCLE < 8
 
@@ -156,7 +157,7 @@ def test_fused_v3_issues_hmma_and_v2_none():
     tf32, x3 = v3["attention_tensorcore_tf32_d64"], v3["attention_tensorcore_3xtf32_d64"]
     assert x3.loop["HMMA"] == 3 * tf32.loop["HMMA"]  # three MMAs per product
     # Even the useful third of 3xTF32's tensor-core bound lies above v2's FP32 bound.
-    assert x3.tensor_peak_bound() * sass.H200_TF32_DENSE_FLOPS / 3 > v2.peak_bound() * sass.H200.fp32_flops
+    assert x3.tensor_peak_bound() * hardware.H200.tf32_flops / 3 > v2.peak_bound() * hardware.H200.fp32_flops
 
 
 @pytest.mark.slow

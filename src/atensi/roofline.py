@@ -25,7 +25,8 @@ Cara menghitung (konvensi), untuk N = B·H *head*, T posisi, d = d_k, float32:
   yang tertinggal di cache antar-kernel). Kernel nyata bisa membaca lebih
   banyak; tidak pernah lebih sedikit. Maka waktu batasnya adalah batas bawah.
 
-Angka GPU (spesifikasi pabrik, tanpa Tensor Core, tanpa sparsitas):
+Angka GPU (spesifikasi pabrik, tanpa Tensor Core, tanpa sparsitas) dibaca
+dari :mod:`atensi.hardware`:
 
 - NVIDIA H200 SXM: FP32 67 TFLOP/s, HBM3e 4,8 TB/s (NVIDIA H200 Tensor
   Core GPU datasheet, 2024).
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from atensi import hardware
 from atensi.formatting import id_float
 from atensi.kernels import registry
 
@@ -63,10 +65,13 @@ class GPU:
         return self.fp32_flops / self.bandwidth
 
 
-# NVIDIA H200 Tensor Core GPU datasheet (2024), SXM: FP32 67 TFLOPS, 4.8 TB/s.
-H200 = GPU("H200 SXM", 67e12, 4.8e12)
-# NVIDIA A100 Tensor Core GPU datasheet (2021), 80 GB SXM: FP32 19.5 TFLOPS, 2,039 GB/s.
-A100 = GPU("A100 SXM 80 GB", 19.5e12, 2.039e12)
+def _roofs(gpu: hardware.GPU) -> GPU:
+    """The two roofs of a GPU of the hardware table: FP32 peak and bandwidth."""
+    return GPU(gpu.name, gpu.fp32_flops, gpu.bandwidth)
+
+
+H200 = _roofs(hardware.H200)
+A100 = _roofs(hardware.A100)
 GPUS = (H200, A100)
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from atensi import hardware
 from atensi.formatting import id_bytes, id_float, id_int, id_sci
 
 REFERENCE_DTYPES = (np.float16, np.float32, np.float64)
@@ -470,8 +471,8 @@ def check_int32(value: int, what: str) -> None:
 def check_T_limit(T: int, step: str, limit: int) -> None:
     if T > limit:
         raise ValueError(
-            f"T = {T} melebihi batas kernel {step} ({limit}: grid.y paling banyak 65535 "
-            "block). Bagi barisannya menjadi potongan yang lebih kecil."
+            f"T = {T} melebihi batas kernel {step} ({limit}: grid.y paling banyak "
+            f"{hardware.MAX_GRID_DIM[1]} block). Bagi barisannya menjadi potongan yang lebih kecil."
         )
 
 

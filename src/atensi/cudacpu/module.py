@@ -14,19 +14,21 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import environment
+from .. import environment, hardware
 from . import args as _args
 from . import build, resources, source
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError
 
 MODES = ("fibers", "threads", "shuffle")
 SANITIZERS = ("address", "thread")
-# CUDA limits (compute capability 7.0 and newer).
-MAX_BLOCK = (1024, 1024, 64)
-MAX_THREADS_PER_BLOCK = 1024
-MAX_GRID = (2**31 - 1, 65535, 65535)
-DEFAULT_DYN_SMEM = 48 * 1024          # without cudaFuncSetAttribute
-MAX_DYN_SMEM = 227 * 1024              # the most a kernel may opt into (H100)
+# CUDA limits (compute capability 7.0 and newer), from the hardware table.
+MAX_BLOCK = hardware.MAX_BLOCK_DIM
+MAX_THREADS_PER_BLOCK = hardware.MAX_THREADS_PER_BLOCK
+MAX_GRID = hardware.MAX_GRID_DIM
+DEFAULT_DYN_SMEM = hardware.DEFAULT_SHARED_PER_BLOCK  # without cudaFuncSetAttribute
+# The most a kernel may opt into: sm_90 (H100/H200), the largest of all
+# architectures; cuda_cpu.h sizes its dynamic shared buffer (kMaxDynSmem) the same.
+MAX_DYN_SMEM = hardware.SM_90.max_shared_per_block
 # CUDA threads one CPU launch may run (grid blocks × block threads): about
 # 10⁸ take tens of seconds here. ATENSI_CUDACPU_MAX_THREADS changes it.
 MAX_CPU_THREADS = 2**31

@@ -31,16 +31,13 @@ import os
 import re
 from dataclasses import dataclass
 
-from atensi import files, ptxas
+from atensi import files, hardware, ptxas
 
 from . import build
 from .errors import LaunchConfigError
 
-REGISTERS_PER_BLOCK = 64 * 1024
-# Most shared memory (static + dynamic) one block may use, by architecture.
-MAX_SHARED_PER_BLOCK = {"sm_70": 96 * 1024, "sm_75": 64 * 1024, "sm_80": 163 * 1024, "sm_86": 99 * 1024,
-                        "sm_87": 163 * 1024, "sm_89": 99 * 1024, "sm_90": 227 * 1024}
-DEFAULT_ARCH = "sm_90"
+REGISTERS_PER_BLOCK = hardware.MAX_REGISTERS_PER_BLOCK
+DEFAULT_ARCH = hardware.DEFAULT_ARCH.name
 _ARCH = re.compile(r"^(?:-arch|--gpu-architecture)[= ](sm_\d+)a?$")
 
 
@@ -60,7 +57,8 @@ def arch_of(options) -> str:
 
 
 def shared_limit(arch: str) -> int:
-    return MAX_SHARED_PER_BLOCK.get(arch, MAX_SHARED_PER_BLOCK[DEFAULT_ARCH])
+    """Most shared memory (static + dynamic) one block may use on ``arch``."""
+    return hardware.ARCHS.get(arch, hardware.DEFAULT_ARCH).max_shared_per_block
 
 
 def _nvrtc():
@@ -135,14 +133,14 @@ def _read_cache(cache) -> dict[str, KernelUse] | None:
     return {name: KernelUse(*v) for name, v in data.items()}
 
 
-MAX_REGISTERS_PER_THREAD = 255
-MAX_STATIC_SHARED = 48 * 1024
+MAX_REGISTERS_PER_THREAD = hardware.MAX_REGISTERS_PER_THREAD
+MAX_STATIC_SHARED = hardware.DEFAULT_SHARED_PER_BLOCK
 
 
 def could_be_refused(threads: int, dynamic_shared: int, arch: str) -> bool:
     """Can any kernel be refused for this launch? (255 registers × 256 threads fit 64K.)"""
-    warps = -(-threads // 32)
-    worst_per_warp = -(-MAX_REGISTERS_PER_THREAD * 32 // 256) * 256
+    warps = -(-threads // hardware.WARP_SIZE)
+    worst_per_warp = -(-MAX_REGISTERS_PER_THREAD * hardware.WARP_SIZE // 256) * 256
     return (warps * worst_per_warp > REGISTERS_PER_BLOCK
             or dynamic_shared + MAX_STATIC_SHARED > shared_limit(arch))
 
@@ -151,8 +149,8 @@ def check_launch(kernel: str, use: KernelUse | None, threads: int, dynamic_share
     """Refuse (LaunchConfigError, in Indonesian) what the GPU would refuse."""
     if use is None:
         return
-    warps = -(-threads // 32)
-    per_warp = -(-use.registers * 32 // 256) * 256
+    warps = -(-threads // hardware.WARP_SIZE)
+    per_warp = -(-use.registers * hardware.WARP_SIZE // 256) * 256
     if warps * per_warp > REGISTERS_PER_BLOCK:
         raise LaunchConfigError(
             f"Peluncuran kernel '{kernel}' ditolak: kernel ini memakai {use.registers} register per thread "

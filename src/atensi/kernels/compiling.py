@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atensi import cuda_wheels, files, ptxas
+from atensi import cuda_wheels, files, hardware, ptxas
 from atensi.cudacpu import build
 from atensi.kernels import registry
 from atensi.kernels.launch import ceil_div
@@ -184,27 +184,26 @@ def _write_cache(path: Path, log: str, cubin: bytes, seconds: float) -> None:
 # Threads per block for the occupancy figure of a kernel the registry does not
 # know (a file outside kernels/); registry kernels use their own block.
 UNKNOWN_THREADS = 256
-# Per-SM limits (CUDA C++ Programming Guide, compute capabilities table):
-# (max warps, max blocks, registers, shared bytes usable by blocks).
-_SM_LIMITS = {"sm_80": (64, 32, 65536, 164 * 1024), "sm_90": (64, 32, 65536, 228 * 1024)}
 
 
 def occupancy(res: KernelResources, arch: str = "sm_90") -> float:
     """Okupansi teoretis: *warp* yang bisa tinggal di satu SM / batasnya.
 
     Dibatasi oleh jumlah *thread*, register (dialokasikan per *warp* dalam
-    kelipatan 256) dan *shared memory* (kelipatan 128 byte, ditambah 1 KiB
-    cadangan sistem per *block*). Arsitektur lain dihitung seperti sm_90.
+    kelipatan 256) dan *shared memory* (kelipatan 128 byte, ditambah cadangan
+    sistem per *block*, 1 KiB sejak sm_80). Batas setiap arsitektur dibaca dari
+    :mod:`atensi.hardware`; arsitektur yang tidak ada di sana dihitung seperti sm_90.
     """
-    max_warps, max_blocks, regs_sm, smem_sm = _SM_LIMITS.get(arch, _SM_LIMITS["sm_90"])
-    warps = ceil_div(max(res.threads, 1), 32)
-    blocks = min(max_blocks, max_warps // warps)
+    limits = hardware.ARCHS.get(arch, hardware.DEFAULT_ARCH)
+    warp = hardware.WARP_SIZE
+    warps = ceil_div(max(res.threads, 1), warp)
+    blocks = min(limits.max_blocks_per_sm, limits.max_warps_per_sm // warps)
     if res.registers:
-        per_warp = ceil_div(res.registers * 32, 256) * 256
-        blocks = min(blocks, (regs_sm // per_warp) // warps)
-    smem = ceil_div(res.shared_bytes + res.dynamic_shared_bytes + 1024, 128) * 128
-    blocks = min(blocks, smem_sm // smem)
-    return blocks * warps / max_warps
+        per_warp = ceil_div(res.registers * warp, 256) * 256
+        blocks = min(blocks, (limits.registers_per_sm // per_warp) // warps)
+    smem = ceil_div(res.shared_bytes + res.dynamic_shared_bytes + limits.reserved_shared_per_block, 128) * 128
+    blocks = min(blocks, limits.shared_per_sm // smem)
+    return blocks * warps / limits.max_warps_per_sm
 
 
 def ptxas_table(files=None, archs=("sm_80", "sm_90")) -> str:

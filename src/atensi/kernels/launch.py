@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from atensi import hardware
 from atensi import validation as _v
 from atensi.kernels import arrays, loading, registry
 
 # Launch limits of CUDA grids. Read at every launch, so a test can lower them
 # to check that the kernels' loops over heads/rows cover everything.
-MAX_GRID_X = 2**31 - 1
-MAX_GRID_YZ = 65535
+MAX_GRID_X = hardware.MAX_GRID_DIM[0]
+MAX_GRID_YZ = hardware.MAX_GRID_DIM[1]
 
 # The kernel of each step and version is found in the registry
 # (registry.for_step); only the split-K combine is named here.
@@ -37,9 +38,9 @@ FUSED = {f"fused-{version}": version for version in registry.versions("fused")}
 IMPLS = tuple(CHAINS) + tuple(FUSED)
 FUSED_V3_PRECISIONS = tuple(dict.fromkeys(k.precision for k in registry.of_step("fused", "v3")))
 FUSED_V3_DEFAULT_PRECISION = "3xtf32"  # float32 accuracy unless TF32 is asked for
-FUSED_MAX_SPLITS = 65535  # grid.z
-# The SM count the automatic split models on the CPU emulator: an H200.
-MODEL_SM_COUNT = 132
+FUSED_MAX_SPLITS = hardware.MAX_GRID_DIM[2]  # grid.z
+# The SM count the automatic split models on the CPU emulator: an H200's.
+MODEL_SM_COUNT = hardware.H200.sm_count
 FUSED_V2_BLOCKS_PER_SM = 2  # split until there are this many blocks per SM
 
 
@@ -55,7 +56,7 @@ def fused_family(version: str, precision: str = FUSED_V3_DEFAULT_PRECISION) -> s
 
 def _max_T(step: str) -> int:
     """Largest T every kernel of ``step`` allows: grid.y = ceil(T / rows per block) <= 65535."""
-    return min((k.rows or k.block[1]) * 65535
+    return min((k.rows or k.block[1]) * hardware.MAX_GRID_DIM[1]
                for version in registry.versions(step) for k in registry.of_step(step, version))
 
 

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from atensi import hardware
+
 # Compile-time constants per file, passed as -D: the #ifndef defaults in the
 # .cu must hold the same values (tests/test_registry.py checks it).
 CONSTANTS = {
@@ -62,7 +64,7 @@ RULES = {
     ),
     "causal_mask.cu": (),
     "softmax.cu": (
-        (lambda c: 32 <= c["SOFTMAX_MAX_BLOCK"] <= 1024 and _power_of_two(c["SOFTMAX_MAX_BLOCK"]),
+        (lambda c: hardware.WARP_SIZE <= c["SOFTMAX_MAX_BLOCK"] <= hardware.MAX_THREADS_PER_BLOCK and _power_of_two(c["SOFTMAX_MAX_BLOCK"]),
          "SOFTMAX_MAX_BLOCK pangkat dua dari 32 sampai 1024 (reduksi pohon v1, satu warp "
          "menggabungkan hasil warp di v2)"),
         (lambda c: c["SOFTMAX_MAX_BLOCK"] >= _largest_block("softmax.cu"),
@@ -74,19 +76,21 @@ RULES = {
          "16 x 16 thread dengan 4 x 4 keluaran: WS_THREADS = 256, WS_BM = WS_BN = 64, WS_BK = 16"),
     ),
     "attention_fused.cu": (
-        (lambda c: 32 <= c["FUSED_THREADS"] <= 1024 and c["FUSED_THREADS"] % 32 == 0,
+        (lambda c: hardware.WARP_SIZE <= c["FUSED_THREADS"] <= hardware.MAX_THREADS_PER_BLOCK
+         and c["FUSED_THREADS"] % hardware.WARP_SIZE == 0,
          "FUSED_THREADS kelipatan 32, paling banyak 1024"),
         (lambda c: c["FUSED_SKEW"] >= 0 and c["FUSED_SKEW"] % 4 == 0,
          "FUSED_SKEW kelipatan 4 (setiap bagian baris ubin dibaca 16 byte)"),
         (lambda c: c["FUSED_MAX_DK"] == WIDTHS[-1], f"FUSED_MAX_DK = {WIDTHS[-1]} (lebar terbesar)"),
         (lambda c: c["FUSED_BK"] >= 1
-         and 2 * c["FUSED_BK"] * (WIDTHS[-1] + 4 * c["FUSED_SKEW"]) * FLOAT_BYTES <= 48 * 1024,
+         and 2 * c["FUSED_BK"] * (WIDTHS[-1] + 4 * c["FUSED_SKEW"]) * FLOAT_BYTES <= hardware.DEFAULT_SHARED_PER_BLOCK,
          "ubin K dan V fused v1 untuk D = 128 muat di 48 KiB shared memory statis"),
         (lambda c: (c["FV2_THREADS"], c["FV2_BQ"], c["FV2_BK"]) == (128, 64, 32),
          "fused v2: 4 warp x 16 baris, 8 lane x 4 key: FV2_THREADS = 128, FV2_BQ = 64, FV2_BK = 32"),
     ),
     "attention_backward.cu": (
-        (lambda c: 32 <= c["BACKWARD_MAX_BLOCK"] <= 1024 and c["BACKWARD_MAX_BLOCK"] % 32 == 0,
+        (lambda c: hardware.WARP_SIZE <= c["BACKWARD_MAX_BLOCK"] <= hardware.MAX_THREADS_PER_BLOCK
+         and c["BACKWARD_MAX_BLOCK"] % hardware.WARP_SIZE == 0,
          "BACKWARD_MAX_BLOCK kelipatan 32 dari 32 sampai 1024"),
         (lambda c: c["BACKWARD_MAX_BLOCK"] >= _largest_block("attention_backward.cu"),
          lambda: f"BACKWARD_MAX_BLOCK >= {_largest_block('attention_backward.cu')}, block terbesar "
@@ -296,7 +300,7 @@ def _entries():
                     + fused["FV2_BQ"] * fused["FV2_BK"]) * FLOAT_BYTES
             out.append(Kernel("attention_fused.cu", f"attention_fused_{kind}_d{width}",
                               (fused["FV2_THREADS"], 1, 1), rows=fused["FV2_BQ"], width=width,
-                              max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > 48 * 1024 else 0,
+                              max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > hardware.DEFAULT_SHARED_PER_BLOCK else 0,
                               model=_fused, step="fused" if kind == "v2" else None,
                               version="v2" if kind == "v2" else None,
                               micro_tile=FV2_MICRO_TILE))

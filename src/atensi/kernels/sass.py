@@ -45,7 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atensi.roofline import H200
+from atensi import hardware
 
 GROUPS = ("FFMA", "HMMA", "FP lain", "LDS/STS", "LD/ST", "SHFL", "LDG/LDGSTS/STG", "BAR", "lainnya")
 _FP_OTHER = {"FADD", "FMUL", "FMNMX", "FSEL", "FSETP", "FSET", "MUFU", "FCHK", "FRND", "F2F", "FMAX", "FMIN",
@@ -55,12 +55,10 @@ _TARGET = re.compile(r"`?\(\.L_x_(\d+)\)")
 _LABEL = re.compile(r"^\.L_x_(\d+):")
 _FUNC = re.compile(r"^\.text\.(\w+):")
 _MMA_SHAPE = re.compile(r"^\.(?:(16)(8)(4|8|16|32)|(8)(8)(4))(?:\.|$)")  # HMMA.1684 = m16 n8 k4
-SCHEDULERS_PER_SM = 4
-# NVIDIA H200 Tensor Core GPU datasheet (2024), SXM: TF32 tensor core 989 TFLOPS with
-# sparsity, so half of it for dense matrices. FP32 (CUDA core) comes from atensi.roofline.
-H200_TF32_DENSE_FLOPS = 989e12 / 2
-FFMA_FLOP_PER_CYCLE = 64  # one warp FFMA per scheduler per cycle: 32 lanes x 2 FLOP
-TF32_FLOP_PER_CYCLE = FFMA_FLOP_PER_CYCLE * H200_TF32_DENSE_FLOPS / H200.fp32_flops
+# The peaks (FP32 on CUDA cores, dense TF32 on tensor cores) and the warp
+# schedulers per SM come from the hardware table: the model is an H200's.
+FFMA_FLOP_PER_CYCLE = 2 * hardware.WARP_SIZE  # one warp FFMA per scheduler per cycle: 32 lanes x 2 FLOP
+TF32_FLOP_PER_CYCLE = FFMA_FLOP_PER_CYCLE * hardware.H200.tf32_flops / hardware.H200.fp32_flops
 
 
 def mma_flops(suffix: str) -> int:
@@ -111,7 +109,8 @@ class Mix:
 
     @staticmethod
     def _occupancy(resident_warps: int | None) -> float:
-        return 1.0 if resident_warps is None else min(1.0, resident_warps / SCHEDULERS_PER_SM)
+        schedulers = hardware.H200.arch.schedulers_per_sm
+        return 1.0 if resident_warps is None else min(1.0, resident_warps / schedulers)
 
     def peak_bound(self, resident_warps: int | None = None) -> float:
         """Upper bound on the share of FP32 peak (issue model; see the module docstring)."""
@@ -126,8 +125,8 @@ class Mix:
 
     def bound_tflops(self, resident_warps: int | None = None) -> float:
         """The two bounds in TFLOP/s on an H200, added: FFMA and HMMA share the issue slots."""
-        return (self.peak_bound(resident_warps) * H200.fp32_flops
-                + self.tensor_peak_bound(resident_warps) * H200_TF32_DENSE_FLOPS) / 1e12
+        return (self.peak_bound(resident_warps) * hardware.H200.fp32_flops
+                + self.tensor_peak_bound(resident_warps) * hardware.H200.tf32_flops) / 1e12
 
 
 def nvdisasm() -> str | None:
@@ -256,8 +255,8 @@ def mix_table(files=None, arch: str = "sm_90") -> str:
     lines = [f"Campuran instruksi SASS perulangan dalam ({arch}; model, bukan ukuran)",
              "  ".join(h.ljust(w) for h, w in zip(head, widths))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows]
-    lines.append(f"Puncak H200 SXM: FP32 {H200.fp32_flops / 1e12:.0f} TFLOP/s (CUDA core), "
-                 f"TF32 padat {H200_TF32_DENSE_FLOPS / 1e12:.0f} TFLOP/s (tensor core). "
+    lines.append(f"Puncak H200 SXM: FP32 {hardware.H200.fp32_flops / 1e12:.0f} TFLOP/s (CUDA core), "
+                 f"TF32 padat {hardware.H200.tf32_flops / 1e12:.0f} TFLOP/s (tensor core). "
                  "3xTF32: FLOP berguna sepertiga FLOP HMMA.")
     return "\n".join(lines)
 

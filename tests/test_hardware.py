@@ -1,0 +1,178 @@
+"""The GPU fact table: self-consistent, at the bottom of the import graph, and the
+one source of the numbers the roofline, SASS model, occupancy, launchers,
+emulator and validation use."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from atensi import hardware, roofline, validation
+from atensi.cudacpu import module as cudacpu_module
+from atensi.cudacpu import resources
+from atensi.kernels import compiling, launch, registry, sass
+from atensi.ptxas import KernelResources
+
+SRC = Path(hardware.__file__).resolve().parent
+
+
+def _atensi_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.split(".")[0] == "atensi"}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or (node.module or "").split(".")[0] == "atensi":
+                found.add("." * node.level + (node.module or ""))
+    return found
+
+
+def test_the_table_imports_nothing_from_atensi():
+    assert _atensi_imports(SRC / "hardware.py") == set()
+
+
+def test_the_sass_model_takes_its_peaks_from_the_table_not_from_the_roofline():
+    imports = _atensi_imports(SRC / "kernels" / "sass.py")
+    assert "atensi.roofline" not in imports and "atensi" in imports
+    # No peak typed there ("/ 1e12" only converts to TFLOP/s).
+    text = (SRC / "kernels" / "sass.py").read_text(encoding="utf-8")
+    assert not re.search(r"\b(?!1e12\b)\d+(?:\.\d+)?e12\b", text)
+
+
+@pytest.mark.parametrize("gpu", hardware.GPUS, ids=lambda g: g.name)
+def test_dense_tensor_core_peaks_are_half_the_sparsity_figures(gpu):
+    assert gpu.tf32_flops == gpu.tf32_sparse_flops / 2
+    assert gpu.bf16_flops == gpu.bf16_sparse_flops / 2
+    assert gpu.fp16_flops == gpu.fp16_sparse_flops / 2
+    assert gpu.bf16_sparse_flops == gpu.fp16_sparse_flops  # the datasheets give one figure
+    # Tensor cores: TF32 at least 7x FP32 on CUDA cores, BF16 twice TF32.
+    assert gpu.fp32_flops * 7 < gpu.tf32_flops and gpu.bf16_flops == pytest.approx(2 * gpu.tf32_flops, rel=1e-3)
+    assert gpu.arch is hardware.ARCHS[gpu.arch.name] and gpu.sm_count > 0 and gpu.bandwidth > 1e12
+
+
+def test_the_book_gpus_are_an_h200_on_sm_90_and_an_a100_on_sm_80():
+    assert hardware.GPUS == (hardware.H200, hardware.A100)
+    assert hardware.H200.arch is hardware.SM_90 is hardware.DEFAULT_ARCH
+    assert hardware.A100.arch is hardware.SM_80
+    assert hardware.H200.sm_count > hardware.A100.sm_count
+    assert hardware.H200.bandwidth > hardware.A100.bandwidth
+
+
+@pytest.mark.parametrize("arch", hardware.ARCHS.values(), ids=lambda a: a.name)
+def test_each_architecture_is_self_consistent(arch):
+    major, minor = arch.compute_capability
+    assert arch.name == f"sm_{major}{minor}"
+    # Shared memory: the default 48 KB <= what a block may opt into <= what an SM has,
+    # with room for the system's reserve of that block.
+    assert hardware.DEFAULT_SHARED_PER_BLOCK <= arch.max_shared_per_block <= arch.shared_per_sm
+    assert arch.max_shared_per_block + arch.reserved_shared_per_block <= arch.shared_per_sm
+    assert arch.max_shared_per_block % 1024 == 0 and arch.shared_per_sm % 1024 == 0
+    # Threads and registers: one full block fits on an SM.
+    assert hardware.MAX_THREADS_PER_BLOCK <= arch.max_threads_per_sm
+    assert hardware.MAX_REGISTERS_PER_BLOCK <= arch.registers_per_sm
+    assert arch.max_warps_per_sm % arch.schedulers_per_sm == 0
+    assert arch.max_blocks_per_sm <= arch.max_warps_per_sm
+
+
+def test_block_and_grid_limits():
+    assert hardware.MAX_BLOCK_DIM[0] == hardware.MAX_BLOCK_DIM[1] == hardware.MAX_THREADS_PER_BLOCK
+    assert hardware.MAX_THREADS_PER_BLOCK % hardware.WARP_SIZE == 0
+    assert hardware.MAX_GRID_DIM == (2**31 - 1, 65535, 65535)
+    # 255 registers per thread x 256 threads is the most that fits one block.
+    per_warp = -(-hardware.MAX_REGISTERS_PER_THREAD * hardware.WARP_SIZE // 256) * 256
+    assert 8 * per_warp <= hardware.MAX_REGISTERS_PER_BLOCK < 9 * per_warp
+
+
+def test_the_roofline_reads_its_roofs_from_the_table():
+    for roof, gpu in zip(roofline.GPUS, hardware.GPUS):
+        assert roof.name == gpu.name
+        assert roof.fp32_flops == gpu.fp32_flops and roof.bandwidth == gpu.bandwidth
+    assert roofline.H200.fp32_flops == hardware.H200.fp32_flops
+    assert roofline.A100.bandwidth == hardware.A100.bandwidth
+
+
+def test_the_sass_model_is_an_h200s():
+    assert sass.FFMA_FLOP_PER_CYCLE == 2 * hardware.WARP_SIZE
+    assert sass.TF32_FLOP_PER_CYCLE == pytest.approx(
+        sass.FFMA_FLOP_PER_CYCLE * hardware.H200.tf32_flops / hardware.H200.fp32_flops)
+    mix = sass.Mix()
+    mix.loop.update({"FFMA": 1})
+    # One resident warp of the four schedulers: a quarter of the bound.
+    assert mix.peak_bound(resident_warps=1) == pytest.approx(1 / hardware.H200.arch.schedulers_per_sm)
+    assert mix.bound_tflops() == pytest.approx(hardware.H200.fp32_flops / 1e12)
+
+
+def test_the_launchers_and_the_split_model_read_the_table():
+    assert launch.MODEL_SM_COUNT == hardware.H200.sm_count
+    assert (launch.MAX_GRID_X, launch.MAX_GRID_YZ) == hardware.MAX_GRID_DIM[:2]
+    assert launch.FUSED_MAX_SPLITS == hardware.MAX_GRID_DIM[2]
+    for step, limit in launch.MAX_T.items():
+        assert limit % hardware.MAX_GRID_DIM[1] == 0, step
+
+
+def test_validation_names_the_grid_limit_of_the_table():
+    with pytest.raises(ValueError, match=f"grid.y paling banyak {hardware.MAX_GRID_DIM[1]} block"):
+        validation.check_T_limit(10, "scores", 5)
+
+
+@pytest.mark.parametrize("arch", [hardware.SM_80, hardware.SM_90], ids=lambda a: a.name)
+def test_occupancy_uses_the_architecture_limits_of_the_table(arch):
+    # A block of all the shared memory one block may have: one block per SM.
+    whole = KernelResources(threads=128, shared_bytes=arch.max_shared_per_block)
+    warps = 128 // hardware.WARP_SIZE
+    assert compiling.occupancy(whole, arch.name) == warps / arch.max_warps_per_sm
+    # Small blocks: limited by the warps an SM can hold.
+    small = KernelResources(threads=arch.max_threads_per_sm // 4, registers=16)
+    assert compiling.occupancy(small, arch.name) == 1.0
+    # Registers: 255 per thread, 256 threads: one block.
+    heavy = KernelResources(threads=256, registers=hardware.MAX_REGISTERS_PER_THREAD)
+    assert compiling.occupancy(heavy, arch.name) == 8 / arch.max_warps_per_sm
+
+
+def test_occupancy_of_an_unknown_architecture_is_sm_90s():
+    res = KernelResources(threads=256, shared_bytes=40 * 1024)
+    assert compiling.occupancy(res, "sm_120") == compiling.occupancy(res, "sm_90")
+
+
+def test_the_registry_rules_use_the_table_limits():
+    for k in registry.KERNELS:
+        threads = k.block[0] * k.block[1] * k.block[2]
+        assert threads <= hardware.MAX_THREADS_PER_BLOCK, k.name
+        assert k.dynamic_shared <= hardware.DEFAULT_ARCH.max_shared_per_block, k.name
+
+
+def test_the_emulator_limits_come_from_the_table():
+    assert cudacpu_module.MAX_BLOCK == hardware.MAX_BLOCK_DIM
+    assert cudacpu_module.MAX_GRID == hardware.MAX_GRID_DIM
+    assert cudacpu_module.MAX_THREADS_PER_BLOCK == hardware.MAX_THREADS_PER_BLOCK
+    assert cudacpu_module.DEFAULT_DYN_SMEM == hardware.DEFAULT_SHARED_PER_BLOCK
+    # The largest opt-in of every architecture: sm_90's.
+    assert cudacpu_module.MAX_DYN_SMEM == max(a.max_shared_per_block for a in hardware.ARCHS.values())
+    assert resources.REGISTERS_PER_BLOCK == hardware.MAX_REGISTERS_PER_BLOCK
+    assert resources.MAX_REGISTERS_PER_THREAD == hardware.MAX_REGISTERS_PER_THREAD
+    assert resources.MAX_STATIC_SHARED == hardware.DEFAULT_SHARED_PER_BLOCK
+    assert resources.DEFAULT_ARCH == hardware.DEFAULT_ARCH.name
+    for name, arch in hardware.ARCHS.items():
+        assert resources.shared_limit(name) == arch.max_shared_per_block
+    assert resources.shared_limit("sm_120") == hardware.DEFAULT_ARCH.max_shared_per_block
+
+
+def _header_constant(name: str) -> int:
+    header = (SRC / "cudacpu" / "cuda_cpu.h").read_text(encoding="utf-8")
+    m = re.search(rf"constexpr [\w:]+ {name} = ([0-9 *]+);", header)
+    assert m, name
+    value = 1
+    for factor in m.group(1).split("*"):
+        value *= int(factor)
+    return value
+
+
+def test_the_emulator_header_agrees_with_the_table():
+    # cuda_cpu.h sizes its arrays at compile time; it cannot import the table.
+    assert _header_constant("kMaxThreads") == hardware.MAX_THREADS_PER_BLOCK
+    assert _header_constant("kWarp") == hardware.WARP_SIZE
+    assert _header_constant("kMaxDynSmem") == cudacpu_module.MAX_DYN_SMEM
