@@ -85,12 +85,20 @@ def rotation_figure(before, after, labels, *, title, axes=("sumbu 0", "sumbu 1")
     ax = fig.add_axes([0.14, 0.17, 0.8, 0.72])
     limit = 1.2 * max(1e-9, float(np.abs(np.concatenate([before, after])).max()))
     _plane(ax, limit)
+    at_origin = []  # zero vectors: one label at the origin, not names printed over each other
     for n, (b, a, name) in enumerate(zip(before, after, labels)):
         color = style.SERIES_COLORS[n % len(style.SERIES_COLORS)]
+        if not a.any() and not b.any():
+            at_origin.append(name)
+            continue
         _arrow(ax, b, color, faded=True)
         _arrow(ax, a, color)
         ax.annotate(name, (float(a[0]), float(a[1])), xytext=(4, 4), textcoords="offset points",
                     fontsize=style.SMALL, color=color, weight="bold")
+    if at_origin:
+        ax.plot([0], [0], "o", color="#555555", ms=3)
+        ax.text(0.97, 0.03, "di titik asal, vektor nol:\n" + ", ".join(at_origin), transform=ax.transAxes,
+                ha="right", va="bottom", fontsize=style.SMALL, color="#555555")
     style.style_axes(ax, title=title, xlabel=axes[0], ylabel=axes[1])
     fig.text(0.02, 0.015, "putus-putus: sebelum diputar; tegas: sesudah diputar",
              fontsize=style.SMALL, color="#555555")
