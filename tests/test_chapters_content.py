@@ -612,7 +612,9 @@ def test_kinerja_covers_roofline_tensor_cores_tf32_io_and_the_measured_table():
     assert "H200.fp32_flops" in code and "hardware.A100.tf32_flops" in code
     assert "p / H200.bandwidth" in code
     assert "3xtf32" in flat_lower("kinerja") and "allow_tf32" in text
-    assert "number_formats.to_tf32" in code and "for t in (1024, 4096)" in code
+    # The TF32/3xTF32 accuracy has one home, Tensor Core; Kinerja links to it.
+    assert "{ref}`tensor-core-teliti`" in text and "to_tf32" not in code
+    assert "to_tf32" in "\n".join(code_sources("tensor_core"))
     assert "sram_bita = hardware.H200.arch.shared_per_sm" in code
     assert 'measure.run("book", device="cpu")' in code and "report.load_results()" in code
     assert "python -m atensi.bench --quick" in text and "results/bench_gpu.json" in code
