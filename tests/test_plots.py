@@ -245,3 +245,19 @@ def test_heatmap_writes_numbers_only_where_they_fit():
                                  titles=("a", "b"))
     # "−0,63" at 9 pt does not fit a cell of the stacked 8 × 8 panels: no numbers there.
     assert not any("," in t.get_text() for ax in stacked.axes[:2] for t in ax.texts)
+
+
+def test_ticks_of_one_axis_share_their_decimals():
+    from atensi import style
+
+    assert style.TICKS.format_ticks([0, 0.5, 1, 1.5]) == ["0,0", "0,5", "1,0", "1,5"]
+    assert style.TICKS.format_ticks([0, 1, 2]) == ["0", "1", "2"]
+    assert style.TICKS.format_ticks([-0.25, 0, 0.25]) == ["−0,25", "0,00", "0,25"]
+    fig = style.new_figure(3, 3)
+    ax = fig.add_subplot()
+    image = ax.imshow(np.linspace(0, 1.5, 16).reshape(4, 4), vmin=0, vmax=1.5)
+    bar = fig.colorbar(image, ax=ax)
+    bar.ax.yaxis.set_major_formatter(style.TICKS)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in bar.ax.get_yticklabels() if t.get_text()]
+    assert len(labels) >= 3 and len({len(s.partition(",")[2]) for s in labels}) == 1, labels

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import Formatter
 
 from .formatting import id_float
 
@@ -88,8 +88,28 @@ def format_number(x, digits=2):
     return text.replace("-", "−")
 
 
-# Axis ticks in Indonesian: whole numbers without decimals, others with two.
-TICKS = FuncFormatter(lambda x, _pos: format_number(x, 0 if float(x).is_integer() else 2))
+def tick_decimals(values, most: int = 3) -> int:
+    """The fewest decimals that write every tick of one axis exactly (at most ``most``)."""
+    finite = [float(v) for v in values if math.isfinite(float(v))]
+    for digits in range(most + 1):
+        if all(abs(round(v, digits) - v) <= 1e-9 * max(1.0, abs(v)) for v in finite):
+            return digits
+    return most
+
+
+class _IndonesianTicks(Formatter):
+    """Axis ticks in Indonesian (decimal comma, true minus), all ticks of one axis
+    with the same number of decimals: "0,0; 0,5; 1,0", never "0,50; 1; 1,50"."""
+
+    def __call__(self, x, pos=None):
+        return format_number(x, tick_decimals([x]))
+
+    def format_ticks(self, values):
+        digits = tick_decimals(values)
+        return [format_number(v, digits) for v in values]
+
+
+TICKS = _IndonesianTicks()
 
 
 def describe(fig):
