@@ -1151,3 +1151,34 @@ def test_glossary_page(built_book):
         assert f"{page}.html" in links, f"glosarium tidak menautkan {page}"
     text = main_text(soup)
     assert "Attention Is All You Need" in text and "arXiv:1706.03762" in text
+
+
+def test_the_story_exercise_cannot_be_passed_without_the_model():
+    """A jawab that reads the owner out of the story text must fail the check."""
+    import numpy as np
+
+    from atensi import recall, recall_train
+    from atensi.model import TinyGPT
+
+    source = (CHAPTERS / "model_kata.md").read_text(encoding="utf-8")
+    statement = source[source.index(":label: ex-model-kata-cerita"):]
+    check = statement[statement.index("```text\n") + len("```text\n"):]
+    check = check[:check.index("\n```")]
+
+    def cerita_dari(fakta, benda):
+        return " ".join([w for nama, barang in fakta for w in (nama, "punya", barang, ".")]
+                        + ["Ini", benda])
+
+    def jawab_dari_teks(model, teks):  # no model: the owner is in the story itself
+        kata = teks.split()
+        return kata[kata.index(kata[-1]) - 2]
+
+    def jawab_dengan_model(model, teks):
+        logit = model.logits(model.encode(teks)[None, :])
+        return model.decode([int(np.argmax(logit[0, -1]))])
+
+    bobot = TinyGPT.load(recall_train.RECALL_WEIGHTS)
+    names = {"np": np, "recall": recall, "bobot": bobot, "cerita_dari": cerita_dari}
+    exec(check, {**names, "jawab": jawab_dengan_model})
+    with pytest.raises(AssertionError):
+        exec(check, {**names, "jawab": jawab_dari_teks})
