@@ -80,20 +80,10 @@ def main(argv=None) -> int:
         print(line)
     if args.json:
         try:
-            print(f"Ditambahkan ke {_add_to_results(args.json, 'compile_and_emulation', measured)}")
+            print(f"Ditambahkan ke {report.add_to_results(args.json, 'compile_and_emulation', measured)}")
         except ValueError as err:
             parser.fail(str(err))
     return 0
-
-
-def _add_to_results(path, key, value):
-    """Put ``value`` under ``key`` in the results file the bench CLI wrote."""
-    results = report.load_results(path)
-    if results is None:
-        raise ValueError(f"berkas hasil {path} tidak ada; buat dengan "
-                         "python -m atensi.bench --quick --json BERKAS")
-    results[key] = value
-    return report.save_results(results, path)
 
 
 if __name__ == "__main__":

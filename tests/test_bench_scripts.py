@@ -82,6 +82,11 @@ def test_scripts_add_their_numbers_to_a_results_file(tmp_path, monkeypatch, caps
     assert "Ditambahkan ke" in capsys.readouterr().out
 
 
-def test_scripts_refuse_a_results_file_that_is_not_there(tmp_path):
-    with pytest.raises(ValueError, match="python -m atensi.bench --quick --json"):
-        compile_timing._add_to_results(tmp_path / "tidak_ada.json", "compile_and_emulation", {})
+def test_scripts_refuse_a_results_file_that_is_not_there(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(compile_timing, "compile_and_emulation", lambda: {})
+    monkeypatch.setattr(compile_timing, "compile_lines", lambda measured: [])
+    missing = tmp_path / "tidak_ada.json"
+    with pytest.raises(SystemExit) as exit_info:
+        compile_timing.main(["--json", str(missing)])
+    assert exit_info.value.code != 0 and not missing.exists()
+    assert "python -m atensi.bench --quick --json" in capsys.readouterr().err

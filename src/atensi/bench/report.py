@@ -55,6 +55,17 @@ def load_results(path=GPU_RESULTS):
     return check_bench_results(results, path, remake)
 
 
+def add_to_results(path, key, value):
+    """Simpan ``value`` di bawah ``key`` dalam berkas hasil yang ditulis CLI bench
+    (untuk skrip yang mengukur di luar ``run``); mengembalikan path berkasnya."""
+    results = load_results(path)
+    if results is None:
+        raise ValueError(f"berkas hasil {path} tidak ada; buat dengan "
+                         "python -m atensi.bench --quick --json BERKAS")
+    results[key] = value
+    return save_results(results, path)
+
+
 def select_rows(results, device):
     """Baris ``results`` (dict hasil atau daftar baris) untuk ``device``
     (``"cpu"``, ``"gpu"``, atau ``None`` untuk semua)."""
