@@ -184,9 +184,9 @@ def test_blas_threads_are_restored():
 
 def test_broadcast_input_beyond_memory_is_refused_before_work(monkeypatch):
     """A Q broadcast against many heads of K makes as many scaled copies of Q."""
-    from atensi import validation
+    from atensi import memory
 
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 64e6)
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": 64e6)
     Q = np.zeros((1, 1024, 64), np.float32)
     K = np.broadcast_to(np.zeros((1, 1024, 64), np.float32), (4096, 1024, 64))
     monkeypatch.setattr(F, "_run_workers", lambda *a: pytest.fail("thread sudah dijalankan"))

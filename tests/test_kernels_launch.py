@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import kernels, reference, validation
+from atensi import kernels, memory, reference, validation
 from atensi.cudacpu import BarrierDeadlockError, CudaCpuError, LaunchConfigError, RawModule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -198,7 +198,7 @@ def test_interrupted_launch_really_stops(kind, T):
     lambda: kernels.attention(*(np.zeros((12, 4096, 64), np.float32),) * 3, backend="cpu"),
 ], ids=["scores-T20000", "fused-T200000", "chain-12x4096"])
 def test_work_beyond_the_cpu_budget_is_refused(no_launch, call, monkeypatch):
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": float("inf"))
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": float("inf"))
     with pytest.raises(ValueError) as info:
         call()
     message = str(info.value)
@@ -209,7 +209,7 @@ def test_work_beyond_the_cpu_budget_is_refused(no_launch, call, monkeypatch):
 
 def test_budget_can_be_raised(no_launch, monkeypatch):
     monkeypatch.setenv("ATENSI_CPU_BUDGET", "1e13")
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": float("inf"))
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": float("inf"))
     Q = np.zeros((20000, 64), np.float32)
     with pytest.raises(AssertionError, match="diluncurkan"):  # reaches the (trapped) launch
         kernels.scores(Q, Q, backend="cpu")

@@ -161,8 +161,8 @@ def test_to_additive_accepts_float_dtypes_by_name():
                         np.broadcast_to(masks.causal(4), (10**9, 4, 4))),
 ])
 def test_masks_beyond_memory_are_refused_before_allocating(make, monkeypatch):
-    from atensi import validation
+    from atensi import memory
 
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 2e9)
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": 2e9)
     with pytest.raises(MemoryError, match="butuh sekitar.*Kecilkan T"):
         make()

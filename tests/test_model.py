@@ -324,9 +324,9 @@ def test_given_params_are_validated(change, error, words):
 
 
 def test_a_model_beyond_memory_is_refused_before_allocating(monkeypatch):
-    from atensi import validation
+    from atensi import memory
 
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 1e8)
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": 1e8)
     with pytest.raises(MemoryError, match="Parameter model.*butuh sekitar"):
         TinyGPT(Config(vocab=4, d_model=4096, d_mlp=16384, n_layer=4, n_head=4), "abcd")
 

@@ -150,9 +150,9 @@ def test_values_near_the_float_limit_give_their_mean_not_inf(dtype):
 def test_broadcast_heads_beyond_memory_are_refused_before_allocating(monkeypatch):
     """One (T, d_k) K and V broadcast against 10⁶ query heads: a small input whose
     output and tiles need 35 GiB."""
-    from atensi import validation
+    from atensi import memory
 
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 2.0 * 2**30)
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": 2.0 * 2**30)
     Q = np.broadcast_to(np.ones((1, 1, 64, 8), np.float32), (10**6, 1, 64, 8))
     K = V = np.ones((64, 8), np.float32)
     with pytest.raises(MemoryError, match=r"attention_blocked untuk 1000000 head.*GiB.*Kecilkan "

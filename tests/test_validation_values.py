@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import kernels, reference, validation
+from atensi import kernels, memory, reference, validation
 
 RNG = np.random.default_rng(311)
 
@@ -192,7 +192,7 @@ def test_lists_of_numbers_and_float16_are_accepted():
 
 
 def test_reference_refuses_outputs_that_cannot_fit(monkeypatch):
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 2.0**20)
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": 2.0**20)
     Q = np.zeros((1024, 8), np.float32)
     with pytest.raises(MemoryError, match=r"MiB.*attention_blocked"):
         reference.attention(Q, Q, Q)
@@ -202,7 +202,7 @@ def test_reference_refuses_outputs_that_cannot_fit(monkeypatch):
 
 
 def test_kernels_refuse_outputs_that_cannot_fit(monkeypatch):
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 2.0**20)
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": 2.0**20)
     kc.forbid_launches(monkeypatch, "diluncurkan")
     Q = np.zeros((1024, 8), np.float32)
     with pytest.raises(MemoryError, match=r"impl='fused-v1'"):
@@ -314,7 +314,7 @@ def test_float16_backward_computes_dA_without_overflow(path):
 
 def test_float16_backward_counts_its_float32_arrays(monkeypatch):
     """Four (4, 256, 256) arrays: 2 MiB in float16, but the backward computes in float32 (4 MiB)."""
-    monkeypatch.setattr(validation, "available_memory", lambda kind="numpy": 3.0 * 2**20)
+    monkeypatch.setattr(memory, "available_memory", lambda kind="numpy": 3.0 * 2**20)
     Q = np.zeros((4, 256, 8), np.float16)
     with pytest.raises(MemoryError, match="attention_backward_blocked"):
         reference.attention_backward(Q, Q, Q, Q)

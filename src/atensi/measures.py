@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from . import memory
 from . import validation as _val
 
 
@@ -62,8 +63,8 @@ def random_dot_products(d_k, n=2000, seed=0, scale=False):
     d_k = _val.check_int(d_k, "d_k", high=2**20)
     n = _val.check_int(n, "n")
     scale = _val.check_flag(scale, "scale")
-    _val.check_output_bytes(8.0 * int(n) * int(d_k), f"{n} pasang vektor berdimensi {d_k}",
-                            "Kecilkan 'n' atau 'd_k'.")
+    memory.check_output_bytes(8.0 * int(n) * int(d_k), f"{n} pasang vektor berdimensi {d_k}",
+                              "Kecilkan 'n' atau 'd_k'.")
     rng = np.random.default_rng(seed)
     q = rng.standard_normal((n, int(d_k)), dtype=np.float32)
     k = rng.standard_normal((n, int(d_k)), dtype=np.float32)

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import files, reference
+from . import files, memory, reference
 from . import validation as _v
 from .reference import _xp
 
@@ -237,8 +237,8 @@ class TinyGPT:
         self.chars = tuple(chars) if words else str(chars)
         self._index = {c: n for n, c in enumerate(self.chars)}
         if params is None:
-            _v.check_output_bytes(_params_bytes(config), f"Parameter model ({config})",
-                                  "Kecilkan d_model, d_mlp, n_layer, T atau vocab.")
+            memory.check_output_bytes(_params_bytes(config), f"Parameter model ({config})",
+                                      "Kecilkan d_model, d_mlp, n_layer, T atau vocab.")
             params = init_params(config)
         self.params = _v.check_model_params(params, param_shapes(config))
 
@@ -674,8 +674,8 @@ def _read_weights(path: Path, remake: str):
         if curve_bytes > _CURVE_BYTES:
             raise ValueError(f"{problem}: kurva latihan berukuran {curve_bytes} bita, jauh lebih "
                              f"dari yang ditulis atensi.train. {remake}.")
-        _v.check_output_bytes(float(sum(h[2] for h in headers.values())),
-                              f"Isi berkas bobot '{path}'", "Pakai model yang lebih kecil.")
+        memory.check_output_bytes(float(sum(h[2] for h in headers.values())),
+                                  f"Isi berkas bobot '{path}'", "Pakai model yang lebih kecil.")
         data = {k: f[k] for k in keys}
     return data, config
 

@@ -27,6 +27,7 @@ import math
 
 import numpy as np
 
+from atensi import memory
 from atensi import validation as _val
 
 _BIG_HINT = ("Pakai attention_blocked(Q, K, V), yang tidak pernah membuat matriks (T, T), "
@@ -162,11 +163,11 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
     # (broadcast) head: refused before any of them is allocated.
     rows, cols, d_v = min(block, T), min(block, T_k), V.shape[-1]
     per_head = T * (d_v + 1) + 2 * rows * cols + rows * (d_v + 2)
-    _val.check_output_bytes(float(math.prod(lead)) * per_head * dtype.itemsize,
-                            f"Keluaran dan ubin attention_blocked untuk {math.prod(lead)} head "
-                            f"(sumbu depan {lead})",
-                            "Kecilkan jumlah head/batch (sumbu depan sesudah broadcasting), "
-                            "atau hitung sebagian head per panggilan.", _val.kind(Q))
+    memory.check_output_bytes(float(math.prod(lead)) * per_head * dtype.itemsize,
+                              f"Keluaran dan ubin attention_blocked untuk {math.prod(lead)} head "
+                              f"(sumbu depan {lead})",
+                              "Kecilkan jumlah head/batch (sumbu depan sesudah broadcasting), "
+                              "atau hitung sebagian head per panggilan.", _val.kind(Q))
     v_scale = _val.online_softmax_v_scale(V, T_k, dtype)
     if v_scale is not None:
         V = V / dtype.type(v_scale)

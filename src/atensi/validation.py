@@ -26,8 +26,8 @@ Yang diperiksa:
   bulat 1…65536; ``version`` string yang dikenal;
 - mask boolean (bentuk, tipe, panjang *padding*), baris peluang (``measures``),
   teks dan token model, parameter model;
-- ukuran keluaran diperkirakan sebelum memori dipesan; pekerjaan emulasi CPU
-  yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``; kerjanya
+- ukuran keluaran diperkirakan sebelum memori dipesan (:mod:`atensi.memory`);
+  pekerjaan emulasi CPU yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``; kerjanya
   H·T²·max(d_k, 16) per perkalian (T, T, d_k), dibagi kecepatan jalurnya,
   ditambah biaya setiap *block* split-K).
 """
@@ -35,12 +35,10 @@ Yang diperiksa:
 from __future__ import annotations
 
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 
-from atensi import hardware
+from atensi import hardware, memory
 from atensi.formatting import id_bytes, id_float, id_int, id_sci
 
 REFERENCE_DTYPES = (np.float16, np.float32, np.float64)
@@ -60,7 +58,6 @@ EMULATED_SPEED = {"chain": 1.0, "fused_v1": 2.0, "fused_v2": 0.75, "fused_v3": 0
 # A block that does almost nothing (a split-K range of a tiny T) still costs
 # about a millisecond to emulate.
 BLOCK_WORK = 1e5
-SMALL_BYTES = 1 << 20  # outputs below 1 MiB are never refused for memory
 
 
 def _dtype_names(dtypes) -> str:
@@ -620,122 +617,6 @@ def reference_qkv(Q, K, V=_NO_V):
 # ---------------------------------------------------------------------------
 
 
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-PROC_SELF = Path("/proc/self")
-
-
-def available_memory(kind_: str = "numpy") -> float:
-    """Bytes that may still be allocated (inf when unknown).
-
-    On the CPU the smallest of three limits: the machine's available memory
-    (``/proc/meminfo``), the address-space limit of this process
-    (``RLIMIT_AS``, ``ulimit -v``) and the cgroup limit (``memory.max`` −
-    ``memory.current``: Docker, Colab, batch systems).
-    """
-    if kind_ == "cupy":
-        try:
-            import cupy
-
-            return float(cupy.cuda.runtime.memGetInfo()[0])
-        except Exception:
-            return math.inf
-    return min(_meminfo_available(), _rlimit_as_left(), _cgroup_left())
-
-
-def _read_number(path: Path) -> float | None:
-    """The first number in a one-line file; None for "max", a missing or odd file."""
-    try:
-        text = path.read_text().split()
-        return float(int(text[0])) if text else None
-    except (OSError, ValueError):
-        return None
-
-
-def _stat_value(path: Path, key: str) -> float:
-    try:
-        for line in path.read_text().splitlines():
-            name, _, value = line.partition(" ")
-            if name == key:
-                return float(int(value))
-    except (OSError, ValueError):
-        pass
-    return 0.0
-
-
-def _meminfo_available() -> float:
-    try:
-        with open(PROC_SELF.parent / "meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return float(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
-    except (ValueError, OSError, AttributeError):
-        return math.inf
-
-
-def _rlimit_as_left() -> float:
-    try:
-        import resource
-
-        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
-    except (ImportError, OSError, ValueError):
-        return math.inf
-    if soft == resource.RLIM_INFINITY or soft < 0:
-        return math.inf
-    used = 0.0  # the address space this process already holds
-    try:
-        for line in (PROC_SELF / "status").read_text().splitlines():
-            if line.startswith("VmSize:"):
-                used = float(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return max(0.0, float(soft) - used)
-
-
-def _cgroup_left() -> float:
-    """memory.max − memory.current over this cgroup and its parents (v2), or the v1
-    memory controller's limit − usage; reclaimable file cache counts as free."""
-    left = math.inf
-    try:
-        lines = (PROC_SELF / "cgroup").read_text().splitlines()
-    except OSError:
-        lines = []
-    for line in lines:
-        if line.startswith("0::"):
-            folder = CGROUP_ROOT / line[3:].strip().lstrip("/")
-            while True:
-                limit = _read_number(folder / "memory.max")
-                used = _read_number(folder / "memory.current")
-                if limit is not None and used is not None:
-                    cache = _stat_value(folder / "memory.stat", "inactive_file")
-                    left = min(left, max(0.0, limit - max(0.0, used - cache)))
-                if folder == CGROUP_ROOT or folder == folder.parent:
-                    break
-                folder = folder.parent
-    v1 = CGROUP_ROOT / "memory"
-    limit = _read_number(v1 / "memory.limit_in_bytes")
-    used = _read_number(v1 / "memory.usage_in_bytes")
-    if limit is not None and used is not None and limit < 2**62:  # 2^63 − page: no limit
-        cache = _stat_value(v1 / "memory.stat", "total_inactive_file")
-        left = min(left, max(0.0, limit - max(0.0, used - cache)))
-    return left
-
-
-def check_output_bytes(nbytes: float, what: str, hint: str, kind_: str = "numpy") -> None:
-    """Refuse before allocating when the arrays cannot fit in memory."""
-    if nbytes < SMALL_BYTES:
-        return  # not worth reading /proc/meminfo on every small call
-    free = available_memory(kind_)
-    if nbytes > free:
-        raise MemoryError(
-            f"{what} butuh sekitar {id_bytes(nbytes)} memori, padahal yang tersedia "
-            f"sekitar {id_bytes(free)}. {hint}"
-        )
-
-
 def cpu_budget() -> float:
     """``ATENSI_CPU_BUDGET`` (a finite number > 0, else refused by name) or ``CPU_BUDGET``."""
     from . import environment
@@ -796,15 +677,15 @@ def check_score_bytes(Q, K, copies: int, what: str, hint: str, dtype=None) -> No
     lead = np.broadcast_shapes(Q.shape[:-2], K.shape[:-2])
     itemsize = np.dtype(dtype or np.result_type(Q.dtype, K.dtype)).itemsize
     nbytes = float(math.prod(lead)) * Q.shape[-2] * K.shape[-2] * itemsize * copies
-    check_output_bytes(nbytes, what, hint, kind(Q))
+    memory.check_output_bytes(nbytes, what, hint, kind(Q))
 
 
 def reference_square(S, name: str, *, min_ndim: int = 2, layout: str = "(..., T, T)",
                      allow_neg_inf: bool = True):
     """Reference: a score/weight array; -inf allowed when it means masked."""
     S = as_float_array(S, name, min_ndim=min_ndim, layout=layout)
-    check_output_bytes(float(S.nbytes), f"Salinan '{name}' {tuple(S.shape)}",
-                       "Kecilkan T, atau pakai attention_blocked.", kind(S))
+    memory.check_output_bytes(float(S.nbytes), f"Salinan '{name}' {tuple(S.shape)}",
+                              "Kecilkan T, atau pakai attention_blocked.", kind(S))
     check_finite(S, name, allow_neg_inf=allow_neg_inf)
     return S
 
@@ -907,7 +788,6 @@ def check_probabilities(p, name: str = "p", axis=-1) -> np.ndarray:
     return p
 
 
-
 def loop_matrices(*, allow_neg_inf=False, **arrays) -> list:
     """For :mod:`atensi.loops`: NumPy float matrices of one head, finite
     (-inf allowed in the scores ``S`` when ``allow_neg_inf``: masked)."""
@@ -993,7 +873,6 @@ def check_scalar_result(value) -> float:
         raise ValueError(f"Fungsi 'f' mengembalikan {value} untuk X di sekitar titik ini; "
                          "beda hingga butuh nilai hingga.")
     return value
-
 
 
 # ---------------------------------------------------------------------------
@@ -1305,9 +1184,9 @@ def check_weights(A: np.ndarray, name: str = "A") -> np.ndarray:
 def check_mask_bytes(count: float, what: str, additive) -> None:
     """``count`` booleans (and as many float32 when additive) must fit in memory."""
     itemsize = 5 if additive is True else 1
-    check_output_bytes(float(count) * itemsize, what,
-                       "Kecilkan T; untuk T besar pakai attention_blocked atau "
-                       "kernel fused, yang tidak pernah membuat matriks (T, T).")
+    memory.check_output_bytes(float(count) * itemsize, what,
+                              "Kecilkan T; untuk T besar pakai attention_blocked atau "
+                              "kernel fused, yang tidak pernah membuat matriks (T, T).")
 
 
 def check_prefix_length(p, T: int) -> int:
@@ -1426,8 +1305,8 @@ def check_masked_scores(S, visible):
         raise ValueError(
             f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak bisa disiarkan bersama."
         ) from None
-    check_output_bytes(float(np.prod(shape, dtype=float)) * S.dtype.itemsize,
-                       f"Skor bermask {shape}", "Kecilkan T atau jumlah head/batch.")
+    memory.check_output_bytes(float(np.prod(shape, dtype=float)) * S.dtype.itemsize,
+                              f"Skor bermask {shape}", "Kecilkan T atau jumlah head/batch.")
     return S
 
 

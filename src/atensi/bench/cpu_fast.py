@@ -49,6 +49,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from atensi import memory
 from atensi import validation as _val
 
 __all__ = ["attention_cpu_fast", "default_threads", "auto_block"]
@@ -236,7 +237,7 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
     normalize_first = v_abs * T_k > limit
     d_v = V.shape[-1]
     workers = min(threads, len(range(0, T_q, block)) * max(1, math.prod(lead)))
-    _val.check_output_bytes(
+    memory.check_output_bytes(
         _work_bytes(Q, K, V, lead, dtype, block, workers),
         f"attention_cpu_fast untuk sumbu depan {lead} dan T = {T_q} (keluaran, salinan Q "
         "yang diskalakan, salinan K dan V, jalur skor per thread)",

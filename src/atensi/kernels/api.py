@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from atensi import memory
 from atensi import validation as _v
 from atensi.formatting import id_int
 from atensi.kernels import arrays, launch, registry
@@ -53,9 +54,9 @@ def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
     _check_version(version, "scores")
     H, T, d_k = _v.check_qkv(Q, K)
     check_T_limit(T, "scores")
-    _v.check_output_bytes(4.0 * H * T * T, f"Matriks skor {H} × {T} × {T} (float32)",
-                          "Pakai attention(..., impl='fused-v1'), yang tidak pernah membuat "
-                          "matriks (T, T), atau kecilkan T.", _v.kind(Q))
+    memory.check_output_bytes(4.0 * H * T * T, f"Matriks skor {H} × {T} × {T} (float32)",
+                              "Pakai attention(..., impl='fused-v1'), yang tidak pernah membuat "
+                              "matriks (T, T), atau kecilkan T.", _v.kind(Q))
     _v.check_cpu_work(_v.pair_work(H, T, d_k), "scores", backend)
     Qd, Kd = arrays.to_backend(Q, backend), arrays.to_backend(K, backend)
     Sd = arrays.empty(Q.shape[:-1] + (T,), backend)
@@ -74,8 +75,8 @@ def causal_mask(S, *, backend=None):
     H, T = _v.check_square(S, "S")
     check_T_limit(T, "causal_mask")
     _v.check_finite(S, "S", allow_neg_inf=True)
-    _v.check_output_bytes(float(S.nbytes), f"Salinan S {tuple(S.shape)}",
-                          "Kecilkan T, atau pakai scores(..., causal=True).", _v.kind(S))
+    memory.check_output_bytes(float(S.nbytes), f"Salinan S {tuple(S.shape)}",
+                              "Kecilkan T, atau pakai scores(..., causal=True).", _v.kind(S))
     _v.check_cpu_work(float(H) * T * T, "causal_mask", backend)
     Sd = arrays.to_backend(S, backend)
     Od = arrays.empty(S.shape, backend)
@@ -111,8 +112,8 @@ def softmax(S, axis=-1, *, causal=False, version="v2", backend=None):
     rows = S.size // n
     _v.check_int32(n, "Panjang baris softmax n")
     _v.check_int32(rows, "Jumlah baris")
-    _v.check_output_bytes(float(S.nbytes), f"Keluaran softmax {tuple(S.shape)}",
-                          "Kecilkan T, atau pakai attention(..., impl='fused-v1').", _v.kind(S))
+    memory.check_output_bytes(float(S.nbytes), f"Keluaran softmax {tuple(S.shape)}",
+                              "Kecilkan T, atau pakai attention(..., impl='fused-v1').", _v.kind(S))
     _v.check_cpu_work(float(S.size), "softmax", backend)
     _v.check_finite(S, "S", allow_neg_inf=True)
     Sd = arrays.to_backend(S, backend)
@@ -251,9 +252,9 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     else:
         H, T, d_k = _v.check_qkv(Q, K, V)
     if splits is not None and splits > 1:
-        _v.check_output_bytes(4.0 * splits * H * T * (d_k + 2),
-                              f"Memori sementara split-K ({splits} rentang, float32)",
-                              "Kecilkan splits, atau pakai splits=None.", _v.kind(Q))
+        memory.check_output_bytes(4.0 * splits * H * T * (d_k + 2),
+                                  f"Memori sementara split-K ({splits} rentang, float32)",
+                                  "Kecilkan splits, atau pakai splits=None.", _v.kind(Q))
     if fused:
         # Q·Kᵀ and P·V (the future skipped when causal), plus every block launched.
         ranges = splits or (launch.fused_splits(H, T) if version == "v2" else 1)
@@ -280,9 +281,9 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
         return arrays.like_input(Od, Q)
     check_T_limit(T, "scores")
     check_T_limit(T, "weighted_sum")
-    _v.check_output_bytes(8.0 * H * T * T, f"Skor dan bobot {H} × {T} × {T} (float32, dua array)",
-                          "Pakai attention(..., impl='fused-v1'), yang tidak pernah membuat "
-                          "matriks (T, T), atau kecilkan T.", _v.kind(Q))
+    memory.check_output_bytes(8.0 * H * T * T, f"Skor dan bobot {H} × {T} × {T} (float32, dua array)",
+                              "Pakai attention(..., impl='fused-v1'), yang tidak pernah membuat "
+                              "matriks (T, T), atau kecilkan T.", _v.kind(Q))
     # Q·Kᵀ and A·V; weighted_sum v1 multiplies all of A even when causal.
     _v.check_cpu_work(_v.pair_work(H, T, d_k, products=2), "attention", backend)
     Qd, Kd, Vd = (arrays.to_backend(x, backend) for x in (Q, K, V))
@@ -316,8 +317,8 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
     rows = X.size // d_k
     _v.check_int32(rows, "Jumlah baris H·T")
     _v.check_int32(offset + T, "Posisi terakhir offset + T")
-    _v.check_output_bytes(float(X.nbytes), f"Keluaran RoPE {tuple(X.shape)}",
-                          "Kecilkan T atau jumlah head.", _v.kind(X))
+    memory.check_output_bytes(float(X.nbytes), f"Keluaran RoPE {tuple(X.shape)}",
+                              "Kecilkan T atau jumlah head.", _v.kind(X))
     _v.check_cpu_work(float(X.size), "rope", backend)
     _v.check_finite(X, "X")
     _v.check_rotation_overflow(X)

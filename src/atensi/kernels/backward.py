@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from atensi import memory
 from atensi import validation as _v
 from atensi.kernels import arrays, launch, loading, registry
 from atensi.kernels.loading import resolve_backend
@@ -147,10 +148,10 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
         _check_lse(lse, Q)
     launch.check_T_limit(T, "scores")
     launch.check_T_limit(T, "weighted_sum")
-    _v.check_output_bytes(12.0 * H * T * T,
-                          f"S, A dan dA {H} × {T} × {T} (float32, tiga array)",
-                          "Pakai reference.attention_backward_blocked, yang tidak pernah "
-                          "membuat matriks (T, T), atau kecilkan T.", _v.kind(Q))
+    memory.check_output_bytes(12.0 * H * T * T,
+                              f"S, A dan dA {H} × {T} × {T} (float32, tiga array)",
+                              "Pakai reference.attention_backward_blocked, yang tidak pernah "
+                              "membuat matriks (T, T), atau kecilkan T.", _v.kind(Q))
     # scores, dV, dA, dQ, dK: five (T, T, d) products; the two softmax passes are small.
     _v.check_cpu_work(_v.pair_work(H, T, max(d_k, V.shape[-1]), products=5),
                       "attention_backward", backend)

@@ -1,4 +1,4 @@
-"""validation.available_memory: the smallest of the machine, RLIMIT_AS and cgroup limits."""
+"""memory.available_memory: the smallest of the machine, RLIMIT_AS and cgroup limits."""
 
 import subprocess
 import sys
@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from atensi import validation
+from atensi import memory
 
 
 def test_address_space_limit_is_respected():
@@ -16,8 +16,8 @@ def test_address_space_limit_is_respected():
         import resource
         resource.setrlimit(resource.RLIMIT_AS, (4 * 2**30, resource.RLIM_INFINITY))
         import numpy as np
-        from atensi import kernels, validation
-        print(validation.available_memory() / 2**30)
+        from atensi import kernels, memory
+        print(memory.available_memory() / 2**30)
         try:
             kernels.attention(*(np.zeros((30000, 64), np.float32),) * 3, backend="cpu")
         except MemoryError as err:
@@ -40,8 +40,8 @@ def _fake_cgroup(tmp_path, monkeypatch, files):
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-    monkeypatch.setattr(validation, "PROC_SELF", proc)
-    monkeypatch.setattr(validation, "CGROUP_ROOT", root)
+    monkeypatch.setattr(memory, "PROC_SELF", proc)
+    monkeypatch.setattr(memory, "CGROUP_ROOT", root)
 
 
 def test_cgroup_v2_limit_counts_the_parents_and_the_reclaimable_cache(tmp_path, monkeypatch):
@@ -53,9 +53,9 @@ def test_cgroup_v2_limit_counts_the_parents_and_the_reclaimable_cache(tmp_path, 
         "kotak/memory.current": f"{3 * gib}\n",
         "kotak/memory.stat": f"anon 1\ninactive_file {gib // 2}\n",
     })
-    assert validation.available_memory() == pytest.approx(1.5 * gib)
+    assert memory.available_memory() == pytest.approx(1.5 * gib)
     with pytest.raises(MemoryError, match="butuh sekitar 2 GiB.*tersedia sekitar 1,5 GiB"):
-        validation.check_output_bytes(2.0 * gib, "Uji", "Kecilkan T.")
+        memory.check_output_bytes(2.0 * gib, "Uji", "Kecilkan T.")
 
 
 def test_cgroup_v1_limit(tmp_path, monkeypatch):
@@ -64,7 +64,7 @@ def test_cgroup_v1_limit(tmp_path, monkeypatch):
         "memory/memory.limit_in_bytes": f"{2 * gib}\n",
         "memory/memory.usage_in_bytes": f"{gib}\n",
     })
-    assert validation.available_memory() == pytest.approx(gib)
+    assert memory.available_memory() == pytest.approx(gib)
 
 
 def test_no_limit_means_the_machine(tmp_path, monkeypatch):
@@ -74,4 +74,4 @@ def test_no_limit_means_the_machine(tmp_path, monkeypatch):
         "kotak/tugas/memory.max": "max\n",
         "kotak/tugas/memory.current": "1000\n",
     })
-    assert validation.available_memory() == 64 * 2**30
+    assert memory.available_memory() == 64 * 2**30
