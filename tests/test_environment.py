@@ -2,23 +2,24 @@
 
 import pytest
 
-from atensi import environment, validation
+from atensi import environment
 from atensi.cudacpu import RawModule, build, module
+from atensi.kernels import limits
 
 
 @pytest.mark.parametrize("value", ["nan", "1e400", "inf", "-1", "0", "banyak"])
 def test_a_cpu_budget_that_is_not_a_finite_positive_number_is_refused(monkeypatch, value):
     monkeypatch.setenv("ATENSI_CPU_BUDGET", value)
     with pytest.raises(ValueError, match=f"ATENSI_CPU_BUDGET='{value}' tidak sah.*unset"):
-        validation.check_cpu_work(1e30, "Atensi ini", "cpu")
+        limits.check_cpu_work(1e30, "Atensi ini", "cpu")
 
 
 def test_a_cpu_budget_from_the_environment_is_named_in_the_refusal(monkeypatch):
     monkeypatch.setenv("ATENSI_CPU_BUDGET", "1e3")
     with pytest.raises(ValueError, match="batasnya .* \\(dari variabel lingkungan ATENSI_CPU_BUDGET"):
-        validation.check_cpu_work(1e6, "Atensi ini", "cpu")
+        limits.check_cpu_work(1e6, "Atensi ini", "cpu")
     monkeypatch.setenv("ATENSI_CPU_BUDGET", "")  # empty: the default
-    assert validation.cpu_budget() == validation.CPU_BUDGET
+    assert limits.cpu_budget() == limits.CPU_BUDGET
 
 
 @pytest.mark.parametrize("value", ["banyak", "0", "-5", "1.5"])

@@ -1,6 +1,6 @@
 """The GPU fact table: self-consistent, at the bottom of the import graph, and the
 one source of the numbers the roofline, SASS model, occupancy, launchers,
-emulator and validation use."""
+emulator and kernel limits use."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from atensi import hardware, roofline, validation
+from atensi import hardware, roofline
 from atensi.cudacpu import module as cudacpu_module
 from atensi.cudacpu import resources
-from atensi.kernels import compiling, launch, registry, sass
+from atensi.kernels import compiling, launch, limits, registry, sass
 from atensi.ptxas import KernelResources
 
 SRC = Path(hardware.__file__).resolve().parent
@@ -114,9 +114,9 @@ def test_the_launchers_and_the_split_model_read_the_table():
         assert limit % hardware.MAX_GRID_DIM[1] == 0, step
 
 
-def test_validation_names_the_grid_limit_of_the_table():
+def test_the_T_limit_names_the_grid_limit_of_the_table():
     with pytest.raises(ValueError, match=f"grid.y paling banyak {hardware.MAX_GRID_DIM[1]} block"):
-        validation.check_T_limit(10, "scores", 5)
+        limits.check_T_limit(10, "scores", 5)
 
 
 @pytest.mark.parametrize("arch", [hardware.SM_80, hardware.SM_90], ids=lambda a: a.name)

@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 
 import _kernel_cases as kc
-from atensi import kernels, memory, reference, validation
+from atensi import kernels, memory, reference
 from atensi.cudacpu import BarrierDeadlockError, CudaCpuError, LaunchConfigError, RawModule
+from atensi.kernels import limits
 
 ROOT = Path(__file__).resolve().parents[1]
 RNG = np.random.default_rng(11)
@@ -387,7 +388,7 @@ def test_accepted_emulated_launches_finish_within_their_budget(path, monkeypatch
     busy machine), at d_k = 1 where each (i, j) pair costs more than its multiply-add."""
     budget = 2e7
     monkeypatch.setenv("ATENSI_CPU_BUDGET", str(budget))
-    seconds = budget / validation.CPU_OPS_PER_SECOND
+    seconds = budget / limits.CPU_OPS_PER_SECOND
     call = BUDGET_SWEEP[path]
     n = _largest_accepted(call, monkeypatch)
     call(2)  # compiles and loads the kernels: not part of the work

@@ -203,16 +203,6 @@ def test_bad_input_is_refused(case):
     assert any(word in message for word in ("harus", "melebihi", "berisi", "hanya")), message
 
 
-def test_d_k_limit_helper():
-    """The limit check used by kernels that hold a row of d_k in registers."""
-    validation.check_d_k_limit(128, 128, "attention_fused")
-    validation.check_d_k_limit(4096, None, "scores_v2_tiled")
-    with pytest.raises(ValueError, match=r"'Q'.*d_k = 129.*melebihi batas kernel attention_fused.*128"):
-        validation.check_d_k_limit(129, 128, "attention_fused")
-    with pytest.raises(ValueError, match=r"d_k = 256\) melebihi"):
-        validation.check_qkv(rand(3, 256), rand(3, 256), rand(3, 256), max_d_k=128)
-
-
 def test_cupy_backend_without_gpu(monkeypatch):
     if kernels.gpu_available():
         pytest.skip("Ada GPU di mesin ini: backend='cupy' sah.")

@@ -127,7 +127,7 @@ def test_public_names_only():
     assert all(not name.startswith("_") for name in kernels.__all__)
     assert all(hasattr(kernels, name) for name in kernels.__all__)
     public = {n for n in vars(kernels) if not n.startswith("_")}
-    submodules = {"api", "arrays", "backward", "cli", "compiling", "launch", "loading",
+    submodules = {"api", "arrays", "backward", "cli", "compiling", "launch", "limits", "loading",
                   "registry", "sass", "annotations"}
     assert public - submodules == set(kernels.__all__) - {"registry"}
     # The chains, then one fused impl per fused version of the registry; at least these.

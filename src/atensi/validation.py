@@ -26,10 +26,10 @@ Yang diperiksa:
   bulat 1…65536; ``version`` string yang dikenal;
 - mask boolean (bentuk, tipe, panjang *padding*), baris peluang (``measures``),
   teks dan token model, parameter model;
-- ukuran keluaran diperkirakan sebelum memori dipesan (:mod:`atensi.memory`);
-  pekerjaan emulasi CPU yang terlalu besar ditolak (batasnya ``ATENSI_CPU_BUDGET``; kerjanya
-  H·T²·max(d_k, 16) per perkalian (T, T, d_k), dibagi kecepatan jalurnya,
-  ditambah biaya setiap *block* split-K).
+- ukuran keluaran diperkirakan sebelum memori dipesan (:mod:`atensi.memory`).
+
+Batas yang hanya dimiliki kernel (indeks int32, *grid*, d_k di register) dan
+beban emulasi CPU ada di :mod:`atensi.kernels.limits`.
 """
 
 from __future__ import annotations
@@ -38,26 +38,12 @@ import math
 
 import numpy as np
 
-from atensi import hardware, memory
-from atensi.formatting import id_bytes, id_float, id_int, id_sci
+from atensi import memory
+from atensi.formatting import id_int, id_sci
 
 REFERENCE_DTYPES = (np.float16, np.float32, np.float64)
 KERNEL_DTYPES = (np.float32,)
-INT32_MAX = 2**31 - 1
 MAX_BLOCK = 65536
-# Multiply-adds the CPU emulation accepts in one call (scores of ANDREA's
-# 12 heads at T = 1024 are 8·10⁸); the chain runs about 10⁸ per second.
-CPU_BUDGET = 1e10
-CPU_OPS_PER_SECOND = 1e8  # the emulated chain, measured on a 2-core laptop
-# Below d = 16 the cost of each (i, j) pair (loads, loop, exp) outweighs its d
-# multiply-adds: d_k = 1 is as slow per pair as d_k = 16.
-MIN_WORK_D = 16
-# Emulated speed of each path relative to the chain, measured at T = 2048,
-# d_k = 1 and 64 (fused v1: 3-9x, v2: 0.9-3x, tensor cores: 0.4-0.7x), rounded down.
-EMULATED_SPEED = {"chain": 1.0, "fused_v1": 2.0, "fused_v2": 0.75, "fused_v3": 0.25}
-# A block that does almost nothing (a split-K range of a tiny T) still costs
-# about a millisecond to emulate.
-BLOCK_WORK = 1e5
 
 
 def _dtype_names(dtypes) -> str:
@@ -457,31 +443,6 @@ def check_axis(axis, ndim: int, name: str = "axis") -> int:
     return int(axis)
 
 
-def check_int32(value: int, what: str) -> None:
-    if value > INT32_MAX:
-        raise ValueError(
-            f"{what} = {value} melebihi batas int32 ({INT32_MAX}) yang dipakai kernel. "
-            "Bagi pekerjaannya menjadi beberapa panggilan yang lebih kecil."
-        )
-
-
-def check_T_limit(T: int, step: str, limit: int) -> None:
-    if T > limit:
-        raise ValueError(
-            f"T = {T} melebihi batas kernel {step} ({limit}: grid.y paling banyak "
-            f"{hardware.MAX_GRID_DIM[1]} block). Bagi barisannya menjadi potongan yang lebih kecil."
-        )
-
-
-def check_d_k_limit(d_k: int, limit, kernel: str) -> None:
-    """Untuk kernel yang menyimpan satu baris d_k di register/shared memory."""
-    if limit is not None and d_k > limit:
-        raise ValueError(
-            f"Dimensi terakhir 'Q', 'K', 'V' (d_k = {d_k}) melebihi batas kernel {kernel}: "
-            f"paling besar {limit}. Pakai impl='chain-v2' (rantai kernel biasa) atau kecilkan d_k."
-        )
-
-
 # ---------------------------------------------------------------------------
 # Shapes together
 # ---------------------------------------------------------------------------
@@ -547,46 +508,6 @@ def check_v(V, K, Q=None) -> None:
 _NO_V = object()
 
 
-def check_qkv(Q, K, V=_NO_V, *, max_d_k=None, kernel="attention", tf32=False):
-    """Kernels: Q, K (and V) together; returns (H, T, d_k), H = product of leading axes.
-
-    ``V=None`` is checked (and refused) like any other V; leave V out for scores.
-    ``tf32``: the kernel rounds Q and K to TF32 (:func:`check_score_overflow`).
-    """
-    if V is _NO_V:
-        V = None
-        names = {"Q": Q, "K": K}
-    else:
-        names = {"Q": Q, "K": K, "V": V}
-    for name, x in names.items():
-        check_array(x, name)
-    check_same_kind(**names)
-    check_qk_shapes(Q, K, square=True)
-    check_leading(names, broadcast=False)
-    if "V" in names:
-        check_v(V, K, Q)
-    H, T, d_k = leading(Q.shape), Q.shape[-2], Q.shape[-1]
-    check_d_k_limit(d_k, max_d_k, kernel)
-    check_int32(H * T, "Jumlah baris H·T")
-    for name, x in names.items():
-        check_finite(x, name)
-    check_score_overflow(Q, K, tf32=tf32)
-    return H, T, d_k
-
-
-def check_square(S, name: str):
-    """Kernels: (..., T, T) array; returns (H, T)."""
-    check_array(S, name, layout="(..., T, T)")
-    if S.shape[-1] != S.shape[-2]:
-        raise ValueError(
-            f"Argumen '{name}' harus persegi pada dua sumbu terakhir (..., T, T), tetapi "
-            f"yang diterima bentuk {tuple(S.shape)}."
-        )
-    H, T = leading(S.shape), S.shape[-1]
-    check_int32(H * T, "Jumlah baris H·T")
-    return H, T
-
-
 def reference_qkv(Q, K, V=_NO_V):
     """Reference: Q, K (and V) as float arrays with matching d_k, T_k and leading axes.
 
@@ -615,60 +536,6 @@ def reference_qkv(Q, K, V=_NO_V):
 # ---------------------------------------------------------------------------
 # Sizes and work
 # ---------------------------------------------------------------------------
-
-
-def cpu_budget() -> float:
-    """``ATENSI_CPU_BUDGET`` (a finite number > 0, else refused by name) or ``CPU_BUDGET``."""
-    from . import environment
-
-    return environment.positive_number("ATENSI_CPU_BUDGET", CPU_BUDGET)
-
-
-def pair_work(H: int, T: int, d: int, *, products: float = 1.0, path: str = "chain",
-              blocks: float = 0) -> float:
-    """Emulated work of ``products`` (T, T, d) products over H heads, in chain operations.
-
-    H·T²·max(d, 16)·products, divided by the path's speed (``EMULATED_SPEED``),
-    plus ``BLOCK_WORK`` for each of ``blocks`` launched blocks.
-    """
-    pairs = float(H) * T * T * max(d, MIN_WORK_D) * products
-    return pairs / EMULATED_SPEED[path] + float(blocks) * BLOCK_WORK
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{id_float(max(seconds, 1.0), 0)} detik"
-    if seconds < 3600:
-        return f"{id_float(seconds / 60, 0)} menit"
-    return f"{id_float(seconds / 3600, 1)} jam"
-
-
-def _budget_source() -> str:
-    from . import environment
-
-    return ("dari variabel lingkungan ATENSI_CPU_BUDGET" if environment.is_set("ATENSI_CPU_BUDGET")
-            else "beberapa menit di laptop")
-
-
-def check_cpu_work(work: float, what: str, backend: str, *, first: str = "") -> None:
-    """The CPU emulation runs ~10⁸ chain operations per second: refuse hours of work.
-
-    ``first``: the remedy to name before the usual ones (the argument that made
-    the work large, e.g. ``splits``)."""
-    if backend != "cpu":
-        return
-    budget = cpu_budget()
-    if work > budget:
-        seconds = work / CPU_OPS_PER_SECOND
-        raise ValueError(
-            f"{what} terlalu besar untuk emulasi CPU: sekitar {id_sci(work)} operasi, "
-            f"kira-kira {_duration(seconds)} di sini, "
-            f"batasnya {id_sci(budget)} ({_budget_source()}). {first}Jalankan di GPU "
-            f"(backend='cupy'), atau kecilkan T atau jumlah head, atau hitung dengan NumPy "
-            "lewat atensi.reference (atensi utuh tanpa matriks (T, T): "
-            "reference.attention_blocked); batasnya bisa diubah dengan "
-            "variabel lingkungan ATENSI_CPU_BUDGET."
-        )
 
 
 def check_score_bytes(Q, K, copies: int, what: str, hint: str, dtype=None) -> None:

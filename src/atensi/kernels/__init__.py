@@ -45,6 +45,7 @@ Isi paket, satu tugas per modul:
     loading     berkas .cu, pilihan backend, pustaka CUDA dari wheel, get_function
     arrays      array antar-backend (NumPy/CuPy masuk, jenis yang sama keluar)
     launch      grid/block dan peluncur setiap kernel, pilihan ``impl``
+    limits      batas kernel (int32, grid.y, d_k) dan beban emulasi CPU, sebelum peluncuran
     compiling   CompileError, compile_report, ptxas_table, okupansi
     sass        campuran instruksi SASS (``python -m atensi.kernels --sass``)
     api         scores, causal_mask, softmax, weighted_sum, attention, rope

@@ -13,7 +13,7 @@ import numpy as np
 from atensi import memory
 from atensi import validation as _v
 from atensi.formatting import id_int
-from atensi.kernels import arrays, launch, registry
+from atensi.kernels import arrays, launch, limits, registry
 from atensi.kernels.launch import (
     FUSED,
     FUSED_MAX_SPLITS,
@@ -52,12 +52,12 @@ def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
     scale = _v.check_flag(scale, "scale")
     causal = _v.check_flag(causal, "causal")
     _check_version(version, "scores")
-    H, T, d_k = _v.check_qkv(Q, K)
+    H, T, d_k = limits.check_qkv(Q, K)
     check_T_limit(T, "scores")
     memory.check_output_bytes(4.0 * H * T * T, f"Matriks skor {H} × {T} × {T} (float32)",
                               "Pakai attention(..., impl='fused-v1'), yang tidak pernah membuat "
                               "matriks (T, T), atau kecilkan T.", _v.kind(Q))
-    _v.check_cpu_work(_v.pair_work(H, T, d_k), "scores", backend)
+    limits.check_cpu_work(limits.pair_work(H, T, d_k), "scores", backend)
     Qd, Kd = arrays.to_backend(Q, backend), arrays.to_backend(K, backend)
     Sd = arrays.empty(Q.shape[:-1] + (T,), backend)
     launch.launch_scores(Qd, Kd, Sd, H, T, d_k, scale=scale, causal=causal, version=version,
@@ -72,12 +72,12 @@ def causal_mask(S, *, backend=None):
     lebih dulu; -inf boleh (sudah ditutup mask).
     """
     backend = resolve_backend(backend)
-    H, T = _v.check_square(S, "S")
+    H, T = limits.check_square(S, "S")
     check_T_limit(T, "causal_mask")
     _v.check_finite(S, "S", allow_neg_inf=True)
     memory.check_output_bytes(float(S.nbytes), f"Salinan S {tuple(S.shape)}",
                               "Kecilkan T, atau pakai scores(..., causal=True).", _v.kind(S))
-    _v.check_cpu_work(float(H) * T * T, "causal_mask", backend)
+    limits.check_cpu_work(float(H) * T * T, "causal_mask", backend)
     Sd = arrays.to_backend(S, backend)
     Od = arrays.empty(S.shape, backend)
     launch.launch_causal_mask(Sd, Od, H, T, backend=backend)
@@ -100,7 +100,7 @@ def softmax(S, axis=-1, *, causal=False, version="v2", backend=None):
                               "Pakai versi itu, atau mask dulu S dengan causal_mask(S).")
     _v.check_array(S, "S", min_ndim=1, layout="(..., n)")
     if causal:
-        _v.check_square(S, "S")
+        limits.check_square(S, "S")
     if (isinstance(axis, (bool, np.bool_)) or not isinstance(axis, (int, np.integer))
             or axis not in (-1, S.ndim - 1)):
         raise ValueError(
@@ -110,11 +110,11 @@ def softmax(S, axis=-1, *, causal=False, version="v2", backend=None):
         )
     n = S.shape[-1]
     rows = S.size // n
-    _v.check_int32(n, "Panjang baris softmax n")
-    _v.check_int32(rows, "Jumlah baris")
+    limits.check_int32(n, "Panjang baris softmax n")
+    limits.check_int32(rows, "Jumlah baris")
     memory.check_output_bytes(float(S.nbytes), f"Keluaran softmax {tuple(S.shape)}",
                               "Kecilkan T, atau pakai attention(..., impl='fused-v1').", _v.kind(S))
-    _v.check_cpu_work(float(S.size), "softmax", backend)
+    limits.check_cpu_work(float(S.size), "softmax", backend)
     _v.check_finite(S, "S", allow_neg_inf=True)
     Sd = arrays.to_backend(S, backend)
     Ad = arrays.empty(S.shape, backend)
@@ -135,7 +135,7 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
     if causal:
         _check_causal_variant(version, "weighted_sum",
                               "Pakai versi itu; versi tanpa varian kausal selalu mengalikan seluruh A.")
-    H, T = _v.check_square(A, "A")
+    H, T = limits.check_square(A, "A")
     _v.check_array(V, "V")
     _v.check_same_kind(A=A, V=V)
     if V.shape[:-1] != A.shape[:-1]:
@@ -146,7 +146,7 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
         )
     d_k = V.shape[-1]
     check_T_limit(T, "weighted_sum")
-    _v.check_cpu_work(_v.pair_work(H, T, d_k), "weighted_sum", backend)
+    limits.check_cpu_work(limits.pair_work(H, T, d_k), "weighted_sum", backend)
     _v.check_finite(A, "A")
     _v.check_finite(V, "V")
     Ad, Vd = arrays.to_backend(A, backend), arrays.to_backend(V, backend)
@@ -246,11 +246,11 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     fused = impl in FUSED
     if fused:
         version = FUSED[impl]
-        H, T, d_k = _v.check_qkv(Q, K, V, max_d_k=launch.fused_max_d_k(version),
-                                 kernel=launch.fused_family(version, precision),
-                                 tf32=version == "v3")
+        H, T, d_k = limits.check_qkv(Q, K, V, max_d_k=launch.fused_max_d_k(version),
+                                     kernel=launch.fused_family(version, precision),
+                                     tf32=version == "v3")
     else:
-        H, T, d_k = _v.check_qkv(Q, K, V)
+        H, T, d_k = limits.check_qkv(Q, K, V)
     if splits is not None and splits > 1:
         memory.check_output_bytes(4.0 * splits * H * T * (d_k + 2),
                                   f"Memori sementara split-K ({splits} rentang, float32)",
@@ -259,11 +259,12 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
         # Q·Kᵀ and P·V (the future skipped when causal), plus every block launched.
         ranges = splits or (launch.fused_splits(H, T) if version == "v2" else 1)
         blocks = H * launch.ceil_div(T, registry.variant("attention_fused_v2", d_k).rows) * ranges
-        work = _v.pair_work(H, T, d_k, products=1 if causal else 2,
-                            path=f"fused_{version}", blocks=blocks)
-        pairs = _v.pair_work(H, T, d_k, products=1 if causal else 2, path=f"fused_{version}")
+        speed = registry.emulated_speed("fused", version)
+        work = limits.pair_work(H, T, d_k, products=1 if causal else 2, speed=speed,
+                                blocks=blocks)
+        pairs = limits.pair_work(H, T, d_k, products=1 if causal else 2, speed=speed)
         many = (splits or 1) > 1 and work > 2 * pairs  # most of the work is the split blocks
-        _v.check_cpu_work(
+        limits.check_cpu_work(
             work, f"attention(..., impl={impl!r}" + (f", splits={splits})" if many else ")"),
             backend, first=(f"Kecilkan 'splits' (setiap rentang key adalah satu block yang ikut "
                             f"diemulasi: {id_int(blocks)} block), misalnya splits=None. "
@@ -285,7 +286,7 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
                               "Pakai attention(..., impl='fused-v1'), yang tidak pernah membuat "
                               "matriks (T, T), atau kecilkan T.", _v.kind(Q))
     # Q·Kᵀ and A·V; weighted_sum v1 multiplies all of A even when causal.
-    _v.check_cpu_work(_v.pair_work(H, T, d_k, products=2), "attention", backend)
+    limits.check_cpu_work(limits.pair_work(H, T, d_k, products=2), "attention", backend)
     Qd, Kd, Vd = (arrays.to_backend(x, backend) for x in (Q, K, V))
     Od = launch.launch_attention(Qd, Kd, Vd, impl=impl, causal=causal, scale=scale,
                                  backend=backend)
@@ -315,11 +316,11 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
             "Pakai base yang lebih kecil, misalnya 10000.0."
         )
     rows = X.size // d_k
-    _v.check_int32(rows, "Jumlah baris H·T")
-    _v.check_int32(offset + T, "Posisi terakhir offset + T")
+    limits.check_int32(rows, "Jumlah baris H·T")
+    limits.check_int32(offset + T, "Posisi terakhir offset + T")
     memory.check_output_bytes(float(X.nbytes), f"Keluaran RoPE {tuple(X.shape)}",
                               "Kecilkan T atau jumlah head.", _v.kind(X))
-    _v.check_cpu_work(float(X.size), "rope", backend)
+    limits.check_cpu_work(float(X.size), "rope", backend)
     _v.check_finite(X, "X")
     _v.check_rotation_overflow(X)
     Xd = arrays.to_backend(X, backend)

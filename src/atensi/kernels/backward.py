@@ -29,7 +29,7 @@ import numpy as np
 
 from atensi import memory
 from atensi import validation as _v
-from atensi.kernels import arrays, launch, loading, registry
+from atensi.kernels import arrays, launch, limits, loading, registry
 from atensi.kernels.loading import resolve_backend
 
 FILE = "attention_backward.cu"
@@ -141,7 +141,7 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
     scale = _v.check_flag(scale, "scale")
-    H, T, d_k = _v.check_qkv(Q, K, V)
+    H, T, d_k = limits.check_qkv(Q, K, V)
     _check_dO(dO, Q, V)
     _v.check_gradient_overflow(dO, V)
     if lse is not None:
@@ -153,8 +153,8 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True, lse=None, backen
                               "Pakai reference.attention_backward_blocked, yang tidak pernah "
                               "membuat matriks (T, T), atau kecilkan T.", _v.kind(Q))
     # scores, dV, dA, dQ, dK: five (T, T, d) products; the two softmax passes are small.
-    _v.check_cpu_work(_v.pair_work(H, T, max(d_k, V.shape[-1]), products=5),
-                      "attention_backward", backend)
+    limits.check_cpu_work(limits.pair_work(H, T, max(d_k, V.shape[-1]), products=5),
+                          "attention_backward", backend)
     Qd, Kd, Vd, dOd = (arrays.to_backend(x, backend) for x in (Q, K, V, dO))
     lsed = None if lse is None else arrays.to_backend(lse, backend)
     grads = _backward_chain(Qd, Kd, Vd, dOd, lsed, H, T, d_k, causal=causal, scale=scale,

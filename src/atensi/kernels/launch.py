@@ -19,7 +19,7 @@ import numpy as np
 
 from atensi import hardware
 from atensi import validation as _v
-from atensi.kernels import arrays, loading, registry
+from atensi.kernels import arrays, limits, loading, registry
 
 # Launch limits of CUDA grids. Read at every launch, so a test can lower them
 # to check that the kernels' loops over heads/rows cover everything.
@@ -64,7 +64,7 @@ MAX_T = {step: _max_T(step) for step in ("scores", "causal_mask", "weighted_sum"
 
 
 def check_T_limit(T: int, step: str):
-    _v.check_T_limit(T, step, MAX_T[step])
+    limits.check_T_limit(T, step, MAX_T[step])
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -240,7 +240,7 @@ def launch_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
     """
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _v.leading(Qd.shape)
-    _v.check_d_k_limit(d_k, fused_max_d_k(version), fused_family(version, precision))
+    limits.check_d_k_limit(d_k, fused_max_d_k(version), fused_family(version, precision))
     if version == "v2" and splits is None:
         splits = fused_splits(H, T, _sm_count(backend))
     Od = arrays.empty(Qd.shape, backend)

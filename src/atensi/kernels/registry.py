@@ -4,11 +4,13 @@ Setiap :class:`Kernel` menyebut berkasnya, namanya, ukuran *block*, baris
 *query* per *block* (untuk *fused kernel*), lebar ``D`` yang dipakainya
 (varian ``_d32``/``_d64``/``_d128``), d_k terbesar yang didukung, *shared
 memory* dinamis yang diminta saat peluncuran, model FLOP/byte untuk
-roofline, serta langkah dan versi yang dijalankannya (``step``, ``version``,
-``causal``): peluncur mencari kernelnya dengan :func:`for_step`, dan fungsi
-publik menerima setiap versi di :func:`versions`. Konstanta waktu kompilasi satu berkas (:data:`CONSTANTS`) sampai ke
-``.cu`` sebagai opsi ``-DNAMA=nilai`` (:func:`defines`), baik di NVRTC/CuPy
-maupun di :mod:`atensi.cudacpu`; berkas ``.cu`` menyimpan nilai yang sama
+roofline, kecepatan emulasi CPU relatif terhadap rantai (untuk batas beban
+emulasi, :func:`emulated_speed`), serta langkah dan versi yang dijalankannya
+(``step``, ``version``, ``causal``): peluncur mencari kernelnya dengan
+:func:`for_step`, dan fungsi publik menerima setiap versi di :func:`versions`.
+Konstanta waktu kompilasi satu berkas (:data:`CONSTANTS`) sampai ke ``.cu``
+sebagai opsi ``-DNAMA=nilai`` (:func:`defines`), baik di NVRTC/CuPy maupun di
+:mod:`atensi.cudacpu`; berkas ``.cu`` menyimpan nilai yang sama
 sebagai ``#ifndef NAMA`` / ``#define NAMA nilai`` / ``#endif`` agar tetap
 terbaca dan bisa dikompilasi sendiri.
 
@@ -141,6 +143,11 @@ class Kernel:
     causal: bool = False
     precision: str | None = None  # tensor-core operand format ("tf32", "3xtf32")
     micro_tile: tuple[int, int] | None = None  # scores per lane in registers (rows, keys)
+    # How fast the CPU emulator runs this kernel's path relative to the chain
+    # kernels (1.0): the CPU budget divides a path's work by it
+    # (kernels.limits.pair_work). Measured at T = 2048, d_k = 1 and 64 (fused
+    # v1: 3-9x, v2: 0.9-3x, tensor cores: 0.4-0.7x), rounded down.
+    emulated_speed: float = 1.0
 
     @property
     def threads(self) -> int:
@@ -291,7 +298,8 @@ def _entries():
         out.append(Kernel("attention_fused.cu", f"attention_fused_d{width}",
                           (fused["FUSED_THREADS"], 1, 1), rows=fused["FUSED_THREADS"] // lanes_per_row,
                           width=width,
-                          max_d_k=fused["FUSED_MAX_DK"], model=_fused, step="fused", version="v1"))
+                          max_d_k=fused["FUSED_MAX_DK"], model=_fused, step="fused", version="v1",
+                          emulated_speed=2.0))
     # Fused v2: Qs + Ks + Vs + Ps = (BQ + 4 BK) · D + BQ · BK floats (FV2_SMEM in the
     # .cu); above 48 KiB as extern __shared__.
     for kind in ("v2", "v2_split"):
@@ -303,7 +311,7 @@ def _entries():
                               max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > hardware.DEFAULT_SHARED_PER_BLOCK else 0,
                               model=_fused, step="fused" if kind == "v2" else None,
                               version="v2" if kind == "v2" else None,
-                              micro_tile=FV2_MICRO_TILE))
+                              micro_tile=FV2_MICRO_TILE, emulated_speed=0.75))
     out.append(Kernel("attention_fused.cu", "attention_fused_v2_combine",
                       (fused["FV2_THREADS"], 1, 1)))
     out += [
@@ -333,7 +341,7 @@ def _entries():
                                   (tc["TC_THREADS"], 1, 1), rows=tc["TC_BQ"], width=width,
                                   max_d_k=WIDTHS[-1], dynamic_shared=smem,
                                   step=None if split else "fused", version=None if split else "v3",
-                                  precision=precision))
+                                  precision=precision, emulated_speed=0.25))
     return tuple(out)
 
 
@@ -391,6 +399,15 @@ def for_step(step: str, version: str, *, causal: bool = False, d_k: int | None =
 def of_step(step: str, version: str) -> tuple[Kernel, ...]:
     """Every kernel (widths, variants) of ``version`` of ``step``."""
     return tuple(k for k in KERNELS if k.step == step and k.version == version)
+
+
+def emulated_speed(step: str, version: str) -> float:
+    """How fast the CPU emulator runs ``version`` of ``step``, relative to the chain (1.0).
+
+    One value per step and version (every width and variant carries it), so a
+    new version's speed is its registry entry, e.g. ``emulated_speed("fused", "v1") == 2.0``.
+    """
+    return min(k.emulated_speed for k in of_step(step, version))
 
 
 def files() -> tuple[str, ...]:
