@@ -78,16 +78,27 @@ done
 sleep 1
 
 out=_build/lighthouse
+# One report folder per build, named by its place in BUILDS and its path:
+# /tmp/a/_build/html and /tmp/b/_build/html both end in "html", and reports
+# named by the last part alone overwrote each other (both builds then showed
+# the same runs).
+label() {
+  local path
+  path=$(realpath -m "${builds[$1]}")
+  path=${path#/}
+  echo "$1-${path//\//_}"
+}
 # Lighthouse's simulated throttling multiplies the CPU time it observes, so one
 # run on a shared 2-core machine swings by 20 points: each page is measured
 # RUNS times and the median run is reported (Lighthouse's own advice).
 runs=${RUNS:-5}
 echo "beban mesin sebelum: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-14s %-22s %12s %14s %15s %6s   %s\n' halaman build performance accessibility best-practices seo "(performance tiap run)"
+# KB: bytes the median run transferred, so that two builds can be told apart.
+printf '%-14s %-22s %12s %14s %15s %6s %6s   %s\n' halaman build performance accessibility best-practices seo KB "(performance tiap run)"
 for page in "${pages[@]}"; do
   for i in $(seq "$runs"); do
     for b in "${!builds[@]}"; do
-      dir="$out/$(basename "${builds[$b]}")"
+      dir="$out/$(label "$b")"
       mkdir -p "$dir"
       CHROME_PATH=$CHROME "$LH_DIR/node_modules/.bin/lighthouse" \
         "http://127.0.0.1:${ports[$b]}/chapters/$page.html" \
@@ -97,20 +108,23 @@ for page in "${pages[@]}"; do
         >/dev/null 2>&1 || { echo "Lighthouse gagal pada $page (${builds[$b]})" >&2; exit 1; }
     done
   done
-  for html in "${builds[@]}"; do
-    python3 - "$out/$(basename "$html")" "$page" "$runs" "$html" <<'PY'
+  for b in "${!builds[@]}"; do
+    html=${builds[$b]}
+    python3 - "$out/$(label "$b")" "$page" "$runs" "$html" <<'PY'
 import json, shutil, sys
 out, page, runs, build = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 names = ("performance", "accessibility", "best-practices", "seo")
-scores = []
+scores, sent = [], {}
 for i in range(1, runs + 1):
-    cats = json.load(open(f"{out}/{page}-{i}.json"))["categories"]
+    report = json.load(open(f"{out}/{page}-{i}.json"))
+    cats = report["categories"]
     scores.append((i, [round(100 * cats[c]["score"]) for c in names]))
+    sent[i] = report["audits"]["total-byte-weight"]["numericValue"] / 1024
 scores.sort(key=lambda run: run[1][0])
 median_run, s = scores[len(scores) // 2]
 shutil.copy(f"{out}/{page}-{median_run}.json", f"{out}/{page}.json")
 each = " ".join(str(run[1][0]) for run in sorted(scores))
-print(f"{page:<14} {build:<22} {s[0]:>12} {s[1]:>14} {s[2]:>15} {s[3]:>6}   ({each})")
+print(f"{page:<14} {build:<22} {s[0]:>12} {s[1]:>14} {s[2]:>15} {s[3]:>6} {sent[median_run]:>6.0f}   ({each})")
 PY
   done
 done
