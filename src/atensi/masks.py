@@ -24,6 +24,7 @@ Baris yang tidak melihat apa pun (misalnya *query* padding) menjadi baris
 
 import numpy as np
 
+from . import memory
 from . import validation as _val
 from .validation import check_flag, check_int
 
@@ -38,7 +39,7 @@ def _finish(visible, additive):
 def causal(T, *, additive=False):
     """Mask kausal ``(T, T)``: posisi ``i`` melihat ``j <= i`` (diri sendiri dan masa lalu)."""
     T = check_int(T, "T")
-    _val.check_mask_bytes(T * T, f"Mask kausal {T} × {T}", additive)
+    _check_mask_bytes(T * T, f"Mask kausal {T} × {T}", additive)
     return _finish(np.tril(np.ones((T, T), dtype=bool)), additive)
 
 
@@ -52,8 +53,8 @@ def padding(lengths, T, *, additive=False):
     Gabungkan dengan ``causal(T)`` lewat ``combine`` untuk model *decoder-only*.
     """
     T = check_int(T, "T")
-    arr = _val.check_lengths(lengths, T)
-    _val.check_mask_bytes(float(arr.size) * T * T, f"Mask padding {arr.size} × {T} × {T}", additive)
+    arr = _check_lengths(lengths, T)
+    _check_mask_bytes(float(arr.size) * T * T, f"Mask padding {arr.size} × {T} × {T}", additive)
     real = np.arange(T)[None, :] < arr[:, None]  # (B, T): token asli?
     return _finish(real[:, :, None] & real[:, None, :], additive)
 
@@ -66,7 +67,7 @@ def sliding_window(T, w, *, additive=False):
     """
     T = check_int(T, "T")
     w = min(check_int(w, "w"), T)  # a wider window sees no more than the causal mask
-    _val.check_mask_bytes(T * T, f"Mask jendela geser {T} × {T}", additive)
+    _check_mask_bytes(T * T, f"Mask jendela geser {T} × {T}", additive)
     i = np.arange(T)[:, None]
     j = np.arange(T)[None, :]
     return _finish((j <= i) & (j > i - w), additive)
@@ -79,8 +80,8 @@ def prefix_lm(T, p, *, additive=False):
     dengan mask kausal; ``p = T`` membuka seluruh matriks.
     """
     T = check_int(T, "T")
-    p = _val.check_prefix_length(p, T)
-    _val.check_mask_bytes(T * T, f"Mask prefix-LM {T} × {T}", additive)
+    p = _check_prefix_length(p, T)
+    _check_mask_bytes(T * T, f"Mask prefix-LM {T} × {T}", additive)
     i = np.arange(T)[:, None]
     j = np.arange(T)[None, :]
     return _finish((j <= i) | (j < p), additive)
@@ -88,19 +89,152 @@ def prefix_lm(T, p, *, additive=False):
 
 def combine(*visibles):
     """Gabungan beberapa mask: posisi terlihat hanya bila terlihat di **semua** mask."""
-    arrays = _val.check_masks(visibles)
+    arrays = _check_masks(visibles)
     return np.logical_and.reduce(np.broadcast_arrays(*arrays))
 
 
 def to_additive(visible, dtype=np.float32):
     """Mask aditif: 0 di posisi terlihat, ``-inf`` di posisi tertutup (``skor + mask``)."""
-    visible = _val.check_visible(visible, "visible")
-    dt = _val.check_float_dtype(dtype)
+    visible = _check_visible(visible, "visible")
+    dt = _check_float_dtype(dtype)
     return np.where(visible, dt.type(0), dt.type(-np.inf))
 
 
 def apply(S, visible):
     """Salinan skor ``S`` dengan ``-inf`` di setiap posisi yang tidak terlihat."""
-    visible = _val.check_visible(visible, "visible")
-    S = _val.check_masked_scores(S, visible)
+    visible = _check_visible(visible, "visible")
+    S = _check_masked_scores(S, visible)
     return np.where(visible, S, S.dtype.type(-np.inf))
+
+
+# Argument checks of the functions above: each refuses before any memory is
+# taken, with one Indonesian message that names the argument and the fix.
+
+
+def _check_mask_bytes(count: float, what: str, additive) -> None:
+    """``count`` booleans (and as many float32 when additive) must fit in memory."""
+    itemsize = 5 if additive is True else 1
+    memory.check_output_bytes(float(count) * itemsize, what,
+                              "Kecilkan T; untuk T besar pakai attention_blocked atau "
+                              "kernel fused, yang tidak pernah membuat matriks (T, T).")
+
+
+def _check_prefix_length(p, T: int) -> int:
+    """The prefix length of a prefix-LM mask: an int 0…T."""
+    p = check_int(p, "p", low=0)
+    if p > T:
+        raise ValueError(
+            f"Argumen 'p' (panjang awalan) paling besar T = {T}, tetapi yang diterima {p}."
+        )
+    return p
+
+
+def _check_lengths(lengths, T: int) -> np.ndarray:
+    """Padding lengths: a 1-D array of whole numbers 0…T, one per sentence."""
+    _val.refuse_masked(lengths, "lengths")
+    try:
+        arr = np.asarray(lengths)
+    except (ValueError, TypeError):
+        arr = np.asarray(lengths, dtype=object)
+    if arr.dtype == object:
+        raise ValueError(
+            f"Argumen 'lengths' harus daftar satu dimensi berisi satu bilangan bulat per "
+            f"kalimat, tetapi yang diterima {lengths!r}. Contoh: lengths=[4, 2, 3]."
+        )
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"Argumen 'lengths' harus daftar satu dimensi berisi panjang tiap kalimat, "
+            f"tetapi bentuknya {arr.shape}. Contoh: lengths=[4, 2, 3]."
+        )
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(
+            f"Argumen 'lengths' harus berisi bilangan bulat, tetapi tipenya {arr.dtype}. "
+            "Contoh: lengths=[4, 2, 3]."
+        )
+    bad = (arr < 0) | (arr > T)
+    if bad.any():
+        b = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"Argumen 'lengths' harus di antara 0 dan T = {T}, tetapi lengths[{b}] = "
+            f"{int(arr[b])}. Perbesar T atau potong kalimatnya."
+        )
+    return arr
+
+
+def _check_visible(visible, name: str) -> np.ndarray:
+    """A boolean mask of shape (..., T, T) (True = may be seen)."""
+    _val.refuse_masked(visible, name)
+    arr = np.asarray(visible)
+    if arr.dtype != bool:
+        raise ValueError(
+            f"Argumen '{name}' harus array boolean (True = boleh dilihat), tetapi tipenya "
+            f"{arr.dtype}. Buat dengan masks.causal, masks.padding, masks.sliding_window "
+            "atau masks.prefix_lm."
+        )
+    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
+        raise ValueError(
+            f"Argumen '{name}' harus berbentuk (..., T, T) dengan T >= 1 (satu baris dan satu "
+            f"kolom per posisi), tetapi bentuknya {arr.shape}. Buat dengan masks.causal(T) "
+            "atau fungsi mask lain di atensi.masks."
+        )
+    return arr
+
+
+def _check_masks(visibles) -> list:
+    """Masks to combine: at least one, each boolean, broadcastable together."""
+    if not visibles:
+        raise ValueError("combine() butuh paling sedikit satu mask. Berikan misalnya "
+                         "combine(masks.causal(T), masks.padding(lengths, T)).")
+    arrays = [_check_visible(v, f"mask ke-{n}") for n, v in enumerate(visibles)]
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        shapes = ", ".join(str(a.shape) for a in arrays)
+        raise ValueError(
+            f"Bentuk mask tidak cocok untuk digabung: {shapes}. Semua harus (..., T, T) "
+            "dengan T yang sama."
+        ) from None
+    return arrays
+
+
+def _check_float_dtype(dtype, name: str = "dtype") -> np.dtype:
+    """A float dtype (where -inf exists)."""
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        dt = None
+    if dt is None or dt.kind != "f":
+        raise TypeError(
+            f"Argumen '{name}' harus tipe float (misalnya np.float32), karena -inf hanya ada "
+            f"di float, tetapi yang diterima {dtype!r}."
+        )
+    return dt
+
+
+def _check_masked_scores(S, visible):
+    """Scores to mask: float (..., T, T), finite or -inf, broadcastable with ``visible``.
+
+    Returns S as an array.
+    """
+    _val.refuse_masked(S, "S")
+    S = np.asarray(S)
+    if S.ndim < 2 or not np.issubdtype(S.dtype, np.floating):
+        raise ValueError(
+            f"Argumen 'S' harus array skor bertipe float berbentuk (..., T, T), tetapi "
+            f"bentuknya {S.shape} dan tipenya {S.dtype}."
+        )
+    _val.check_finite(S, "S", allow_neg_inf=True)
+    if S.shape[-2:] != visible.shape[-2:]:
+        raise ValueError(
+            f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak cocok: dua sumbu terakhir "
+            "harus sama (T, T). Buat mask dengan T yang sama dengan S."
+        )
+    try:
+        shape = np.broadcast_shapes(S.shape, visible.shape)
+    except ValueError:
+        raise ValueError(
+            f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak bisa disiarkan bersama."
+        ) from None
+    memory.check_output_bytes(float(np.prod(shape, dtype=float)) * S.dtype.itemsize,
+                              f"Skor bermask {shape}", "Kecilkan T atau jumlah head/batch.")
+    return S

@@ -80,7 +80,7 @@ def leading(shape) -> int:
     return math.prod(shape[:-2])
 
 
-def _refuse_masked(x, name: str) -> None:
+def refuse_masked(x, name: str) -> None:
     if isinstance(x, np.ma.MaskedArray):
         fill = "-np.inf" if name in ("S", "A") else "0.0"
         raise TypeError(
@@ -128,7 +128,7 @@ def _check_shape(x, name: str, min_ndim: int, layout: str) -> None:
 def as_float_array(x, name: str, *, min_ndim: int = 2, layout: str = "(..., T, d_k)",
                    dtypes=REFERENCE_DTYPES):
     """For :mod:`atensi.reference`: NumPy/CuPy array (a list of numbers is converted)."""
-    _refuse_masked(x, name)
+    refuse_masked(x, name)
     if not kind(x):
         if isinstance(x, (list, tuple)):
             try:
@@ -152,7 +152,7 @@ def as_float_array(x, name: str, *, min_ndim: int = 2, layout: str = "(..., T, d
 
 def check_array(x, name: str, *, min_ndim: int = 2, layout: str = "(..., T, d_k)"):
     """For kernels: NumPy/CuPy float32, C-contiguous, rank >= min_ndim, not empty."""
-    _refuse_masked(x, name)
+    refuse_masked(x, name)
     if not kind(x):
         raise TypeError(
             f"Argumen '{name}' harus array NumPy atau CuPy, tetapi yang diterima "
@@ -1041,140 +1041,6 @@ def check_weights(A: np.ndarray, name: str = "A") -> np.ndarray:
             f"tetapi nilainya dari {A.min()} sampai {A.max()}. Jalankan softmax dulu."
         )
     return A
-
-
-# ---------------------------------------------------------------------------
-# Masks (atensi.masks): boolean "visible" arrays
-# ---------------------------------------------------------------------------
-
-
-def check_mask_bytes(count: float, what: str, additive) -> None:
-    """``count`` booleans (and as many float32 when additive) must fit in memory."""
-    itemsize = 5 if additive is True else 1
-    memory.check_output_bytes(float(count) * itemsize, what,
-                              "Kecilkan T; untuk T besar pakai attention_blocked atau "
-                              "kernel fused, yang tidak pernah membuat matriks (T, T).")
-
-
-def check_prefix_length(p, T: int) -> int:
-    """The prefix length of a prefix-LM mask: an int 0…T."""
-    p = check_int(p, "p", low=0)
-    if p > T:
-        raise ValueError(
-            f"Argumen 'p' (panjang awalan) paling besar T = {T}, tetapi yang diterima {p}."
-        )
-    return p
-
-
-def check_lengths(lengths, T: int) -> np.ndarray:
-    """Padding lengths: a 1-D array of whole numbers 0…T, one per sentence."""
-    _refuse_masked(lengths, "lengths")
-    try:
-        arr = np.asarray(lengths)
-    except (ValueError, TypeError):
-        arr = np.asarray(lengths, dtype=object)
-    if arr.dtype == object:
-        raise ValueError(
-            f"Argumen 'lengths' harus daftar satu dimensi berisi satu bilangan bulat per "
-            f"kalimat, tetapi yang diterima {lengths!r}. Contoh: lengths=[4, 2, 3]."
-        )
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(
-            f"Argumen 'lengths' harus daftar satu dimensi berisi panjang tiap kalimat, "
-            f"tetapi bentuknya {arr.shape}. Contoh: lengths=[4, 2, 3]."
-        )
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(
-            f"Argumen 'lengths' harus berisi bilangan bulat, tetapi tipenya {arr.dtype}. "
-            "Contoh: lengths=[4, 2, 3]."
-        )
-    bad = (arr < 0) | (arr > T)
-    if bad.any():
-        b = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"Argumen 'lengths' harus di antara 0 dan T = {T}, tetapi lengths[{b}] = "
-            f"{int(arr[b])}. Perbesar T atau potong kalimatnya."
-        )
-    return arr
-
-
-def check_visible(visible, name: str) -> np.ndarray:
-    """A boolean mask of shape (..., T, T) (True = may be seen)."""
-    _refuse_masked(visible, name)
-    arr = np.asarray(visible)
-    if arr.dtype != bool:
-        raise ValueError(
-            f"Argumen '{name}' harus array boolean (True = boleh dilihat), tetapi tipenya "
-            f"{arr.dtype}. Buat dengan masks.causal, masks.padding, masks.sliding_window "
-            "atau masks.prefix_lm."
-        )
-    if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.size == 0:
-        raise ValueError(
-            f"Argumen '{name}' harus berbentuk (..., T, T) dengan T >= 1 (satu baris dan satu "
-            f"kolom per posisi), tetapi bentuknya {arr.shape}. Buat dengan masks.causal(T) "
-            "atau fungsi mask lain di atensi.masks."
-        )
-    return arr
-
-
-def check_masks(visibles) -> list:
-    """Masks to combine: at least one, each boolean, broadcastable together."""
-    if not visibles:
-        raise ValueError("combine() butuh paling sedikit satu mask. Berikan misalnya "
-                         "combine(masks.causal(T), masks.padding(lengths, T)).")
-    arrays = [check_visible(v, f"mask ke-{n}") for n, v in enumerate(visibles)]
-    try:
-        np.broadcast_shapes(*(a.shape for a in arrays))
-    except ValueError:
-        shapes = ", ".join(str(a.shape) for a in arrays)
-        raise ValueError(
-            f"Bentuk mask tidak cocok untuk digabung: {shapes}. Semua harus (..., T, T) "
-            "dengan T yang sama."
-        ) from None
-    return arrays
-
-
-def check_float_dtype(dtype, name: str = "dtype") -> np.dtype:
-    """A float dtype (where -inf exists)."""
-    try:
-        dt = np.dtype(dtype)
-    except TypeError:
-        dt = None
-    if dt is None or dt.kind != "f":
-        raise TypeError(
-            f"Argumen '{name}' harus tipe float (misalnya np.float32), karena -inf hanya ada "
-            f"di float, tetapi yang diterima {dtype!r}."
-        )
-    return dt
-
-
-def check_masked_scores(S, visible):
-    """Scores to mask: float (..., T, T), finite or -inf, broadcastable with ``visible``.
-
-    Returns S as an array.
-    """
-    _refuse_masked(S, "S")
-    S = np.asarray(S)
-    if S.ndim < 2 or not np.issubdtype(S.dtype, np.floating):
-        raise ValueError(
-            f"Argumen 'S' harus array skor bertipe float berbentuk (..., T, T), tetapi "
-            f"bentuknya {S.shape} dan tipenya {S.dtype}."
-        )
-    check_finite(S, "S", allow_neg_inf=True)
-    if S.shape[-2:] != visible.shape[-2:]:
-        raise ValueError(
-            f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak cocok: dua sumbu terakhir "
-            "harus sama (T, T). Buat mask dengan T yang sama dengan S."
-        )
-    try:
-        shape = np.broadcast_shapes(S.shape, visible.shape)
-    except ValueError:
-        raise ValueError(
-            f"Bentuk 'S' {S.shape} dan mask {visible.shape} tidak bisa disiarkan bersama."
-        ) from None
-    memory.check_output_bytes(float(np.prod(shape, dtype=float)) * S.dtype.itemsize,
-                              f"Skor bermask {shape}", "Kecilkan T atau jumlah head/batch.")
-    return S
 
 
 # ---------------------------------------------------------------------------
