@@ -222,8 +222,8 @@ import sys, cupy
 from atensi import kernels
 print('python', sys.version.split()[0], 'cupy', cupy.__version__)
 from atensi import cuda_wheels; print(cuda_wheels.preload())
-print('backend:', kernels.available_backends(), kernels.loading._gpu_status()[1])
-assert kernels.gpu_available(), kernels.loading._gpu_status()[1]
+print('backend:', kernels.available_backends(), kernels.loading.gpu_status()[1])
+assert kernels.gpu_available(), kernels.loading.gpu_status()[1]
 print(kernels.registry.table())  # every kernel the checks below launch
 from atensi.bench.measure import gpu_info
 print(gpu_info())

@@ -136,7 +136,7 @@ GPU_MARKS = [
     pytest.mark.gpu,
     pytest.mark.skipif(
         not kernels.gpu_available() and not REQUIRE_GPU,
-        reason=f"Tidak ada GPU untuk CuPy: {kernels.loading._gpu_status()[1]}.",
+        reason=f"Tidak ada GPU untuk CuPy: {kernels.loading.gpu_status()[1]}.",
     ),
 ]
 
@@ -144,7 +144,7 @@ GPU_MARKS = [
 def require_gpu():
     """Call at the start of a GPU test: fails when ATENSI_REQUIRE_GPU=1 found no GPU."""
     if not kernels.gpu_available():
-        pytest.fail(f"ATENSI_REQUIRE_GPU=1 tetapi tidak ada GPU: {kernels.loading._gpu_status()[1]}.")
+        pytest.fail(f"ATENSI_REQUIRE_GPU=1 tetapi tidak ada GPU: {kernels.loading.gpu_status()[1]}.")
 
 
 def gpu_test(test):

@@ -549,7 +549,7 @@ def test_cross_entropy_refuses_logits_that_are_not_finite_numbers(logits, error,
 def test_to_cupy_without_a_gpu_says_what_to_do(monkeypatch):
     from atensi.kernels import loading
 
-    monkeypatch.setattr(loading, "_gpu_status", lambda: (False, "CuPy tidak menemukan driver CUDA"))
+    monkeypatch.setattr(loading, "gpu_status", lambda: (False, "CuPy tidak menemukan driver CUDA"))
     model = tiny()
     with pytest.raises(RuntimeError, match=r"'module' = 'cupy' butuh GPU.*driver CUDA.*to\('numpy'\)"):
         model.to("cupy")

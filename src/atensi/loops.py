@@ -20,6 +20,7 @@ import math
 
 import numpy as np
 
+from atensi import position_checks
 from atensi import validation as _v
 
 MAX_STEPS = 10**7  # multiply-adds: about ten seconds of Python
@@ -120,14 +121,20 @@ def _weighted_sum_inputs(A, V):
     return A, V
 
 
-def rope(X, *, offset=0, base=10000.0):
-    """RoPE: setiap pasangan (x[2m], x[2m+1]) baris p diputar (offset + p) · ω_m radian."""
-    (X,) = _v.loop_matrices(X=X)  # periksa dulu: bentuk, tipe, NaN
+def _rope_inputs(X, offset, base):
+    (X,) = _v.loop_matrices(X=X)
     T, d_k = X.shape
-    _v.check_even(d_k, "X", "d_k")
-    offset = _v.check_positions(offset, T)
+    position_checks.check_even(d_k, "X", "d_k")
+    offset = position_checks.check_positions(offset, T)
     base = _v.check_number(base, "base", low=1.0, low_open=True)
     _v.check_loop_steps(MAX_STEPS, T * d_k, "rope")
+    return X, offset, base
+
+
+def rope(X, *, offset=0, base=10000.0):
+    """RoPE: setiap pasangan (x[2m], x[2m+1]) baris p diputar (offset + p) · ω_m radian."""
+    X, offset, base = _rope_inputs(X, offset, base)  # periksa dulu: bentuk, tipe, NaN
+    T, d_k = X.shape
     Y = np.zeros((T, d_k))
     for p in range(T):
         for m in range(d_k // 2):

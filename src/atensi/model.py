@@ -19,7 +19,7 @@ Susunannya (pre-layer-norm, seperti GPT-2)::
 Gradien attention dihitung oleh ``reference.attention_backward``; sisanya
 (layer norm, MLP, embedding) diturunkan tangan di modul ini dan diperiksa
 dengan beda hingga (``tests/test_model.py``). Semua operasi memakai modul
-array milik bobotnya (``_xp``), jadi model yang dipindah ke CuPy
+array milik bobotnya (``array_module``), jadi model yang dipindah ke CuPy
 (``model.to("cupy")``) berjalan di GPU dengan kode yang sama.
 
     model = TinyGPT(Config(vocab=len(chars)), chars)   # chars: teks atau tuple kata
@@ -42,7 +42,7 @@ import numpy as np
 
 from . import files, memory, reference
 from . import validation as _v
-from .reference import _xp
+from .reference import array_module
 
 FORMAT = 1  # version of the .npz layout written by save()
 POSITIONS = ("learned", "rope", "none")  # Config.positions
@@ -134,7 +134,8 @@ def init_params(config: Config, dtype=np.float32) -> dict:
 # ----------------------------------------------------------------- pieces
 
 
-def _layer_norm(x, g, b, eps=1e-5):
+def layer_norm(x, g, b, eps=1e-5):
+    """Layer norm di sumbu terakhir, lalu ``· g + b``. Mengembalikan (y, cache untuk backward)."""
     mu = x.mean(axis=-1, keepdims=True)
     xc = x - mu
     rstd = 1.0 / (x.dtype.type(eps) + (xc * xc).mean(axis=-1, keepdims=True)) ** 0.5
@@ -153,8 +154,9 @@ def _layer_norm_backward(dy, g, cache):
     return dx, dg, db
 
 
-def _gelu(x):
-    t = _xp(x).tanh(x.dtype.type(_GELU_C) * (x + x.dtype.type(0.044715) * (x * x * x)))
+def gelu(x):
+    """GELU versi tanh. Mengembalikan (y, tanh yang dipakai backward)."""
+    t = array_module(x).tanh(x.dtype.type(_GELU_C) * (x + x.dtype.type(0.044715) * (x * x * x)))
     return x.dtype.type(0.5) * x * (1 + t), t
 
 
@@ -164,12 +166,14 @@ def _gelu_backward(dy, x, t):
     return dy * (f(0.5) * (1 + t) + f(0.5) * x * (1 - t * t) * du)
 
 
-def _split_heads(x, n_head):
+def split_heads(x, n_head):
+    """(B, T, d_model) -> (B, H, T, d_k): lebar dipotong menjadi ``n_head`` head."""
     B, T, D = x.shape
     return x.reshape(B, T, n_head, D // n_head).transpose(0, 2, 1, 3)
 
 
-def _merge_heads(x):
+def merge_heads(x):
+    """(B, H, T, d_k) -> (B, T, H·d_k): kebalikan :func:`split_heads`."""
     B, H, T, d = x.shape
     return x.transpose(0, 2, 1, 3).reshape(B, T, H * d)
 
@@ -184,8 +188,8 @@ def _reference_attention_backward(Q, K, V, dO, *, causal, scale):
 
 def _unrope(dY, offset=0):
     """Gradient through ``reference.rope``: the rotation's transpose, by -θ."""
-    xp = _xp(dY)
-    angle = reference._rope_angles(xp, dY.shape[-2], dY.shape[-1], offset, 10000.0)
+    xp = array_module(dY)
+    angle = reference.rope_angles_formula(xp, dY.shape[-2], dY.shape[-1], offset, 10000.0)
     cos, sin = xp.cos(angle).astype(dY.dtype), xp.sin(angle).astype(dY.dtype)
     y0, y1 = dY[..., 0::2], dY[..., 1::2]
     dX = xp.empty_like(dY)
@@ -202,7 +206,7 @@ def cross_entropy(logits, targets):
     """
     logits = _v.check_finite(
         _v.as_float_array(logits, "logits", min_ndim=1, layout="(..., vocab)"), "logits")
-    xp = _xp(logits)
+    xp = array_module(logits)
     V = logits.shape[-1]
     _v.check_target_tokens(targets, logits.shape[:-1], V)
     flat = logits.reshape(-1, V)
@@ -251,9 +255,9 @@ class TinyGPT:
         """Pindahkan bobot ke ``"numpy"`` (CPU) atau ``"cupy"`` (GPU). Mengembalikan model."""
         _v.check_choice(module, ("numpy", "cupy"), "module")
         if module == "cupy":
-            from .kernels.loading import _gpu_status  # the reason kernels give for backend="cupy"
+            from .kernels.loading import gpu_status  # the reason kernels give for backend="cupy"
 
-            ready, why = _gpu_status()
+            ready, why = gpu_status()
             if not ready:
                 raise RuntimeError(
                     f"Argumen 'module' = 'cupy' butuh GPU NVIDIA yang terlihat oleh CuPy, tetapi: "
@@ -269,7 +273,7 @@ class TinyGPT:
 
     @property
     def xp(self):
-        return _xp(self.params["wte"])
+        return array_module(self.params["wte"])
 
     def encode(self, text: str, name: str = "text") -> np.ndarray:
         tokens = _v.check_text(text, self._index, name, words=self.words)
@@ -279,50 +283,51 @@ class TinyGPT:
         ids = _v.check_token_ids(ids, len(self.chars))
         return ("" if not self.words else " ").join(self.chars[int(i)] for i in ids.ravel())
 
-    def _check_ids(self, idx, name="idx"):
+    def check_ids(self, idx, name="idx"):
+        """Batch token ``idx`` (B, T') yang sudah diperiksa (0…vocab − 1, T' <= T), di modul array model."""
         return self.xp.asarray(_v.check_token_batch(idx, self.config.T, self.config.vocab, name))
 
     # -- forward ----------------------------------------------------------
-    def _block(self, x, n, attention):
+    def block(self, x, n, attention):
         """Satu blok (lapisan ke-``n``): atensi lalu MLP, masing-masing dengan layer
         norm di depannya dan sambungan residual. ``x``: (B, T, d_model).
         Mengembalikan ``x`` baru dan nilai antara yang dipakai backward."""
         p, c, xp = self.params, self.config, self.xp
         # Atensi: Q, K, V dari x yang dinormalkan, dipecah per head -> (B, H, T, d_k)
-        h, ln1 = _layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
-        Q = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wq"], c.n_head))
-        K = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wk"], c.n_head))
-        V = xp.ascontiguousarray(_split_heads(h @ p[f"l{n}.Wv"], c.n_head))
+        h, ln1 = layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
+        Q = xp.ascontiguousarray(split_heads(h @ p[f"l{n}.Wq"], c.n_head))
+        K = xp.ascontiguousarray(split_heads(h @ p[f"l{n}.Wk"], c.n_head))
+        V = xp.ascontiguousarray(split_heads(h @ p[f"l{n}.Wv"], c.n_head))
         if c.positions == "rope":  # posisi masuk lewat putaran Q dan K saja
-            Q, K = reference._rope(Q, 0, 10000.0), reference._rope(K, 0, 10000.0)
+            Q, K = reference.rope_formula(Q, 0, 10000.0), reference.rope_formula(K, 0, 10000.0)
         # O = softmax(mask(Q Kᵀ / √d_k)) V untuk setiap head sekaligus
         O = attention(Q, K, V, causal=True, scale=c.scale)
         # Head digabung kembali -> (B, T, H·d_k), dicampur W_O, ditambahkan ke x
-        Om = _merge_heads(O)
+        Om = merge_heads(O)
         x = x + Om @ p[f"l{n}.Wo"] + p[f"l{n}.bo"]
         # MLP per posisi: lebarkan, GELU, sempitkan, tambahkan ke x
-        h2, ln2 = _layer_norm(x, p[f"l{n}.ln2.g"], p[f"l{n}.ln2.b"])
+        h2, ln2 = layer_norm(x, p[f"l{n}.ln2.g"], p[f"l{n}.ln2.b"])
         u = h2 @ p[f"l{n}.W1"] + p[f"l{n}.b1"]
-        a, t = _gelu(u)
+        a, t = gelu(u)
         x = x + a @ p[f"l{n}.W2"] + p[f"l{n}.b2"]
         return x, (h, ln1, Q, K, V, Om, h2, ln2, u, a, t)
 
-    def _forward(self, idx, *, attention=None, keep=False, maps=False):
-        """Forward penuh dengan mask kausal. Mengembalikan (logits, cache)."""
+    def forward(self, idx, *, attention=None, keep=False, maps=False):
+        """Forward penuh dengan mask kausal untuk ``idx`` dari :meth:`check_ids`. Mengembalikan (logits, cache)."""
         p, c = self.params, self.config
         attention = attention or _reference_attention
         B, T = idx.shape
         x = p["wte"][idx] + p["wpe"][:T] if c.positions == "learned" else p["wte"][idx]
         cache = {"idx": idx, "layers": [], "maps": []}
         for n in range(c.n_layer):
-            x, saved = self._block(x, n, attention)
+            x, saved = self.block(x, n, attention)
             if keep:
                 cache["layers"].append(saved)
             if maps:
                 Q, K = saved[2], saved[3]
                 S = reference.causal_mask(reference.scores(Q, K, scale=c.scale))
                 cache["maps"].append(reference.softmax(S))
-        hf, lnf = _layer_norm(x, p["lnf.g"], p["lnf.b"])
+        hf, lnf = layer_norm(x, p["lnf.g"], p["lnf.b"])
         logits = hf @ p["Wout"] + p["bout"]
         if keep:
             cache["final"] = (hf, lnf)
@@ -330,25 +335,25 @@ class TinyGPT:
 
     def logits(self, idx, *, attention=None):
         """Logit ``(B, T, vocab)`` untuk token ``idx`` ``(B, T)``."""
-        return self._forward(self._check_ids(idx), attention=attention)[0]
+        return self.forward(self.check_ids(idx), attention=attention)[0]
 
     def loss(self, idx, targets) -> float:
         """Cross-entropy rata-rata (nat) untuk menebak ``targets`` dari ``idx``."""
-        idx = self._check_ids(idx)
-        targets = self._check_ids(targets, "targets")
+        idx = self.check_ids(idx)
+        targets = self.check_ids(targets, "targets")
         _v.check_same_shape(targets, "targets", idx, "idx")
-        return cross_entropy(self._forward(idx)[0], targets)[0]
+        return cross_entropy(self.forward(idx)[0], targets)[0]
 
     def attention_maps(self, text_or_ids):
         """Bobot atensi A setiap layer dan head: ``(n_layer, n_head, T, T)`` untuk satu teks."""
         ids = self.encode(text_or_ids) if isinstance(text_or_ids, str) else text_or_ids
-        idx = self._check_ids(np.asarray(ids).reshape(1, -1), "text_or_ids")
-        _, cache = self._forward(idx, maps=True)
+        idx = self.check_ids(np.asarray(ids).reshape(1, -1), "text_or_ids")
+        _, cache = self.forward(idx, maps=True)
         return self.xp.stack([A[0] for A in cache["maps"]])
 
     def attention_entropy(self, idx):
         """Entropi rata-rata baris atensi (nat) per layer, untuk batch ``idx``."""
-        _, cache = self._forward(self._check_ids(idx), maps=True)
+        _, cache = self.forward(self.check_ids(idx), maps=True)
         xp = self.xp
         out = []
         for A in cache["maps"]:
@@ -370,13 +375,13 @@ class TinyGPT:
         versi ``atensi.kernels``.
         """
         p, c, xp = self.params, self.config, self.xp
-        idx = self._check_ids(idx)
-        targets = self._check_ids(targets, "targets")
+        idx = self.check_ids(idx)
+        targets = self.check_ids(targets, "targets")
         _v.check_same_shape(targets, "targets", idx, "idx")
         if positions is not None:
             positions = _v.check_columns(positions, idx.shape[1])
         backward = attention_backward or _reference_attention_backward
-        logits, cache = self._forward(idx, attention=attention, keep=True)
+        logits, cache = self.forward(idx, attention=attention, keep=True)
         if positions is None:
             loss, dlogits = cross_entropy(logits, targets)
         else:
@@ -404,14 +409,14 @@ class TinyGPT:
             # attention: W_O, then the heads, then W_Q, W_K, W_V
             g[f"l{n}.Wo"] = Om.reshape(-1, D).T @ dx.reshape(-1, D)
             g[f"l{n}.bo"] = dx.sum(axis=(0, 1))
-            dO = xp.ascontiguousarray(_split_heads(dx @ p[f"l{n}.Wo"].T, c.n_head))
+            dO = xp.ascontiguousarray(split_heads(dx @ p[f"l{n}.Wo"].T, c.n_head))
             dQ, dK, dV = backward(Q, K, V, dO, causal=True, scale=c.scale)
             if c.positions == "rope":
                 dQ, dK = _unrope(dQ), _unrope(dK)
             hflat = h.reshape(-1, D)
             dh = 0
             for w, dW in zip("qkv", (dQ, dK, dV)):
-                dW = _merge_heads(dW)
+                dW = merge_heads(dW)
                 g[f"l{n}.W{w}"] = hflat.T @ dW.reshape(-1, D)
                 dh = dh + dW @ p[f"l{n}.W{w}"].T
             dh1, g[f"l{n}.ln1.g"], g[f"l{n}.ln1.b"] = _layer_norm_backward(
@@ -437,19 +442,19 @@ class TinyGPT:
         x = p["wte"][token] + p["wpe"][pos] if c.positions == "learned" else p["wte"][token]
         x = x[None, None, :]  # (1, 1, D)
         for n in range(c.n_layer):
-            h, _ = _layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
-            q, k, v = (_split_heads(h @ p[f"l{n}.W{w}"], c.n_head) for w in "qkv")
+            h, _ = layer_norm(x, p[f"l{n}.ln1.g"], p[f"l{n}.ln1.b"])
+            q, k, v = (split_heads(h @ p[f"l{n}.W{w}"], c.n_head) for w in "qkv")
             if c.positions == "rope":
-                q, k = reference._rope(q, pos, 10000.0), reference._rope(k, pos, 10000.0)
+                q, k = reference.rope_formula(q, pos, 10000.0), reference.rope_formula(k, pos, 10000.0)
             K_all = xp.concatenate([kv[n][0], k], axis=2) if kv[n] else k
             V_all = xp.concatenate([kv[n][1], v], axis=2) if kv[n] else v
             kv[n] = (K_all, V_all)
             O = reference.attention(q, K_all, V_all, causal=False, scale=c.scale)
-            x = x + _merge_heads(O) @ p[f"l{n}.Wo"] + p[f"l{n}.bo"]
-            h2, _ = _layer_norm(x, p[f"l{n}.ln2.g"], p[f"l{n}.ln2.b"])
-            a, _ = _gelu(h2 @ p[f"l{n}.W1"] + p[f"l{n}.b1"])
+            x = x + merge_heads(O) @ p[f"l{n}.Wo"] + p[f"l{n}.bo"]
+            h2, _ = layer_norm(x, p[f"l{n}.ln2.g"], p[f"l{n}.ln2.b"])
+            a, _ = gelu(h2 @ p[f"l{n}.W1"] + p[f"l{n}.b1"])
             x = x + a @ p[f"l{n}.W2"] + p[f"l{n}.b2"]
-        hf, _ = _layer_norm(x, p["lnf.g"], p["lnf.b"])
+        hf, _ = layer_norm(x, p["lnf.g"], p["lnf.b"])
         return (hf @ p["Wout"] + p["bout"])[0, 0]
 
     def generate(self, prompt: str, n: int, *, kv_cache=True, temperature=1.0, seed=0,
@@ -483,7 +488,7 @@ class TinyGPT:
                 logits = last
             else:
                 idx = xp.asarray(np.array(ids, dtype=np.int64)[None, :])
-                logits = self._forward(idx)[0][0, -1]
+                logits = self.forward(idx)[0][0, -1]
             logits = np.asarray(logits.get() if hasattr(logits, "get") else logits,
                                 dtype=np.float64)
             steps.append(logits)
@@ -722,7 +727,7 @@ class Adam:
         betas = _v.check_betas(betas)
         eps = _v.check_positive(eps, "eps")
         self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
-        xp = _xp(*params.values())
+        xp = array_module(*params.values())
         self.m = {k: xp.zeros_like(v) for k, v in params.items()}
         self.v = {k: xp.zeros_like(v) for k, v in params.items()}
         self.t = 0

@@ -172,7 +172,7 @@ def attention_share(model, rows, query, *, chunk=500) -> np.ndarray:
     cols = query_object_column(query)
     total = np.zeros((model.config.n_layer, model.config.n_head))
     for a in range(0, len(x), chunk):
-        _, cache = model._forward(model._check_ids(x[a:a + chunk]), maps=True)
+        _, cache = model.forward(model.check_ids(x[a:a + chunk]), maps=True)
         b = np.arange(len(x[a:a + chunk]))
         for layer, A in enumerate(cache["maps"]):
             A = _numpy(A)

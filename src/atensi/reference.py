@@ -2,7 +2,7 @@
 
 Semua fungsi menerima bentuk ``(..., T, d_k)`` dengan sumbu depan apa pun
 (head, batch). Fungsi ini tidak terikat pada NumPy: array CuPy masuk, array
-CuPy keluar (lewat ``_xp``), sehingga rumus yang sama berjalan di GPU.
+CuPy keluar (lewat ``array_module``), sehingga rumus yang sama berjalan di GPU.
 Masukan diperiksa dulu oleh :mod:`atensi.validation`, sama seperti di
 :mod:`atensi.kernels`: float16/32/64 (list angka diubah), bentuk yang cocok,
 tanpa NaN/inf (-inf boleh di skor), flag bool, dan skor yang tidak melampaui
@@ -27,14 +27,14 @@ import math
 
 import numpy as np
 
-from atensi import memory
+from atensi import memory, position_checks
 from atensi import validation as _val
 
 _BIG_HINT = ("Pakai attention_blocked(Q, K, V), yang tidak pernah membuat matriks (T, T), "
              "atau kecilkan T.")
 
 
-def _xp(*arrays):
+def array_module(*arrays):
     """The array module (numpy or cupy) that owns the inputs."""
     for a in arrays:
         module = type(a).__module__.split(".")[0]
@@ -57,7 +57,7 @@ def scores(Q, K, *, scale=True):
 
 
 def _scores(Q, K, scale):
-    xp = _xp(Q, K)
+    xp = array_module(Q, K)
     S = xp.matmul(Q, xp.swapaxes(K, -1, -2))
     if scale:
         # One multiply per score, exactly like the engine: * (1 / sqrt(d_k)).
@@ -71,7 +71,7 @@ def causal_mask(S):
 
 
 def _causal_mask(S):
-    xp = _xp(S)
+    xp = array_module(S)
     T_q, T_k = S.shape[-2], S.shape[-1]
     future = xp.triu(xp.ones((T_q, T_k), dtype=bool), k=1)
     return xp.where(future, S.dtype.type(-np.inf), S)
@@ -88,7 +88,7 @@ def softmax(S, axis=-1):
 
 
 def _softmax(S, axis=-1):
-    xp = _xp(S)
+    xp = array_module(S)
     row_max = xp.max(S, axis=axis, keepdims=True)
     # An all -inf row has max -inf; -inf - (-inf) would be NaN, so shift by 0.
     row_max = xp.where(xp.isfinite(row_max), row_max, S.dtype.type(0))
@@ -110,7 +110,7 @@ def weighted_sum(A, V):
 
 
 def _weighted_sum(A, V):
-    xp = _xp(A, V)
+    xp = array_module(A, V)
     return xp.matmul(A, V)
 
 
@@ -150,7 +150,7 @@ def attention_blocked(Q, K, V, *, causal=True, scale=True, block=128, return_lse
     scale = _val.check_flag(scale, "scale")
     return_lse = _val.check_flag(return_lse, "return_lse")
     block = _val.check_block(block)
-    xp = _xp(Q, K, V)
+    xp = array_module(Q, K, V)
     T, d_k, T_k = Q.shape[-2], Q.shape[-1], K.shape[-2]
     lead = _lead(Q, K, V)  # broadcast head/batch axes, as in attention
     dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, xp.float32)
@@ -231,7 +231,7 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
     Q, K, V, dO = _val.reference_backward(Q, K, V, dO)
     causal = _val.check_flag(causal, "causal")
     scale = _val.check_flag(scale, "scale")
-    xp = _xp(Q, K, V, dO)
+    xp = array_module(Q, K, V, dO)
     # float16 dihitung dalam float32 (hasilnya tetap float16): di float16,
     # dA = dO Vᵀ sudah melampaui batasnya pada |dO|, |V| ≈ 100.
     dtype = xp.result_type(Q.dtype, K.dtype, V.dtype, dO.dtype)
@@ -295,7 +295,7 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
     if lse is not None:
         lse = _val.check_finite(_val.as_float_array(lse, "lse", min_ndim=1, layout="(..., T)"),
                                 "lse")
-    xp = _xp(Q, K, V, dO)
+    xp = array_module(Q, K, V, dO)
     _val.check_backward_shapes(Q, K, V, dO, O, lse)
     given_lse = lse is not None
     if O is None or lse is None:
@@ -389,7 +389,7 @@ def sinusoidal_positions(T, d_model, *, base=10000.0):
     """
     T = _val.check_int(T, "T", low=1)
     d_model = _val.check_int(d_model, "d_model", low=2)
-    _val.check_even(d_model, "d_model", "d_model")
+    position_checks.check_even(d_model, "d_model", "d_model")
     base = _val.check_number(base, "base", low=1.0, low_open=True)
     angle = np.arange(T, dtype=np.float64)[:, None] * _frequencies(np, d_model, base)[None, :]
     PE = np.empty((T, d_model))
@@ -402,13 +402,14 @@ def rope_angles(T, d_k, *, offset=0, base=10000.0):
     """Sudut RoPE ``θ[p, m] = (offset + p) · base^(−2m/d_k)``, bentuk ``(T, d_k/2)``, float64."""
     T = _val.check_int(T, "T", low=1)
     d_k = _val.check_int(d_k, "d_k", low=2)
-    _val.check_even(d_k, "d_k", "d_k")
-    offset = _val.check_positions(offset, T)
+    position_checks.check_even(d_k, "d_k", "d_k")
+    offset = position_checks.check_positions(offset, T)
     base = _val.check_number(base, "base", low=1.0, low_open=True)
-    return _rope_angles(np, T, d_k, offset, base)
+    return rope_angles_formula(np, T, d_k, offset, base)
 
 
-def _rope_angles(xp, T, d_k, offset, base):
+def rope_angles_formula(xp, T, d_k, offset, base):
+    """Rumus sudut :func:`rope_angles` tanpa pemeriksaan, di modul array ``xp``."""
     positions = xp.arange(offset, offset + T, dtype=np.float64)
     return positions[:, None] * _frequencies(xp, d_k, base)[None, :]
 
@@ -429,19 +430,20 @@ def rope(X, *, offset=0, base=10000.0):
     """
     X = _val.as_float_array(X, "X")
     T, d_k = X.shape[-2], X.shape[-1]
-    _val.check_even(d_k, "X", "d_k")
-    offset = _val.check_positions(offset, T)
+    position_checks.check_even(d_k, "X", "d_k")
+    offset = position_checks.check_positions(offset, T)
     base = _val.check_number(base, "base", low=1.0, low_open=True)
     _val.check_finite(X, "X")
-    _val.check_rotation_overflow(X)
-    return _rope(X, offset, base)
+    position_checks.check_rotation_overflow(X)
+    return rope_formula(X, offset, base)
 
 
-def _rope(X, offset, base):
-    xp = _xp(X)
+def rope_formula(X, offset, base):
+    """Rumus :func:`rope` tanpa pemeriksaan argumen, untuk semua baris sekaligus."""
+    xp = array_module(X)
     T, d_k = X.shape[-2], X.shape[-1]
     dtype = xp.result_type(X.dtype, xp.float32)  # float16 is rotated in float32
-    angle = _rope_angles(xp, T, d_k, offset, base)
+    angle = rope_angles_formula(xp, T, d_k, offset, base)
     cos, sin = xp.cos(angle).astype(dtype), xp.sin(angle).astype(dtype)
     x0, x1 = X[..., 0::2].astype(dtype), X[..., 1::2].astype(dtype)
     Y = xp.empty(X.shape, dtype=dtype)

@@ -226,7 +226,7 @@ def attention_rows(model, rows, *, inputs=False, chunk=1000) -> np.ndarray:
     x = np.asarray(rows) if inputs else inputs_targets(rows)[0]
     out = []
     for a in range(0, len(x), chunk):
-        _, cache = model._forward(model._check_ids(x[a:a + chunk]), maps=True)
+        _, cache = model.forward(model.check_ids(x[a:a + chunk]), maps=True)
         out.append(np.stack([_numpy(A)[:, :, ASK] for A in cache["maps"]], axis=1))
     return np.concatenate(out)
 
@@ -244,7 +244,7 @@ def verb_share(model, rows, *, chunk=1000) -> np.ndarray:
     x, _ = inputs_targets(rows)
     total = np.zeros((model.config.n_layer, model.config.n_head))
     for a in range(0, len(x), chunk):
-        _, cache = model._forward(model._check_ids(x[a:a + chunk]), maps=True)
+        _, cache = model.forward(model.check_ids(x[a:a + chunk]), maps=True)
         for layer, A in enumerate(cache["maps"]):
             total[layer] += _numpy(A)[:, :, VERB + 1:, VERB].mean(axis=2).sum(axis=0)
     return total / len(x)

@@ -1,5 +1,5 @@
 // Shrink display equations that are wider than their box, down to 60 %
-// (_ext/wide_math.py). Beyond that they scroll sideways.
+// (_ext/atensi_book/formulas.py). Beyond that they scroll sideways.
 (() => {
   const SMALLEST = 0.6;
 

@@ -8,7 +8,7 @@
 // touch: a <script src> works from file://, a fetch does not, and a phone
 // should not pay for the weights of a widget nobody uses.
 //
-// forward() is TinyGPT._forward of atensi.model for one sentence: token plus
+// forward() is TinyGPT.forward of atensi.model for one sentence: token plus
 // learned position embedding, per layer pre-layer-norm causal attention with
 // 1/sqrt(d_k), W_O, then a GELU (tanh) MLP, each added to the residual; final
 // layer norm and readout. JavaScript numbers are float64, the weights float32:

@@ -70,7 +70,7 @@ def _display_name(path: Path) -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def _gpu_status() -> tuple[bool, str]:
+def gpu_status() -> tuple[bool, str]:
     """(True, name) when CuPy sees a GPU, else (False, why not)."""
     try:
         import cupy
@@ -98,7 +98,7 @@ def _gpu_status() -> tuple[bool, str]:
 
 def gpu_available() -> bool:
     """True bila CuPy melihat setidaknya satu GPU NVIDIA."""
-    return _gpu_status()[0]
+    return gpu_status()[0]
 
 
 def _cpu_available() -> bool:
@@ -129,7 +129,7 @@ def resolve_backend(backend) -> str:
     if backend == "cupy" and not gpu_available():
         raise RuntimeError(
             f"backend='cupy' butuh GPU NVIDIA yang terlihat oleh CuPy, tetapi: "
-            f"{_gpu_status()[1]}. Pakai backend='cpu' (kernel yang sama dijalankan "
+            f"{gpu_status()[1]}. Pakai backend='cpu' (kernel yang sama dijalankan "
             "di CPU) atau backend=None."
         )
     return backend
