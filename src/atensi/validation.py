@@ -237,13 +237,13 @@ def check_finite(x, name: str, *, allow_neg_inf: bool = False):
     return x
 
 
-def _max_abs(x) -> float:
+def max_abs(x) -> float:
     return max(float(x.max()), -float(x.min()))  # no temporary array
 
 
 def _max_row_norm(x) -> float:
     """max over rows of ‖x[..., i, :]‖, in float64 (cheap: one pass over x)."""
-    biggest = _max_abs(x)
+    biggest = max_abs(x)
     if biggest == 0.0 or not math.isfinite(biggest):
         return biggest
     best = 0.0
@@ -275,7 +275,7 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K"), *, tf32=False
     """
     top = float(np.finfo(dtype).max)
     limit = top / 2 / LOG2E
-    biggest_q = _max_abs(Q)
+    biggest_q = max_abs(Q)
     if biggest_q > top / LOG2E:
         raise ValueError(
             f"Argumen '{names[0]}' berisi nilai sebesar {id_sci(biggest_q)}: dikali log₂e ≈ 1,44 (fused v2 "
@@ -284,7 +284,7 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K"), *, tf32=False
             "barisnya lebih dulu."
         )
     if tf32:
-        for name, biggest in ((names[0], biggest_q * LOG2E), (names[1], _max_abs(K))):
+        for name, biggest in ((names[0], biggest_q * LOG2E), (names[1], max_abs(K))):
             if biggest >= TF32_OVERFLOW:
                 raise ValueError(
                     f"Argumen '{name}' berisi nilai sebesar {id_sci(biggest)}"
@@ -296,19 +296,6 @@ def check_score_overflow(Q, K, dtype=np.float32, names=("Q", "K"), *, tf32=False
                     "skornya tetap), atau pakai impl='fused-v2'."
                 )
     _check_row_products(Q, K, dtype, limit, names, "skor", biggest_q)
-
-
-def check_rotation_overflow(X, name: str = "X", dtype=None) -> None:
-    """RoPE: x0 cos θ − x1 sin θ reaches √2 · max|x|; refuse X whose rotation overflows."""
-    top = float(np.finfo(dtype or X.dtype).max)
-    biggest = _max_abs(X)
-    if biggest > top / 2:
-        raise ValueError(
-            f"Argumen '{name}' berisi nilai sebesar {id_sci(biggest)}: diputar (RoPE), "
-            f"x0 cos θ − x1 sin θ bisa mencapai √2 kali nilai itu, melampaui batas "
-            f"{np.dtype(dtype or X.dtype).name} ({id_sci(top)}), dan menjadi inf. Perkecil "
-            f"{name}, misalnya {name} / 1e3, atau normalisasi barisnya lebih dulu."
-        )
 
 
 def check_recomputed_weights(largest: float, where: str, hint: str) -> None:
@@ -331,13 +318,13 @@ def check_gradient_overflow(dO, V, dtype=np.float32) -> None:
     hence the limit max(dtype) / 2.
     """
     limit = float(np.finfo(dtype).max) / 2
-    _check_row_products(dO, V, dtype, limit, ("dO", "V"), "gradien dA", _max_abs(dO))
+    _check_row_products(dO, V, dtype, limit, ("dO", "V"), "gradien dA", max_abs(dO))
 
 
 def _check_row_products(A, B, dtype, limit: float, names, what: str, biggest_a: float) -> None:
     """Refuse when max‖a‖ · max‖b‖ (a, b rows of A, B) may exceed ``limit``."""
     top = float(np.finfo(dtype).max)
-    if biggest_a * _max_abs(B) * A.shape[-1] <= limit:
+    if biggest_a * max_abs(B) * A.shape[-1] <= limit:
         return  # the cheap bound from the largest entries already holds
     bound = _max_row_norm(A) * _max_row_norm(B)
     if bound <= limit:
@@ -364,7 +351,7 @@ def online_softmax_v_scale(V, T_k: int, dtype=np.float32):
     back. Used by ``reference.attention_blocked`` and every fused kernel.
     """
     top = float(np.finfo(dtype).max)
-    v_max = _max_abs(V)
+    v_max = max_abs(V)
     if not math.isfinite(v_max) or v_max * T_k <= top / 4:  # NaN/inf: refused elsewhere
         return None
     return 2.0 ** math.floor(math.log2(v_max))  # <= max|v|, so it fits dtype
@@ -861,40 +848,6 @@ def check_model_params(params, expected: dict) -> dict:
             raise ValueError(f"Parameter '{name}' berisi NaN atau inf. Latih ulang atau muat "
                              "bobot lain.")
     return params
-
-
-# ---------------------------------------------------------------------------
-# Positions (RoPE, sinusoidal encodings)
-# ---------------------------------------------------------------------------
-
-# Positions up to 2^24: the kernel computes the angle in double (exact for
-# these), but positions also reach readers as float32, where 2^24 + 1 is not.
-MAX_POSITION = 2**24
-
-
-def check_even(d: int, name: str, what: str = "d_k") -> int:
-    """Pairs (x0, x1) are rotated together: the size ``what`` of ``name`` must be even."""
-    d = int(d)
-    if d % 2:
-        raise ValueError(
-            f"Argumen '{name}': {what} = {d} harus genap, karena komponennya dipakai "
-            f"berpasangan (0, 1), (2, 3), ..., dan komponen terakhir (indeks {d - 1}) tidak punya "
-            f"pasangan. Pakai {what} genap, misalnya {d + 1}"
-            + (f" atau {d - 1}." if d > 1 else ".")
-        )
-    return d
-
-
-def check_positions(offset, T: int, name: str = "offset") -> int:
-    """``offset``: the position of row 0, an int >= 0 with offset + T - 1 < 2^24."""
-    offset = check_int(offset, name, low=0)
-    if offset + T > MAX_POSITION:
-        raise ValueError(
-            f"Posisi terakhir {name} + T − 1 = {offset + T - 1} melampaui {id_int(MAX_POSITION - 1)}: "
-            f"di atas 2^24 float32 tidak bisa membedakan dua posisi yang berurutan. "
-            f"Pakai {name} yang lebih kecil (misalnya posisi relatif terhadap awal jendela)."
-        )
-    return offset
 
 
 # ---------------------------------------------------------------------------

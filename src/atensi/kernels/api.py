@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from atensi import memory
+from atensi import memory, position_checks
 from atensi import validation as _v
 from atensi.formatting import id_int
 from atensi.kernels import arrays, launch, limits, registry
@@ -307,8 +307,8 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
     backend = resolve_backend(backend)
     _v.check_array(X, "X")
     T, d_k = X.shape[-2], X.shape[-1]
-    _v.check_even(d_k, "X", "d_k")
-    offset = _v.check_positions(offset, T)
+    position_checks.check_even(d_k, "X", "d_k")
+    offset = position_checks.check_positions(offset, T)
     base = _v.check_number(base, "base", low=1.0, low_open=True)
     if base > float(np.finfo(np.float32).max):
         raise ValueError(
@@ -322,7 +322,7 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
                               "Kecilkan T atau jumlah head.", _v.kind(X))
     limits.check_cpu_work(float(X.size), "rope", backend)
     _v.check_finite(X, "X")
-    _v.check_rotation_overflow(X)
+    position_checks.check_rotation_overflow(X)
     Xd = arrays.to_backend(X, backend)
     Od = arrays.empty(X.shape, backend)
     launch.launch_rope(Xd, Od, rows, T, d_k, offset=offset, base=base, backend=backend)
