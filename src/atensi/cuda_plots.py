@@ -24,7 +24,8 @@ import math
 from matplotlib.patches import Rectangle
 
 from .style import HIGHLIGHT, MASKED, new_figure
-from .validation import check_index_pair, check_int
+from .figure_checks import check_index_pair
+from .validation import check_int
 
 TEXT_FONT = 12.5
 LABEL_FONT = 12.0

@@ -27,8 +27,9 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from .style import HIGHLIGHT, MASKED, colormap, format_number, is_dark, new_figure
-from .validation import (check_flag, check_int, check_rows, check_same_shape, check_small,
-                         check_label, check_square_matrix, check_weights, check_words, figure_array)
+from .figure_checks import (check_label, check_rows, check_small, check_square_matrix,
+                            check_weights, check_words, figure_array)
+from .validation import check_flag, check_int, check_same_shape
 
 # Text sizes in points. A 5-inch figure at 100 dpi is shrunk to about 330 px
 # on a 360 px phone (a factor of 0,66), so 14 pt reads there like 13 px text,

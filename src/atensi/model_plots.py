@@ -11,8 +11,10 @@ import math
 
 import numpy as np
 
+from . import figure_checks as _fig
 from . import plots, style
 from . import validation as _v
+from .result_checks import check_curve, check_experiment
 
 
 def _shown(text):
@@ -23,12 +25,12 @@ def attention_figure(A, text, *, title=None):
     """Heatmap satu head ``A`` (T, T); label kedua sumbu: karakter teks, atau
     daftar kata untuk model kata: satu per baris ``A``."""
     hint = "Berikan bobot satu head, misalnya model.attention_maps(teks)[layer, head]."
-    A = _v.check_weights(_v.figure_array(A, "A", hint, ndim=2, shape_name="matriks (T, T)",
-                                         finite=True))
-    T = _v.check_square_matrix(A, "A")
-    title = _v.check_label(title, "title")
+    A = _fig.check_weights(_fig.figure_array(A, "A", hint, ndim=2, shape_name="matriks (T, T)",
+                                             finite=True))
+    T = _fig.check_square_matrix(A, "A")
+    title = _fig.check_label(title, "title")
     tokens = list(text) if isinstance(text, str) else text
-    labels = [_shown(c) for c in _v.check_words(tokens, T, "text", "baris A")]
+    labels = [_shown(c) for c in _fig.check_words(tokens, T, "text", "baris A")]
     words = any(len(c) > 1 for c in labels)  # word labels: room on the left, upright on top
     fig = style.new_figure(4.2, 4.3)
     ax = fig.add_axes([0.17, 0.03, 0.76, 0.7] if words else [0.08, 0.03, 0.78, 0.78])
@@ -63,7 +65,7 @@ def _smooth(values, width):
 def training_curve_figure(curve, *, bigram=None, unigram=None, title=None, smooth=25):
     """Loss latih (rata-rata bergerak ``smooth`` langkah) dan validasi terhadap langkah,
     dengan garis pembanding bigram dan unigram bila diberikan."""
-    _v.check_curve(curve, "curve")
+    check_curve(curve, "curve")
     for name, value in (("bigram", bigram), ("unigram", unigram)):
         if value is not None:
             _v.check_number(value, name)
@@ -92,7 +94,7 @@ def training_curve_figure(curve, *, bigram=None, unigram=None, title=None, smoot
 def experiment_figure(result, *, smooth=10):
     """Eksperimen √d_k: loss (atas) dan entropi atensi per lapisan (bawah), dengan
     dan tanpa pembagian, seed yang sama."""
-    _v.check_experiment(result)
+    check_experiment(result)
     smooth = _v.check_int(smooth, "smooth")
     fig = style.new_figure(style.MAX_WIDTH, 6.6)
     ax_loss = fig.add_axes([0.16, 0.64, 0.81, 0.3])
@@ -130,9 +132,9 @@ def accuracy_curve_figure(curves, *, chance=None, title=None):
     ``curves``: nama -> dict dengan ``val_step`` dan ``val`` (seperti kurva
     ``recall_train.train_recall``). ``chance``: garis tebakan acak.
     """
-    _v.check_series(curves, "curves")
+    _fig.check_series(curves, "curves")
     for name, curve in curves.items():
-        _v.check_curve(curve, f"curves[{name!r}]", (("val_step", "val"),))
+        check_curve(curve, f"curves[{name!r}]", (("val_step", "val"),))
     if chance is not None:
         chance = _v.check_number(chance, "chance", low=0.0, high=1.0)
     fig = style.new_figure(style.MAX_WIDTH, 3.6)

@@ -34,8 +34,8 @@ from matplotlib.patches import Rectangle
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from . import style
-from .validation import (check_int, check_positive, check_same_shape,
-                         check_series, check_version, figure_array)
+from .figure_checks import check_series, figure_array
+from .validation import check_int, check_positive, check_same_shape, check_version
 from .formatting import id_bytes
 
 

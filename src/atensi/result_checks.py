@@ -7,17 +7,23 @@ satu pemeriksa di sini; yang ditolak memberi satu pesan bahasa Indonesia yang
 menyebut berkasnya, bagian yang salah, dan perintah yang membuatnya ulang.
 
 * ``check_skala_experiment(result, path)``: ``--experiment skala``
-  (``train.load_experiment``; its runs and curves are checked by
-  ``validation.check_experiment``);
+  (``train.load_experiment``; its runs and curves are checked first by
+  ``check_experiment``);
 * ``check_recall_experiment(result, path)``: ``--experiment ingat``
   (``recall_train.load_recall_experiment``);
 * ``check_bench_results(result, path)``: ``python -m atensi.bench --json``
   (``atensi.bench.report.load_results``).
+
+Kurva latihan dan hasil eksperimen √d_k yang diberikan sebagai argumen
+(``model_plots``, ``train.load_experiment``) diperiksa oleh ``check_curve``
+dan ``check_experiment``: pesannya menyebut argumennya ("Argumen 'curve' ...").
 """
 
 from __future__ import annotations
 
 import math
+
+from atensi.figure_checks import figure_array
 
 RECALL_REMAKE = "python -m atensi.train --experiment ingat"
 BENCH_REMAKE = "python -m atensi.bench --quick --json <path>"
@@ -126,6 +132,49 @@ def check_skala_experiment(result, path, remake=SKALA_REMAKE):
     "tanpa" berisi angka berhingga yang panjangnya cocok; selain itu ``ValueError``
     (``path=None``: pesannya tanpa nama berkas, untuk pemanggil yang menyebutnya)."""
     return _checked(_skala, result, path, remake, "eksperimen")
+
+
+def check_curve(curve, name: str, pairs=(("step", "train"), ("val_step", "val"))) -> dict:
+    """A training curve: a dict whose ``pairs`` of keys hold number sequences of
+    equal, non-zero length (steps and their values)."""
+    if not isinstance(curve, dict):
+        raise TypeError(f"Argumen '{name}' harus dict kurva latihan (hasil atensi.train.train), "
+                        f"tetapi yang diterima {type(curve).__name__}.")
+    for x, y in pairs:
+        missing = [k for k in (x, y) if k not in curve]
+        if missing:
+            raise ValueError(
+                f"Argumen '{name}' tidak punya kunci {', '.join(repr(k) for k in missing)} "
+                f"(kuncinya: {', '.join(map(repr, list(curve)[:6])) or 'tidak ada'}). Berikan "
+                "kurva dari atensi.train.train atau model.curve.")
+        xs = figure_array(curve[x], f"{name}[{x!r}]", "Berikan kurva dari atensi.train.train.",
+                          ndim=1, shape_name="daftar angka", finite=True)
+        ys = figure_array(curve[y], f"{name}[{y!r}]", "Berikan kurva dari atensi.train.train.",
+                          finite=True)
+        if len(ys) != len(xs):
+            raise ValueError(
+                f"Argumen '{name}': '{x}' ({len(xs)} nilai) dan '{y}' ({len(ys)} nilai) harus "
+                "sama panjang, satu nilai per langkah.")
+    return curve
+
+
+def check_experiment(result, name: str = "result") -> dict:
+    """The √d_k experiment (``--experiment skala``): runs "dengan" and "tanpa", each a
+    curve with its attention entropy per checkpoint."""
+    hint = "Buat dengan: python -m atensi.train --experiment skala"
+    if not isinstance(result, dict) or not isinstance(result.get("runs"), dict) \
+            or set(result["runs"]) != {"dengan", "tanpa"} \
+            or not isinstance(result.get("d_k"), int) or isinstance(result.get("d_k"), bool):
+        raise ValueError(
+            f"Argumen '{name}' harus hasil eksperimen √d_k: dict dengan 'd_k' (bilangan bulat) "
+            f"dan 'runs' berisi 'dengan' dan 'tanpa', tetapi yang diterima {result!r:.80}. {hint}")
+    for key, run in result["runs"].items():
+        check_curve(run, f"{name}['runs'][{key!r}]",
+                    (("step", "train"), ("val_step", "val"), ("val_step", "entropy")))
+        if figure_array(run["entropy"], "entropy", hint).ndim != 2:
+            raise ValueError(f"Argumen '{name}['runs'][{key!r}]['entropy']' harus berbentuk "
+                             f"(titik ukur, lapisan). {hint}")
+    return result
 
 
 RECALL_RUNS = ("tanpa_skala", "tanpa_mask", "seragam")

@@ -20,7 +20,7 @@ import numpy as np
 from matplotlib.patches import Rectangle
 
 from . import style
-from .validation import check_words, figure_array
+from .figure_checks import check_words, figure_array
 
 SIGN = "#fdae6b"
 EXPONENT = "#9ecae1"

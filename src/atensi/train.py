@@ -252,7 +252,8 @@ def load_experiment(path=None):
     remake = "python -m atensi.train --experiment skala"
     result = training_loop.read_result(path, remake)
     try:
-        return result_checks.check_skala_experiment(_val.check_experiment(result, "result"), None)
+        checked = result_checks.check_experiment(result, "result")
+        return result_checks.check_skala_experiment(checked, None)
     except (TypeError, ValueError) as err:
         detail = str(err).split(" Buat dengan:")[0]
         raise ValueError(f"Berkas eksperimen '{path}' berisi JSON yang bukan hasil eksperimen "
