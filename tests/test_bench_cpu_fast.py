@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from _oracles import qkv, reference64, rel_err
 from atensi.bench import cpu_fast as F
+from atensi import blas
 from atensi import reference as R
 
 
@@ -171,15 +172,15 @@ def test_auto_block_and_threads():
 
 
 def test_blas_threads_are_restored():
-    before = F._set_blas_threads(3)
+    before = blas.set_threads_here(3)
     if before is None:
         pytest.skip("BLAS ini tidak punya openblas_set_num_threads_local")
     try:
         Q, K, V = qkv((4, 64, 8), seed=14)
         F.attention_cpu_fast(Q, K, V, threads=1)
-        assert F._set_blas_threads(3) == 3  # the caller's setting came back
+        assert blas.set_threads_here(3) == 3  # the caller's setting came back
     finally:
-        F._set_blas_threads(before)
+        blas.set_threads_here(before)
 
 
 def test_broadcast_input_beyond_memory_is_refused_before_work(monkeypatch):

@@ -142,7 +142,7 @@ def test_failing_cell_fails_the_build_naming_the_page(tiny_book):
 
 
 def test_page_missing_from_the_toc_fails_the_build_naming_it(tiny_book):
-    """only_build_toc_files would drop the page silently (_ext/book_guard.py)."""
+    """only_build_toc_files would drop the page silently (_ext/atensi_book/guard.py)."""
     book = tiny_book("print(1)")
     (book / "chapters" / "terlupa.md").write_text("# Bab yang terlupa\n", encoding="utf-8")
     proc = build_other(book)
@@ -151,7 +151,7 @@ def test_page_missing_from_the_toc_fails_the_build_naming_it(tiny_book):
 
 
 def test_broken_internal_link_fails_the_build_naming_the_page(tiny_book):
-    """Sphinx does not check raw links; the written pages are (_ext/book_guard.py)."""
+    """Sphinx does not check raw links; the written pages are (_ext/atensi_book/guard.py)."""
     book = tiny_book("print(1)")
     page = book / "chapters" / "uji.md"
     page.write_text(

@@ -169,7 +169,7 @@ def test_launch_buttons_open_the_paired_ipynb(built_book, page):
 
 
 # Interface text that the themes and extensions write in English unless
-# _ext/indonesian_ui.py (or its catalogs) gives them in Indonesian.
+# _ext/atensi_book/indonesian.py (or its catalogs) gives them in Indonesian.
 ENGLISH_UI = [
     "Search", "Back to top", "Skip to main content", "Launch", "Color mode", "Contents",
     "Download", "Copyright", "By ", "previous", "next", "On this page", "Click to",
@@ -217,7 +217,7 @@ def test_index_html_sends_the_reader_to_the_intro(built_book):
     assert icon is not None and (built_book / icon["href"]).is_file()
 
 
-# --- Light on a phone (_ext/fast_pages.py) -------------------------------------------
+# --- Light on a phone (_ext/atensi_book/pages.py) -------------------------------------------
 
 
 def test_scripts_wait_for_the_text(built_book):

@@ -160,7 +160,7 @@ def test_no_english_screen_reader_labels(built_book):
 
 @book
 def test_every_internal_link_and_anchor_resolves(built_book):
-    """The build itself refuses broken links (_ext/book_guard.py); the same
+    """The build itself refuses broken links (_ext/atensi_book/guard.py); the same
     checker runs here on the finished site, and lists the external links."""
     broken, external = book_guard.broken_links(built_book)
     print(f"\n{len(external)} tautan eksternal (didaftar, tidak dibuka):")

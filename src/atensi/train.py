@@ -18,15 +18,7 @@ memeriksa target: model < bigram dan model ≤ 0,7 × unigram.
 
 from __future__ import annotations
 
-import os
 import sys
-
-if "numpy" not in sys.modules:
-    # Small matrices: one BLAS thread is as fast on a quiet 2-core machine and
-    # much faster on a busy one (threads that wait for each other spin).
-    for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(_var, "1")
-
 
 import numpy as np
 

@@ -15,8 +15,6 @@ CPU, nama berkas bertanggal, laporan waktu dan target, dan berkas hasil JSON.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import glob
 import json
 import math
 import os
@@ -26,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import files
+from . import blas, files
 from . import validation as _val
 from .formatting import id_float
 from .model import Adam, TinyGPT
@@ -34,37 +32,6 @@ from .shipped import results_dir
 
 RESULTS = results_dir()
 TIME_LIMIT = 120  # seconds, wall clock and CPU, for a full training run
-
-
-def _openblas_threads():
-    """(get, set) of the OpenBLAS bundled with NumPy, or None when not found."""
-    folder = os.path.join(os.path.dirname(np.__file__), os.pardir, "numpy.libs")
-    for path in glob.glob(os.path.join(folder, "*openblas*")):
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for get, set_ in (("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
-                          ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
-                          ("openblas_get_num_threads", "openblas_set_num_threads")):
-            if hasattr(lib, get) and hasattr(lib, set_):
-                return getattr(lib, get), getattr(lib, set_)
-    return None
-
-
-@contextlib.contextmanager
-def one_blas_thread():
-    """Satu thread BLAS selama blok ini (matriks model kecil: lebih cepat, tidak
-    berebut CPU). Tidak berbuat apa-apa bila OpenBLAS NumPy tidak ditemukan."""
-    found = _openblas_threads()
-    before = found[0]() if found else None
-    if found:
-        found[1](1)
-    try:
-        yield
-    finally:
-        if found and before:
-            found[1](before)
 
 
 def learning_rate(step, steps, lr, warmup):
@@ -133,7 +100,7 @@ def fit(model: TinyGPT, draw, measure, *, steps, batch_size, lr, warmup, eval_ev
             log(f"langkah {step:>5}/{steps}  loss latih {last}  {text}  "
                 f"({id_float(time.perf_counter() - start, 1)} s)")
 
-    with one_blas_thread():
+    with blas.one_thread():
         checkpoint(0)
         for step in range(1, steps + 1):
             x, y = draw(rng, batch_size)

@@ -1,5 +1,5 @@
 // A hint above every table or printed output that is wider than its box
-// (_ext/wide_math.py): the box scrolls sideways, and on a phone the reader
+// (_ext/atensi_book/__init__.py): the box scrolls sideways, and on a phone the reader
 // would not otherwise know that columns are hidden.
 (() => {
   const BOXES = ".pst-scrollable-table-container, div.tabel-lebar, table.tabel-lebar, div.cell_output pre";

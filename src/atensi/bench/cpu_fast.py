@@ -39,8 +39,6 @@ from __future__ import annotations
 
 import atexit
 import concurrent.futures
-import ctypes
-import glob
 import itertools
 import math
 import os
@@ -49,7 +47,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from atensi import memory
+from atensi import blas, memory
 from atensi import validation as _val
 
 __all__ = ["attention_cpu_fast", "default_threads", "auto_block"]
@@ -65,58 +63,8 @@ _STRIP_BYTES = 8 << 20
 _MAX_THREADS = 256
 
 
-# ---------------------------------------------------------------------------
-# BLAS threads: one per worker, so that our threads do not fight BLAS's own.
-# ---------------------------------------------------------------------------
-
-
-def _find_blas_local():
-    """OpenBLAS's per-thread setter ``openblas_set_num_threads_local`` (OpenBLAS
-    ≥ 0.3.26, as NumPy's wheels ship it), or ``None`` for other BLAS."""
-    names = ("openblas_set_num_threads_local", "scipy_openblas_set_num_threads_local64_",
-             "scipy_openblas_set_num_threads_local")
-    candidates = []
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as maps:
-            for line in maps:
-                path = line.split()[-1] if len(line.split()) >= 6 else ""
-                if "openblas" in path.lower() and path not in candidates:
-                    candidates.append(path)
-    except OSError:
-        pass
-    libs_dir = os.path.dirname(np.__file__) + ".libs"
-    candidates += sorted(glob.glob(os.path.join(libs_dir, "*openblas*")))
-    for path in candidates:
-        try:
-            lib = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in names:
-            fn = getattr(lib, name, None)
-            if fn is not None:
-                fn.argtypes = [ctypes.c_int]
-                fn.restype = ctypes.c_int
-                return fn
-    return None
-
-
-_blas_local = None
-_blas_searched = False
 _lock = threading.Lock()
 _pools: dict[int, ThreadPoolExecutor] = {}
-
-
-def _set_blas_threads(n):
-    """Set this thread's BLAS thread count; returns the old one (or None)."""
-    global _blas_local, _blas_searched
-    if not _blas_searched:
-        with _lock:
-            if not _blas_searched:
-                _blas_local = _find_blas_local()
-                _blas_searched = True
-    if _blas_local is None or n is None:
-        return None
-    return _blas_local(int(n))
 
 
 def _pool(workers):
@@ -279,7 +227,7 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
     stop = threading.Event()  # set on Ctrl-C: the workers take no further strip
 
     def work():
-        old = _set_blas_threads(1)
+        old = blas.set_threads_here(1)
         try:
             buf = np.empty(longest * block, dtype=dtype)
             l_buf = np.empty((1, block), dtype=dtype)
@@ -304,7 +252,7 @@ def attention_cpu_fast(Q, K, V, *, causal=True, scale=True, block=None, threads=
                 np.matmul(St.T, V[h][:k_end], out=o)  # O = P V, P = Stᵀ
                 _finish_rows(o, l, safe)
         finally:
-            _set_blas_threads(old)
+            blas.set_threads_here(old)
 
     if workers == 1:
         work()

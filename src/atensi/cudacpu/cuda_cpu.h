@@ -1,6 +1,6 @@
 // cuda_cpu.h -- run CUDA C kernels on the CPU (atensi.cudacpu).
 //
-// Included first by the translation unit that loader.py generates:
+// Included first by the translation unit that source.py generates:
 //   #include "cuda_cpu.h"
 //   #line 1 "kernels/softmax.cu"
 //   <the .cu text, with `extern __shared__ T s[];` rewritten>

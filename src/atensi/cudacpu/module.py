@@ -32,7 +32,6 @@ MAX_DYN_SMEM = hardware.SM_90.max_shared_per_block
 # CUDA threads one CPU launch may run (grid blocks × block threads): about
 # 10⁸ take tens of seconds here. ATENSI_CUDACPU_MAX_THREADS changes it.
 MAX_CPU_THREADS = 2**31
-RC_CANCELLED = 4  # kCancelled in cuda_cpu.h
 
 _libs: dict[Path, ctypes.CDLL] = {}
 _libs_lock = threading.Lock()

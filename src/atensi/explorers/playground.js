@@ -1,4 +1,4 @@
-// Taman bermain 2-D untuk contoh berjalan (atensi.playground).
+// Taman bermain 2-D untuk contoh berjalan (atensi.explorers.playground).
 //
 // One ES module, two hosts:
 // - the static book: the page inlines this file as <script type="module">
