@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import files, memory, reference
+from . import files, memory, model_checks, reference
 from . import validation as _v
 from .reference import array_module
 
@@ -69,7 +69,7 @@ class Config:
         # Stored as plain int and bool (NumPy numbers would not survive json.dumps in save).
         checked = {name: _v.check_int(getattr(self, name), name, low=1)
                    for name in ("vocab", "T", "d_model", "n_head", "n_layer", "d_mlp")}
-        _v.check_heads(checked["d_model"], checked["n_head"])
+        model_checks.check_heads(checked["d_model"], checked["n_head"])
         checked["seed"] = _v.check_int(self.seed, "seed", low=0)
         checked["scale"] = _v.check_flag(self.scale, "scale")
         checked["positions"] = _v.check_choice(self.positions, POSITIONS, "positions")
@@ -208,7 +208,7 @@ def cross_entropy(logits, targets):
         _v.as_float_array(logits, "logits", min_ndim=1, layout="(..., vocab)"), "logits")
     xp = array_module(logits)
     V = logits.shape[-1]
-    _v.check_target_tokens(targets, logits.shape[:-1], V)
+    model_checks.check_target_tokens(targets, logits.shape[:-1], V)
     flat = logits.reshape(-1, V)
     t = targets.reshape(-1)
     shifted = flat - flat.max(axis=-1, keepdims=True)
@@ -236,7 +236,7 @@ class TinyGPT:
     def __init__(self, config: Config, chars: str | tuple, params: dict | None = None):
         _v.check_instance(config, Config, "config", "atensi.model.Config",
                           "Buat dengan Config(vocab=len(chars)).")
-        words = _v.check_vocabulary(chars, config.vocab)
+        words = model_checks.check_vocabulary(chars, config.vocab)
         self.config, self.words = config, words
         self.chars = tuple(chars) if words else str(chars)
         self._index = {c: n for n, c in enumerate(self.chars)}
@@ -244,7 +244,7 @@ class TinyGPT:
             memory.check_output_bytes(_params_bytes(config), f"Parameter model ({config})",
                                       "Kecilkan d_model, d_mlp, n_layer, T atau vocab.")
             params = init_params(config)
-        self.params = _v.check_model_params(params, param_shapes(config))
+        self.params = model_checks.check_model_params(params, param_shapes(config))
 
     # -- bookkeeping ------------------------------------------------------
     @property
@@ -276,16 +276,17 @@ class TinyGPT:
         return array_module(self.params["wte"])
 
     def encode(self, text: str, name: str = "text") -> np.ndarray:
-        tokens = _v.check_text(text, self._index, name, words=self.words)
+        tokens = model_checks.check_text(text, self._index, name, words=self.words)
         return np.array([self._index[t] for t in tokens], dtype=np.int64)
 
     def decode(self, ids) -> str:
-        ids = _v.check_token_ids(ids, len(self.chars))
+        ids = model_checks.check_token_ids(ids, len(self.chars))
         return ("" if not self.words else " ").join(self.chars[int(i)] for i in ids.ravel())
 
     def check_ids(self, idx, name="idx"):
         """Batch token ``idx`` (B, T') yang sudah diperiksa (0…vocab − 1, T' <= T), di modul array model."""
-        return self.xp.asarray(_v.check_token_batch(idx, self.config.T, self.config.vocab, name))
+        idx = model_checks.check_token_batch(idx, self.config.T, self.config.vocab, name)
+        return self.xp.asarray(idx)
 
     # -- forward ----------------------------------------------------------
     def block(self, x, n, attention):
@@ -379,7 +380,7 @@ class TinyGPT:
         targets = self.check_ids(targets, "targets")
         _v.check_same_shape(targets, "targets", idx, "idx")
         if positions is not None:
-            positions = _v.check_columns(positions, idx.shape[1])
+            positions = model_checks.check_columns(positions, idx.shape[1])
         backward = attention_backward or _reference_attention_backward
         logits, cache = self.forward(idx, attention=attention, keep=True)
         if positions is None:
@@ -467,14 +468,14 @@ class TinyGPT:
         logit posisi terakhir. ``temperature=0``: selalu token paling mungkin.
         ``return_logits=True`` juga mengembalikan logit setiap langkah ``(n, vocab)``.
         """
-        _v.check_prompt(prompt)
+        model_checks.check_prompt(prompt)
         n = _v.check_int(n, "n", low=0)
         kv_cache = _v.check_flag(kv_cache, "kv_cache")
         temperature = _v.check_number(temperature, "temperature", low=0.0)
         return_logits = _v.check_flag(return_logits, "return_logits")
         seed = _v.check_int(seed, "seed", low=0)
         n_prompt = len(self.encode(prompt, "prompt"))
-        _v.check_context(n_prompt, n, self.config.T)
+        model_checks.check_context(n_prompt, n, self.config.T)
         rng = np.random.default_rng(seed)
         xp = self.xp
         ids = list(self.encode(prompt, "prompt"))
@@ -515,7 +516,7 @@ class TinyGPT:
     def save(self, path, *, curve: dict | None = None, info: dict | None = None):
         """Tulis ``.npz``: bobot (float32), config, kosakata, kurva latihan, info (JSON)."""
         files.check_output_path(files.as_path(path), "path", ".npz")  # before any work
-        info = _v.check_json_object(info, "info")
+        info = model_checks.check_json_object(info, "info")
         data = {f"param/{k}": np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.float32)
                 for k, v in self.params.items()}
         for k, v in (curve or {}).items():
@@ -722,9 +723,9 @@ class Adam:
     """Adam (Kingma & Ba, 2015) untuk dict parameter; memperbarui array di tempat."""
 
     def __init__(self, params: dict, lr=3e-3, betas=(0.9, 0.99), eps=1e-8):
-        _v.check_param_dict(params)
+        model_checks.check_param_dict(params)
         lr = _v.check_positive(lr, "lr")
-        betas = _v.check_betas(betas)
+        betas = model_checks.check_betas(betas)
         eps = _v.check_positive(eps, "eps")
         self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
         xp = array_module(*params.values())
@@ -734,7 +735,7 @@ class Adam:
 
     def step(self, grads: dict, lr=None):
         lr = self.lr if lr is None else _v.check_positive(lr, "lr")
-        _v.check_gradients(grads, self.params)
+        model_checks.check_gradients(grads, self.params)
         b1, b2 = self.betas
         self.t += 1
         c1, c2 = 1 - b1 ** self.t, 1 - b2 ** self.t

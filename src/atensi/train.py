@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 from . import corpus as corpus_mod
-from . import files, recall_train, result_checks, rujukan_train, training_loop
+from . import files, model_checks, recall_train, result_checks, rujukan_train, training_loop
 from . import validation as _val
 from .arguments import Parser
 from .formatting import id_float, id_int
@@ -52,11 +52,11 @@ def batch(ids, T, B, rng):
     B = _val.check_int(B, "B")
     _val.check_instance(rng, np.random.Generator, "rng", "np.random.Generator",
                         "Buat dengan np.random.default_rng(seed).")
-    ids = _val.check_token_ids(ids, np.iinfo(np.int64).max, "ids")
+    ids = model_checks.check_token_ids(ids, np.iinfo(np.int64).max, "ids")
     if ids.ndim != 1:
         raise ValueError(f"Argumen 'ids' harus array satu dimensi berisi token teks, tetapi "
                          f"bentuknya {ids.shape}. Buat dengan model.encode(teks).")
-    _val.check_window_text(len(ids), T, "ids")
+    model_checks.check_window_text(len(ids), T, "ids")
     starts = rng.integers(0, len(ids) - T - 1, B)
     rows = starts[:, None] + np.arange(T)
     return ids[rows], ids[rows + 1]
@@ -74,8 +74,8 @@ def evaluate(model: TinyGPT, x, y, chunk=32) -> float:
     _val.check_instance(model, TinyGPT, "model", "atensi.model.TinyGPT",
                         "Buat dengan TinyGPT(config, chars) atau TinyGPT.load(path).")
     T, vocab = model.config.T, model.config.vocab
-    x = _val.check_token_batch(x, T, vocab, "x", min_rows=1)
-    y = _val.check_token_batch(y, T, vocab, "y", min_rows=1)
+    x = model_checks.check_token_batch(x, T, vocab, "x", min_rows=1)
+    y = model_checks.check_token_batch(y, T, vocab, "y", min_rows=1)
     _val.check_same_shape(y, "y", x, "x")
     chunk = _val.check_int(chunk, "chunk")
     total = 0.0
@@ -93,9 +93,9 @@ def baselines(train_ids, x_val, y_val, vocab):
     karakter teks latih, dan cross-entropy-nya pada validasi.
     """
     vocab = _val.check_int(vocab, "vocab")
-    train_ids = _val.check_token_ids(train_ids, vocab, "train_ids")
-    x_val = _val.check_token_ids(x_val, vocab, "x_val")
-    y_val = _val.check_token_ids(y_val, vocab, "y_val")
+    train_ids = model_checks.check_token_ids(train_ids, vocab, "train_ids")
+    x_val = model_checks.check_token_ids(x_val, vocab, "x_val")
+    y_val = model_checks.check_token_ids(y_val, vocab, "y_val")
     if train_ids.ndim != 1 or len(train_ids) < 2:
         raise ValueError(f"Argumen 'train_ids' harus array satu dimensi berisi paling sedikit dua "
                          f"token (satu pasangan bigram), tetapi bentuknya {train_ids.shape}. Buat "
@@ -142,7 +142,7 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
     train_ids, val_ids = data_ids(model, corpus)
     T = model.config.T
     for name, ids in (("corpus.train", train_ids), ("corpus.val", val_ids)):
-        _val.check_window_text(len(ids), T, name)
+        model_checks.check_window_text(len(ids), T, name)
     x_val, y_val = windows(val_ids, T)
 
     def measure():

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import blas, files
+from . import blas, files, model_checks
 from . import validation as _val
 from .formatting import id_float
 from .model import Adam, TinyGPT
@@ -65,7 +65,7 @@ def check_settings(model, *, steps, batch_size, lr, warmup, eval_every, clip, se
     _val.check_positive(lr, "lr")
     _val.check_positive(clip, "clip")
     _val.check_int(seed, "seed", low=0)
-    _val.check_printer(log, "log")
+    model_checks.check_printer(log, "log")
     _val.check_instance(model, TinyGPT, "model", "atensi.model.TinyGPT")
 
 
