@@ -22,6 +22,7 @@ when an earlier backup holds other edits), and the output says so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -135,11 +136,23 @@ def with_setup_cell(text: str, source: str) -> tuple[str, int]:
     return CELL_RE.sub(replace, text), found
 
 
+def cell_ids(cells) -> list[str]:
+    """One id per cell, from its type and text: a cell keeps its id when others are
+    added, removed or moved, so a diff shows only the cells that changed. Cells
+    with the same text are told apart by a counter, in order."""
+    ids, seen = [], {}
+    for cell in cells:
+        digest = hashlib.sha1(f"{cell.cell_type}\n{cell.source}".encode("utf-8")).hexdigest()[:10]
+        seen[digest] = seen.get(digest, 0) + 1
+        ids.append(f"sel-{digest}" if seen[digest] == 1 else f"sel-{digest}-{seen[digest]}")
+    return ids
+
+
 def ipynb_text(md_path: Path) -> str:
     """The .ipynb that belongs to ``md_path``: its cells, no outputs."""
     notebook = jupytext.read(md_path)
-    for number, cell in enumerate(notebook.cells):
-        cell.id = f"sel-{number:03d}"  # stable ids: the file only changes with the .md
+    for cell, cell_id in zip(notebook.cells, cell_ids(notebook.cells)):
+        cell.id = cell_id  # the file only changes with the .md, and only where it did
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None

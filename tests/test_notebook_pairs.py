@@ -5,6 +5,7 @@ in sync and without outputs, and starts with the setup cell that makes
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -107,6 +108,33 @@ def test_sync_check_reports_a_stale_pair(tmp_path, monkeypatch):
     assert not (chapters / "a.ipynb").exists()
     sync_notebooks.sync()
     assert sync_notebooks.sync(check=True) == []
+
+
+def test_inserting_a_cell_leaves_the_other_cell_ids_alone(tmp_path):
+    source = (ROOT / "chapters" / "pendahuluan.md").read_text(encoding="utf-8")
+    before = tmp_path / "sebelum.md"
+    before.write_text(source, encoding="utf-8")
+    first = source.index("```{code-cell}")
+    cell = "```{code-cell} ipython3\nprint('sel baru')\n```\n\n"
+    after = tmp_path / "sesudah.md"
+    after.write_text(source[:first] + cell + source[first:], encoding="utf-8")
+    old, new = ([c["id"] for c in json.loads(sync_notebooks.ipynb_text(p))["cells"]]
+                for p in (before, after))
+    assert len(new) == len(old) + 1 and len(set(new)) == len(new)
+    added = [i for i in new if i not in old]
+    assert len(added) == 1 and [i for i in new if i != added[0]] == old
+
+
+def test_cells_with_the_same_text_get_distinct_stable_ids(tmp_path):
+    page = tmp_path / "bab.md"
+    cell = "```{code-cell} ipython3\nx = 1\n```\n\n"
+    source = (ROOT / "chapters" / "pendahuluan.md").read_text(encoding="utf-8")
+    header = source[:source.index("\n---\n") + 5]  # the chapters' MyST front matter
+    page.write_text(header + "\n# Bab\n\n" + cell + "Teks.\n\n" + cell, encoding="utf-8")
+    ids = [c["id"] for c in json.loads(sync_notebooks.ipynb_text(page))["cells"]]
+    assert len(set(ids)) == len(ids) == 4
+    assert ids[3] == ids[1] + "-2"
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", i) for i in ids)  # nbformat's rule
 
 
 # --- What the setup cell does, without network: subprocess calls are recorded --
