@@ -22,6 +22,7 @@ import numpy as np
 
 from atensi import position_checks
 from atensi import validation as _v
+from atensi.formatting import id_sci
 
 MAX_STEPS = 10**7  # multiply-adds: about ten seconds of Python
 
@@ -45,8 +46,8 @@ def scores(Q, K, *, scale=True):
 
 def causal_mask(S):
     """Salinan S dengan -inf di setiap posisi j > i."""
-    (S,) = _v.loop_matrices(S=S, allow_neg_inf=True)  # periksa dulu: bentuk, tipe, NaN
-    _v.check_loop_steps(MAX_STEPS, S.size, "causal_mask")
+    (S,) = _matrices(S=S, allow_neg_inf=True)  # periksa dulu: bentuk, tipe, NaN
+    _check_steps(MAX_STEPS, S.size, "causal_mask")
     S = np.array(S, dtype=np.float64)
     T_q, T_k = S.shape
     for i in range(T_q):
@@ -59,8 +60,8 @@ def causal_mask(S):
 
 def softmax(S):
     """Softmax per baris, dengan tiga langkah yang dikerjakan satu block per baris."""
-    (S,) = _v.loop_matrices(S=S, allow_neg_inf=True)  # periksa dulu: bentuk, tipe, NaN
-    _v.check_loop_steps(MAX_STEPS, 3 * S.size, "softmax")
+    (S,) = _matrices(S=S, allow_neg_inf=True)  # periksa dulu: bentuk, tipe, NaN
+    _check_steps(MAX_STEPS, 3 * S.size, "softmax")
     T_q, T_k = S.shape
     A = np.zeros((T_q, T_k))
     for i in range(T_q):
@@ -98,7 +99,7 @@ def attention(Q, K, V, *, causal=True, scale=True):
     """Rantai lengkap dengan loop: scores → mask → softmax → weighted_sum."""
     causal = _v.check_flag(causal, "causal")
     Q, K, V = _v.reference_qkv(Q, K, V)
-    _v.check_loop_steps(MAX_STEPS, 2 * Q.shape[0] * K.shape[0] * (Q.shape[1] + V.shape[1]), "attention")
+    _check_steps(MAX_STEPS, 2 * Q.shape[0] * K.shape[0] * (Q.shape[1] + V.shape[1]), "attention")
     S = scores(Q, K, scale=scale)
     if causal:
         S = causal_mask(S)
@@ -107,27 +108,27 @@ def attention(Q, K, V, *, causal=True, scale=True):
 
 def _scores_inputs(Q, K, scale):
     scale = _v.check_flag(scale, "scale")
-    Q, K = _v.loop_matrices(Q=Q, K=K)
-    _v.check_equal("Dimensi terakhir (d_k) 'Q' dan 'K'", "Q.shape[1]", Q.shape[1], "K.shape[1]",
+    Q, K = _matrices(Q=Q, K=K)
+    _check_equal("Dimensi terakhir (d_k) 'Q' dan 'K'", "Q.shape[1]", Q.shape[1], "K.shape[1]",
           K.shape[1])
-    _v.check_loop_steps(MAX_STEPS, Q.shape[0] * K.shape[0] * Q.shape[1], "scores")
+    _check_steps(MAX_STEPS, Q.shape[0] * K.shape[0] * Q.shape[1], "scores")
     return Q, K, scale
 
 
 def _weighted_sum_inputs(A, V):
-    A, V = _v.loop_matrices(A=A, V=V)
-    _v.check_equal("Satu baris 'V' per kolom 'A'", "A.shape[1]", A.shape[1], "V.shape[0]", V.shape[0])
-    _v.check_loop_steps(MAX_STEPS, A.shape[0] * A.shape[1] * V.shape[1], "weighted_sum")
+    A, V = _matrices(A=A, V=V)
+    _check_equal("Satu baris 'V' per kolom 'A'", "A.shape[1]", A.shape[1], "V.shape[0]", V.shape[0])
+    _check_steps(MAX_STEPS, A.shape[0] * A.shape[1] * V.shape[1], "weighted_sum")
     return A, V
 
 
 def _rope_inputs(X, offset, base):
-    (X,) = _v.loop_matrices(X=X)
+    (X,) = _matrices(X=X)
     T, d_k = X.shape
     position_checks.check_even(d_k, "X", "d_k")
     offset = position_checks.check_positions(offset, T)
     base = _v.check_number(base, "base", low=1.0, low_open=True)
-    _v.check_loop_steps(MAX_STEPS, T * d_k, "rope")
+    _check_steps(MAX_STEPS, T * d_k, "rope")
     return X, offset, base
 
 
@@ -146,3 +147,40 @@ def rope(X, *, offset=0, base=10000.0):
             Y[p, 2 * m] = x0 * c - x1 * s
             Y[p, 2 * m + 1] = x0 * s + x1 * c
     return Y
+
+
+# Argument checks of the loops above: one head, on the CPU, small enough for Python.
+
+
+def _matrices(*, allow_neg_inf=False, **arrays) -> list:
+    """NumPy float matrices of one head, finite (-inf allowed in the scores
+    ``S`` when ``allow_neg_inf``: masked)."""
+    out = []
+    for name, x in arrays.items():
+        if _v.kind(x) == "cupy":
+            raise TypeError(f"Argumen '{name}' harus array NumPy: atensi.loops berjalan di "
+                            f"CPU. Pindahkan dulu dengan {name}.get().")
+        x = _v.as_float_array(x, name, layout="(T, T)" if name in ("S", "A") else "(T, d_k)")
+        if x.ndim != 2:
+            raise ValueError(
+                f"Argumen '{name}' harus matriks satu head (2 dimensi), tetapi bentuknya "
+                f"{tuple(x.shape)}. Ambil satu head dulu, misalnya {name}[0], atau pakai "
+                "atensi.reference untuk banyak head.")
+        _v.check_finite(x, name, allow_neg_inf=allow_neg_inf and name in ("S",))
+        out.append(x)
+    return out
+
+
+def _check_steps(limit: int, count: int, what: str) -> None:
+    """Python loops do about 10⁶ steps a second: refuse more than ``limit``."""
+    if count > limit:
+        raise ValueError(
+            f"{what} butuh sekitar {id_sci(count)} langkah perulangan Python, lebih dari "
+            f"batas {id_sci(limit)} (bisa bermenit-menit). Kecilkan T, atau pakai "
+            "atensi.reference (NumPy) untuk ukuran ini.")
+
+
+def _check_equal(what: str, a: str, n: int, b: str, m: int) -> None:
+    """Two sizes that must agree, e.g. d_k of Q and of K."""
+    if n != m:
+        raise ValueError(f"{what}: {a} = {n} dan {b} = {m} harus sama.")
