@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from atensi import memory, position_checks
+from atensi import memory, position_checks, reference_checks
 from atensi import validation as _val
 
 _BIG_HINT = ("Pakai attention_blocked(Q, K, V), yang tidak pernah membuat matriks (T, T), "
@@ -52,7 +52,7 @@ def scores(Q, K, *, scale=True):
     """Matriks skor ``Q Kᵀ``, dibagi √d_k bila ``scale``. Bentuk ``(..., T, T)``."""
     Q, K, _ = _val.reference_qkv(Q, K)
     scale = _val.check_flag(scale, "scale")
-    _val.check_score_bytes(Q, K, 1, "Matriks skor S", _BIG_HINT)
+    reference_checks.check_score_bytes(Q, K, 1, "Matriks skor S", _BIG_HINT)
     return _scores(Q, K, scale)
 
 
@@ -67,7 +67,7 @@ def _scores(Q, K, scale):
 
 def causal_mask(S):
     """Salinan ``S`` dengan ``-inf`` di atas diagonal (posisi j > i = masa depan)."""
-    return _causal_mask(_val.reference_square(S, "S"))
+    return _causal_mask(reference_checks.check_square(S, "S"))
 
 
 def _causal_mask(S):
@@ -83,7 +83,7 @@ def softmax(S, axis=-1):
     Baris yang seluruhnya ``-inf`` (tidak boleh melihat apa pun) menghasilkan
     nol, bukan NaN.
     """
-    S = _val.reference_square(S, "S", min_ndim=1, layout="(..., n)")
+    S = reference_checks.check_square(S, "S", min_ndim=1, layout="(..., n)")
     return _softmax(S, _val.check_axis(axis, S.ndim))
 
 
@@ -102,7 +102,7 @@ def weighted_sum(A, V):
     A = _val.as_float_array(A, "A", layout="(..., T, T)")
     V = _val.as_float_array(V, "V", layout="(..., T, d_v)")
     _val.check_same_kind(A=A, V=V)
-    _val.check_weights_for_v(A, V)
+    reference_checks.check_weights_for_v(A, V)
     _val.check_leading({"A": A, "V": V}, broadcast=True)
     _val.check_finite(A, "A")
     _val.check_finite(V, "V")
@@ -119,7 +119,8 @@ def attention(Q, K, V, *, causal=True, scale=True):
     Q, K, V = _val.reference_qkv(Q, K, V)
     causal = _val.check_flag(causal, "causal")
     scale = _val.check_flag(scale, "scale")
-    _val.check_score_bytes(Q, K, 3, "Skor, mask dan bobot (tiga array (T, T))", _BIG_HINT)
+    reference_checks.check_score_bytes(Q, K, 3, "Skor, mask dan bobot (tiga array (T, T))",
+                                       _BIG_HINT)
     S = _scores(Q, K, scale)
     if causal:
         S = _causal_mask(S)
@@ -228,7 +229,7 @@ def attention_backward(Q, K, V, dO, *, causal=True, scale=True):
     Mask tidak punya gradien sendiri: posisi yang ditutup punya A = 0, jadi dS
     di sana otomatis 0.
     """
-    Q, K, V, dO = _val.reference_backward(Q, K, V, dO)
+    Q, K, V, dO = reference_checks.check_backward(Q, K, V, dO)
     causal = _val.check_flag(causal, "causal")
     scale = _val.check_flag(scale, "scale")
     xp = array_module(Q, K, V, dO)
@@ -286,7 +287,7 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
     (seluruhnya masa depan). Memori tambahan: beberapa ubin ``block²`` dan
     array ``(..., T, d_k)``, bukan ``T²``.
     """
-    Q, K, V, dO = _val.reference_backward(Q, K, V, dO, dense=False)
+    Q, K, V, dO = reference_checks.check_backward(Q, K, V, dO, dense=False)
     causal = _val.check_flag(causal, "causal")
     scale = _val.check_flag(scale, "scale")
     block = _val.check_block(block)
@@ -296,7 +297,7 @@ def attention_backward_blocked(Q, K, V, dO, *, causal=True, scale=True,
         lse = _val.check_finite(_val.as_float_array(lse, "lse", min_ndim=1, layout="(..., T)"),
                                 "lse")
     xp = array_module(Q, K, V, dO)
-    _val.check_backward_shapes(Q, K, V, dO, O, lse)
+    reference_checks.check_backward_shapes(Q, K, V, dO, O, lse)
     given_lse = lse is not None
     if O is None or lse is None:
         O_new, lse_new = attention_blocked(
@@ -355,14 +356,14 @@ def numerical_gradient(f, X, *, h=1e-6):
     X = _val.as_float_array(X, "X", min_ndim=0, layout="(...)")
     h = _val.check_positive(h, "h")
     _val.check_finite(X, "X")
-    _val.check_difference_step(X, h)
+    reference_checks.check_difference_step(X, h)
     grad = np.zeros(X.shape, dtype=np.float64)
     for idx in np.ndindex(X.shape):
         keep = X[idx]
         X[idx] = keep + h
-        f_plus = _val.check_scalar_result(f(X))
+        f_plus = reference_checks.check_scalar_result(f(X))
         X[idx] = keep - h
-        f_minus = _val.check_scalar_result(f(X))
+        f_minus = reference_checks.check_scalar_result(f(X))
         X[idx] = keep
         grad[idx] = (f_plus - f_minus) / (2 * h)
     return grad
