@@ -352,7 +352,7 @@ def numerical_gradient(f, X, *, h=1e-6):
     ``(f(X + h·e) − f(X − h·e)) / 2h``; galatnya sebanding dengan h².
     Pakai float64: di float32 pembulatan menelan selisih sekecil itu.
     """
-    _val.check_callable(f, "f")
+    reference_checks.check_callable(f, "f")
     X = _val.as_float_array(X, "X", min_ndim=0, layout="(...)")
     h = _val.check_positive(h, "h")
     _val.check_finite(X, "X")

@@ -11,9 +11,9 @@ penjelajah. Di sini yang hanya dipakainya sendiri:
   melampaui float (:func:`check_backward`), bentuk dO, O dan lse
   (:func:`check_backward_shapes`);
 - satu baris V per *key* (:func:`check_weights_for_v`);
-- gradien numerik: langkah h yang tidak hilang dalam pembulatan
-  (:func:`check_difference_step`) dan fungsi yang mengembalikan satu bilangan
-  hingga (:func:`check_scalar_result`).
+- gradien numerik: ``f`` sebuah fungsi (:func:`check_callable`), langkah h
+  yang tidak hilang dalam pembulatan (:func:`check_difference_step`), dan
+  ``f`` yang mengembalikan satu bilangan hingga (:func:`check_scalar_result`).
 """
 
 from __future__ import annotations
@@ -91,6 +91,16 @@ def check_backward_shapes(Q, K, V, dO, O=None, lse=None) -> None:
                 + ("; satu nilai per baris Q" if name == "lse" else "")
                 + f"), tetapi yang diterima {tuple(x.shape)}."
             )
+
+
+def check_callable(f, name: str) -> None:
+    if not callable(f):
+        raise TypeError(
+            f"Argumen '{name}' harus fungsi (callable) yang menerima array dan mengembalikan "
+            f"satu bilangan, tetapi yang diterima {type(f).__name__}. Tulis misalnya "
+            f"{name}=lambda X: float((X ** 2).sum())."
+        )
+
 
 
 def check_difference_step(X, h) -> None:

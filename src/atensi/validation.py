@@ -1,35 +1,42 @@
-"""Satu lapisan validasi untuk seluruh pustaka: ``reference``, ``kernels``,
-``loops``, ``masks``, ``measures``, ``model``.
+"""Pemeriksaan argumen yang dipakai bersama, dan gaya pesannya.
 
 Setiap argumen yang salah ditolak *sebelum* pekerjaan apa pun dimulai, dengan
 pesan berbahasa Indonesia yang menyebut nama argumennya, apa yang salah, dan
-apa yang harus dilakukan. Semua modul memakai fungsi yang sama, jadi argumen
-yang sama mendapat pesan yang sama, jalur mana pun yang dipakai pembaca.
+apa yang harus dilakukan ("Argumen 'T' harus ..., tetapi yang diterima ...").
+Pemeriksaan yang dipakai lebih dari satu modul ada di sini, jadi argumen yang
+sama mendapat pesan yang sama, jalur mana pun yang dipakai pembaca
+(``reference``, ``loops``, ``kernels``, penjelajah, model, gambar):
 
-Yang diperiksa:
-
-- array NumPy/CuPy (``reference`` juga menerima list angka dan mengubahnya);
-  *masked array* (``np.ma``) ditolak, karena masknya akan diabaikan;
-- tipe float: ``reference`` menerima float16, float32, float64; kernel hanya
-  float32 (dan C-contiguous);
-- rank minimal 2 (softmax: minimal 1), tidak kosong, bentuk yang cocok
-  (T, d_k, sumbu depan);
+- jenis array: NumPy atau CuPy, semuanya sejenis (``kind``,
+  ``check_same_kind``); *masked array* (``np.ma``) ditolak, karena masknya
+  akan diabaikan (``refuse_masked``);
+- tipe float dan bentuk: ``reference`` menerima float16, float32, float64 dan
+  list angka (``as_float_array``); kernel hanya float32 C-contiguous
+  (``check_array``); rank minimal, tidak kosong;
 - nilai hingga: NaN dan inf ditolak, kecuali -inf di skor (artinya: ditutup
-  mask);
+  mask) (``check_finite``);
 - skor yang akan melampaui batas float (misalnya Q = K = 1e19): ditolak
   dengan batas murah dari norma terbesar, ``max‖q‖ · max‖k‖``; begitu juga
-  gradien dA = dO Vᵀ di langkah mundur (``max‖dO‖ · max‖v‖``);
+  gradien dA = dO Vᵀ di langkah mundur (``max‖dO‖ · max‖v‖``) dan bobot yang
+  dihitung ulang dari ``lse``;
 - V yang begitu besar sehingga T · max|v| melampaui float (jumlah berjalan
   *online softmax*) dibagi dulu dengan pangkat dua, lalu hasilnya dikali
   kembali (``online_softmax_v_scale``);
-- ``scale``, ``causal``, ``fused`` harus bool sungguhan; ``block`` bilangan
-  bulat 1…65536; ``version`` string yang dikenal;
-- mask boolean (bentuk, tipe, panjang *padding*), baris peluang (``measures``),
-  teks dan token model, parameter model;
-- ukuran keluaran diperkirakan sebelum memori dipesan (:mod:`atensi.memory`).
+- bilangan dan pilihan: ``scale``, ``causal``, ``fused`` harus bool
+  sungguhan; bilangan bulat dan bilangan hingga di dalam batasnya; salah satu
+  pilihan yang dikenal (``version``, ``positions``); ``block`` 1…65536; sumbu;
+  jenis objek (``check_instance``);
+- bentuk bersama: d_k dan T dari Q, K dan V, sumbu depan, dua array yang
+  harus sama bentuknya; ``reference_qkv`` memeriksa Q, K, V sekaligus.
 
-Batas yang hanya dimiliki kernel (indeks int32, *grid*, d_k di register) dan
-beban emulasi CPU ada di :mod:`atensi.kernels.limits`.
+Aturan yang hanya dimiliki satu bagian ada di samping kode yang dijaganya:
+batas kernel dan beban emulasi CPU (:mod:`atensi.kernels.limits`), memori
+(:mod:`atensi.memory`), mask (:mod:`atensi.masks`), posisi RoPE dan
+sinusoidal (:mod:`atensi.position_checks`), langkah ``reference`` sendiri
+(:mod:`atensi.reference_checks`), loop (:mod:`atensi.loops`), baris peluang
+(:mod:`atensi.measures`), token, model dan Adam (:mod:`atensi.model_checks`),
+gambar (:mod:`atensi.figure_checks`), berkas hasil dan kurva latihan
+(:mod:`atensi.result_checks`).
 """
 
 from __future__ import annotations
@@ -386,6 +393,32 @@ def check_int(value, name: str, *, low: int = 1, high: int | None = None) -> int
     return value
 
 
+def check_number(value, name: str, *, low=None, high=None, low_open=False) -> float:
+    """A real, finite number (int or float, not bool) within [low, high]."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(
+            f"Argumen '{name}' harus bilangan (int atau float), tetapi yang diterima "
+            f"{value!r} ({type(value).__name__})."
+        )
+    value = float(value)
+    bad = (not math.isfinite(value)
+           or (low is not None and (value <= low if low_open else value < low))
+           or (high is not None and value > high))
+    if bad:
+        lo = "" if low is None else (f"> {low}" if low_open else f">= {low}")
+        hi = "" if high is None else f"<= {high}"
+        rng = " dan ".join(x for x in (lo, hi) if x) or "hingga (bukan NaN/inf)"
+        raise ValueError(
+            f"Argumen '{name}' harus bilangan hingga {rng}, tetapi yang diterima {value!r}."
+        )
+    return value
+
+
+def check_positive(value, name: str) -> float:
+    return check_number(value, name, low=0.0, low_open=True)
+
+
+
 def check_choice(value, choices, name: str):
     """``value`` is one of ``choices``: a real int for int choices (not a bool, not 2.0)."""
     plain = isinstance(value, (str, int, float, np.integer, np.floating))
@@ -534,44 +567,3 @@ def reference_qkv(Q, K, V=_NO_V):
     dtype = np.result_type(Q.dtype, K.dtype)
     check_score_overflow(Q, K, dtype)
     return Q, K, V
-
-
-# ---------------------------------------------------------------------------
-# Sizes and work
-# ---------------------------------------------------------------------------
-
-
-def check_callable(f, name: str) -> None:
-    if not callable(f):
-        raise TypeError(
-            f"Argumen '{name}' harus fungsi (callable) yang menerima array dan mengembalikan "
-            f"satu bilangan, tetapi yang diterima {type(f).__name__}. Tulis misalnya "
-            f"{name}=lambda X: float((X ** 2).sum())."
-        )
-
-
-def check_number(value, name: str, *, low=None, high=None, low_open=False) -> float:
-    """A real, finite number (int or float, not bool) within [low, high]."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(
-            f"Argumen '{name}' harus bilangan (int atau float), tetapi yang diterima "
-            f"{value!r} ({type(value).__name__})."
-        )
-    value = float(value)
-    bad = (not math.isfinite(value)
-           or (low is not None and (value <= low if low_open else value < low))
-           or (high is not None and value > high))
-    if bad:
-        lo = "" if low is None else (f"> {low}" if low_open else f">= {low}")
-        hi = "" if high is None else f"<= {high}"
-        rng = " dan ".join(x for x in (lo, hi) if x) or "hingga (bukan NaN/inf)"
-        raise ValueError(
-            f"Argumen '{name}' harus bilangan hingga {rng}, tetapi yang diterima {value!r}."
-        )
-    return value
-
-
-def check_positive(value, name: str) -> float:
-    return check_number(value, name, low=0.0, low_open=True)
-
-
