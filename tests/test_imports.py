@@ -163,6 +163,15 @@ def test_the_emulator_does_not_import_the_kernel_package(graph):
     assert upward == []
 
 
+def test_the_shared_checks_sit_below_the_code_they_guard(graph):
+    # Every module imports atensi.validation; one import back from it to a module
+    # it serves would be an upward arrow (and, sooner or later, a cycle).
+    assert graph["atensi.validation"] <= {"atensi.formatting"}
+    for name in ("atensi.position_checks", "atensi.reference_checks", "atensi.model_checks",
+                 "atensi.figure_checks"):
+        assert graph[name] <= {"atensi.validation", "atensi.formatting", "atensi.memory"}, name
+
+
 def test_atensi_has_no_import_cycle(graph):
     assert cycles(graph) == []
 

@@ -1,6 +1,9 @@
 """atensi.validation.check_score_overflow counts the log2(e) that fused v2
 multiplies Q by: a finite Q entry above max(float32) / log2(e) ≈ 2,36·10³⁸ would
-become inf there (and the output NaN), so it is refused on every path."""
+become inf there (and the output NaN), so it is refused on every path.
+
+Every module of checks (the shared core and those beside their owners) defines
+each check once."""
 
 import numpy as np
 import pytest
@@ -57,10 +60,15 @@ def test_the_bound_counts_log2e_and_still_accepts_what_fits():
     assert np.isfinite(out).all()
 
 
-def test_every_check_has_one_definition():
+@pytest.mark.parametrize("module", ["validation", "position_checks", "reference_checks",
+                                    "model_checks", "figure_checks", "result_checks", "masks",
+                                    "kernels.limits"])
+def test_every_check_has_one_definition(module):
+    # A second def of the same name silently replaces the first, message and all.
     import ast
+    import importlib
     import inspect
 
-    tree = ast.parse(inspect.getsource(validation))
+    tree = ast.parse(inspect.getsource(importlib.import_module(f"atensi.{module}")))
     names = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
     assert sorted({n for n in names if names.count(n) > 1}) == []
