@@ -6,9 +6,8 @@ memori yang tersedia, dan apa yang bisa dilakukan, alih-alih membuat mesin
 menukar ke disk atau proses dihentikan sistem. Di CPU batasnya yang terkecil
 dari memori mesin (``/proc/meminfo``), batas ruang alamat proses
 (``RLIMIT_AS``) dan batas cgroup (Docker, Colab, sistem antrean); di GPU
-memori bebas CuPy. Dipakai ``reference``, ``kernels``, ``masks``,
-``measures``, ``model`` dan ``bench``, lewat :mod:`atensi.validation` atau
-langsung.
+memori bebas CuPy. Dipakai ``reference`` (juga lewat ``reference_checks``),
+``kernels``, ``masks``, ``measures``, ``model`` dan ``bench``.
 """
 
 from __future__ import annotations

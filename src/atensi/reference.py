@@ -6,7 +6,10 @@ CuPy keluar (lewat ``array_module``), sehingga rumus yang sama berjalan di GPU.
 Masukan diperiksa dulu oleh :mod:`atensi.validation`, sama seperti di
 :mod:`atensi.kernels`: float16/32/64 (list angka diubah), bentuk yang cocok,
 tanpa NaN/inf (-inf boleh di skor), flag bool, dan skor yang tidak melampaui
-batas float; pesan kesalahannya berbahasa Indonesia.
+batas float; pesan kesalahannya berbahasa Indonesia. Pemeriksaan yang hanya
+dimilikinya (memori matriks (T, T), langkah mundur, gradien numerik) ada di
+:mod:`atensi.reference_checks`, pemeriksaan posisi RoPE di
+:mod:`atensi.position_checks`.
 
     scores        S = Q Kᵀ / √d_k          (..., T, T)
     causal_mask   S[i, j] = -inf bila j > i

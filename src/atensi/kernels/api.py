@@ -1,9 +1,9 @@
 """Fungsi publik kernel, dengan nama dan argumen yang sama dengan :mod:`atensi.reference`.
 
-Setiap fungsi memilih backend, memeriksa masukan (:mod:`atensi.validation`),
-memindahkan array ke backend (:mod:`atensi.kernels.arrays`), meluncurkan
-*kernel* (:mod:`atensi.kernels.launch`), lalu mengembalikan array sejenis
-masukannya.
+Setiap fungsi memilih backend, memeriksa masukan (:mod:`atensi.validation`,
+:mod:`atensi.kernels.limits`), memindahkan array ke backend
+(:mod:`atensi.kernels.arrays`), meluncurkan *kernel* (:mod:`atensi.kernels.launch`),
+lalu mengembalikan array sejenis masukannya.
 """
 
 from __future__ import annotations
