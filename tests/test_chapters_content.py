@@ -1114,13 +1114,6 @@ def test_rendered_page_has_title_pictures_and_hidden_answers(built_book, name):
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("name, explorer", [("skala_akar_dk", "ketajaman"), ("mask_kausal", "mask"),
-                                            ("jumlah_v", "baris")])
-def test_rendered_explorers(built_book, name, explorer):
-    assert page_soup(built_book, name).select_one(f'[data-explorer="{explorer}"]') is not None
-
-
-@pytest.mark.book
 def test_kinerja_page_tables_compile_report_and_gpu_note(built_book):
     soup = page_soup(built_book, "kinerja")
     text = main_text(soup)

@@ -467,3 +467,47 @@ def test_book_moves_pictures_and_frame_table_into_files(monkeypatch, tmp_path):
     again = explorers.explorer_frames_to_files(html, tmp_path / "chapters" / "lain.html", tmp_path)
     assert payload(again)["src"] == data["src"]
     assert sorted((tmp_path / explorers.FRAMES_DIR).iterdir()) == before
+
+
+# ------------------------------------------------------------------ the one list
+
+
+def test_the_list_holds_every_explorer_module_once():
+    from atensi import explorers
+    from explorer_list import ENTRIES
+
+    modules = {p.stem for p in framework.ASSETS.glob("*.py")} - {"__init__", "framework"}
+    assert set(explorers.MODULES) == modules
+    assert set(explorers.MODULES.values()) <= {"frames", "page"}
+    names = [e.name for e in ENTRIES]
+    assert len(set(names)) == len(names)
+    with pytest.raises(ValueError, match="tidak ada di atensi.explorers.MODULES: sharpness, mask"):
+        explorers.load("tidak_ada")
+
+
+def test_every_explorer_teaches_somewhere_and_chapters_use_only_listed_ones():
+    from atensi import explorers
+    from conftest import toc_pages
+    from explorer_list import ENTRIES, imported_in
+
+    assert all(e.chapters for e in ENTRIES), [e.module for e in ENTRIES if not e.chapters]
+    for page in toc_pages():
+        assert imported_in(page) <= set(explorers.MODULES), page
+
+
+def test_faces_come_from_the_declaration():
+    """Modules that declare EXPLORER get their three functions from it, and every
+    live face carries the explorer's name."""
+    from explorer_list import ENTRIES
+
+    declared = [e.load() for e in ENTRIES if hasattr(e.load(), "EXPLORER")]
+    assert len(declared) >= 5
+    for module in declared:
+        assert module.EXPLORER.name == module.NAME
+        assert module.explorer.__module__ == module.__name__
+        names = [c.name for c in module.EXPLORER.controls]
+        assert ", ".join(names) in module.explorer.__doc__
+        with pytest.raises(TypeError, match="Argumen tidak dikenal: tidak_ada"):
+            module.live(tidak_ada=1)
+    face = sharpness.live()
+    assert {"atensi-live", "atensi-live-ketajaman"} <= set(face._dom_classes)

@@ -19,22 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from atensi.explorers import mask, rope, row, sharpness
+from explorer_list import FRAMES, HOMES
 
 pytestmark = pytest.mark.browser
 
 MAX_BYTES = 1_500_000
 PHONE = {"width": 360, "height": 800}
-# Where each explorer teaches: 1 in √d_k, 2 in the mask chapter,
-# 3 in the softmax or weighted-V chapter.
-HOMES = {
-    "ketajaman": ["chapters/skala_akar_dk"],
-    "mask": ["chapters/mask_kausal"],
-    "baris": ["chapters/softmax", "chapters/jumlah_v"],
-    "rope": ["chapters/posisi"],
-}
-BUILDERS = {"ketajaman": sharpness.static, "mask": mask.static,
-            "baris": row.static, "rope": rope.static}
+# The prerendered twins that need nothing but their controls (attention_maps
+# needs a trained model: it is moved in the built book only).
+BUILDERS = {e.name: e.load().static for e in FRAMES if hasattr(e.load(), "EXPLORER")}
 
 # Current face of one explorer: what a reader sees.
 STATE = """(root) => {
@@ -276,9 +269,10 @@ def pages_with(built_book: Path, name: str) -> list[str]:
 
 @pytest.mark.book
 def test_book_has_explorers_where_they_teach_and_no_widget_state(built_book):
+    """Every explorer of the list, on exactly the pages whose chapter calls it."""
     for name, homes in HOMES.items():
         found = pages_with(built_book, name)
-        assert found and set(found) <= set(homes), f"{name}: ada di {found}, seharusnya di {homes}"
+        assert found == homes, f"{name}: ada di {found}, seharusnya di {homes}"
     for path in built_book.rglob("*.html"):
         text = path.read_text(encoding="utf-8")
         assert "application/vnd.jupyter.widget-state+json" not in text, path
@@ -286,7 +280,7 @@ def test_book_has_explorers_where_they_teach_and_no_widget_state(built_book):
 
 
 @pytest.mark.book
-@pytest.mark.parametrize("name", list(HOMES))
+@pytest.mark.parametrize("name", [e.name for e in FRAMES])
 def test_book_explorer_moves_offline(built_book, open_page, name, tmp_path):
     found = pages_with(built_book, name)
     assert found, f"penjelajah '{name}' tidak ada di buku"

@@ -158,6 +158,24 @@ def test_mode_follows_the_book_variable(monkeypatch):
         playground.explorer("hidup")
 
 
+def test_controls_are_declared_once_and_checked_by_the_framework():
+    from atensi.explorers import framework
+
+    assert isinstance(playground.EXPLORER, framework.Explorer)
+    assert [c.name for c in playground.EXPLORER.controls] == ["scale", "mask", "target"]
+    assert {"atensi-live", "atensi-live-playground"} <= set(playground.live()._dom_classes)
+    with pytest.raises(ValueError) as info:
+        playground.static(target="Q9")
+    assert str(info.value) == (
+        "Argumen 'target' harus salah satu dari ['Q3', 'K0', 'K1', 'K2', 'K3', 'K4'] "
+        "(Q3 = query dia, Kj = key ke-j), tetapi yang diterima 'Q9'.")
+    with pytest.raises(TypeError, match="'scale'.*True atau False"):
+        playground.explorer("static", scale=1)
+    twin = playground.static(mask=False, target="K0")
+    assert twin.data["start"] == {"target": "K0", "scale": True, "mask": False}
+    assert 'data-explorer="playground"' in twin.to_html()
+
+
 # ------------------------------------------------------------------ static
 
 

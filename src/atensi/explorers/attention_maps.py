@@ -48,6 +48,13 @@ def _rows(A, T, what):
     return A, np.arange(2, T)
 
 
+def _neighbours(A, rows):
+    """Mean weight of rows i to i−1, i−2 and i itself."""
+    return {"sebelumnya": float(A[rows, rows - 1].mean()),
+            "dua_sebelumnya": float(A[rows, rows - 2].mean()),
+            "diri": float(A[rows, rows].mean())}
+
+
 def head_summary(A, text):
     """Rata-rata bobot per pola untuk satu peta ``A`` (T, T) dan teksnya.
 
@@ -67,12 +74,7 @@ def head_summary(A, text):
     for i in range(1, T):
         starts[i] = i if text[i - 1] == " " else starts[i - 1]
     word = [A[i, starts[i]] for i in rows if starts[i] < i - 1]
-    return {
-        "sebelumnya": float(A[rows, rows - 1].mean()),
-        "dua_sebelumnya": float(A[rows, rows - 2].mean()),
-        "diri": float(A[rows, rows].mean()),
-        "awal_kata": float(np.mean(word)) if word else 0.0,
-    }
+    return {**_neighbours(A, rows), "awal_kata": float(np.mean(word)) if word else 0.0}
 
 
 def word_head_summary(A, words):
@@ -88,12 +90,7 @@ def word_head_summary(A, words):
     A, rows = _rows(A, T, f"{T} kata")
     same = [sum(A[i, j] for j in range(i) if words[j] == words[i])
             for i in range(T) if words[i] in words[:i]]
-    return {
-        "sebelumnya": float(A[rows, rows - 1].mean()),
-        "dua_sebelumnya": float(A[rows, rows - 2].mean()),
-        "diri": float(A[rows, rows].mean()),
-        "kata_sama": float(np.mean(same)) if same else 0.0,
-    }
+    return {**_neighbours(A, rows), "kata_sama": float(np.mean(same)) if same else 0.0}
 
 
 def _numpy_maps(model, text):
@@ -119,28 +116,20 @@ def head_summaries(model, text, *, n=24):
     return out
 
 
-def _word_text(summary, layer, head, sentence):
+def _text(summary, layer, head, sentence, words):
+    """The readout under a map: the head's mean weights, for a word or a character model."""
     f = style.format_number
-    return (f"<p>Cerita: <q>{html.escape(sentence)}</q></p>"
-            f"<p><b>Layer {layer + 1}, head {head + 1}</b>: rata-rata bobot ke kata "
-            f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dua kata sebelumnya "
+    unit = "kata" if words else "karakter"
+    last = (f"ke kata yang sama yang sudah muncul sebelumnya {f(summary['kata_sama'], 2)}"
+            if words else f"ke huruf pertama katanya {f(summary['awal_kata'], 2)}")
+    return (f"<p>{'Cerita' if words else 'Kalimat'}: <q>{html.escape(sentence)}</q></p>"
+            f"<p><b>Layer {layer + 1}, head {head + 1}</b>: rata-rata bobot ke {unit} "
+            f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dua {unit} sebelumnya "
             f"{f(summary['dua_sebelumnya'], 2)}, ke dirinya sendiri {f(summary['diri'], 2)}, "
-            f"ke kata yang sama yang sudah muncul sebelumnya {f(summary['kata_sama'], 2)}.</p>"
-            "<p class='atensi-note'>Baris: posisi <i>query</i> (kata yang sedang menebak "
-            "kata berikutnya); kolom: <i>key</i> yang dilihatnya. Di atas diagonal selalu 0: "
-            "mask kausal.</p>")
-
-
-def _text(summary, layer, head, sentence):
-    f = style.format_number
-    return (f"<p>Kalimat: <q>{html.escape(sentence)}</q></p>"
-            f"<p><b>Layer {layer + 1}, head {head + 1}</b>: rata-rata bobot ke karakter "
-            f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dua karakter sebelumnya "
-            f"{f(summary['dua_sebelumnya'], 2)}, ke dirinya sendiri {f(summary['diri'], 2)}, "
-            f"ke huruf pertama katanya {f(summary['awal_kata'], 2)}.</p>"
-            "<p class='atensi-note'>Baris: posisi <i>query</i> (karakter yang sedang menebak "
-            "karakter berikutnya); kolom: <i>key</i> yang dilihatnya. ␣ = spasi. Di atas "
-            "diagonal selalu 0: mask kausal.</p>")
+            f"{last}.</p>"
+            f"<p class='atensi-note'>Baris: posisi <i>query</i> ({unit} yang sedang menebak "
+            f"{unit} berikutnya); kolom: <i>key</i> yang dilihatnya.{'' if words else ' ␣ = spasi.'}"
+            " Di atas diagonal selalu 0: mask kausal.</p>")
 
 
 def _check_model(model):
@@ -190,11 +179,8 @@ def _declaration(model, sentences, start):
         A = maps[text][layer, head]
         tokens = text.split() if model.words else text
         fig = model_plots.attention_figure(A, tokens, title=f"layer {layer + 1}, head {head + 1}")
-        if model.words:
-            summary = word_head_summary(A, tokens)
-            return fig, summary, _word_text(summary, layer, head, text)
-        summary = head_summary(A, text)
-        return fig, summary, _text(summary, layer, head, text)
+        summary = word_head_summary(A, tokens) if model.words else head_summary(A, text)
+        return fig, summary, _text(summary, layer, head, text, model.words)
 
     explorer_ = Explorer(
         name=NAME, title=WORD_TITLE if model.words else TITLE,

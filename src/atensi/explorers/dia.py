@@ -33,11 +33,12 @@ import numpy as np
 
 from .. import rujukan
 from ..formatting import id_float
-from .framework import ASSETS, asset, json_for_script, resolve_mode
+from .framework import ASSETS, asset, json_for_script, mark_live, resolve_mode
 
 JS_PATH = ASSETS / "dia.js"
 CSS_PATH = ASSETS / "dia.css"
 TITLE = "Siapa dia? Model rujukan di halaman ini"
+NAME = "dia"
 START = "Ani memanggil Budi , dia menoleh"
 # The controls, one per slot of the sentence that can change: (slot, label, words).
 SLOTS = (
@@ -141,7 +142,7 @@ class DiaStatic:
                 "verbs": [list(p) for p in rujukan.VERB_PAIRS],
                 "completions": list(rujukan.COMPLETIONS)}
         return (
-            f'<div class="atensi-dia" id="{self.element_id}" lang="id">'
+            f'<div class="atensi-dia" id="{self.element_id}" lang="id" data-explorer="{NAME}">'
             f"<style>{asset(CSS_PATH.name)}</style>"
             f'<p class="atensi-dia-title">{html.escape(TITLE)}</p>'
             f"{self._controls_html()}"
@@ -181,7 +182,8 @@ def live(*, sentence=START, model=None):
                 for slot, label, choices in SLOTS}
     text = W.Text(value=first["sentence"], description="kalimat")
     readout = W.HTML(readout_html(first))
-    box = W.VBox([W.HTML(f"<b>{html.escape(TITLE)}</b>"), *controls.values(), text, readout])
+    box = mark_live(W.VBox([W.HTML(f"<b>{html.escape(TITLE)}</b>"), *controls.values(), text,
+                            readout]), NAME)
     box.controls, box.text, box.readout, box.result = controls, text, readout, first
     busy = []
 

@@ -15,6 +15,12 @@ Sebuah penjelajah menyatakan kontrolnya **sekali** (``Range``, ``Choice``,
 * ``show(mode, **awal)``: salah satunya. ``mode=None`` membaca variabel
   lingkungan ``ATENSI_BOOK`` (disetel oleh build buku): ada -> statis.
 
+Penjelajah yang wajahnya tidak bisa diturunkan dari kontrol (``playground``:
+*anywidget* dan kembaran JavaScript yang menghitung di halaman) memberi
+``live_face`` dan ``static_face`` sendiri; argumennya tetap diperiksa di sini,
+dari deklarasi kontrol yang sama. ``faces(EXPLORER)`` membuat tiga fungsi
+modulnya: ``explorer, live, static = faces(EXPLORER)``.
+
 HTML kembaran statis: akar ``<div class="atensi-explorer" data-explorer=...>``,
 kontrol ``input[data-control]``, nilai tampil ``output[data-value-for]``,
 gambar ``img.atensi-frame`` (``data-frame`` = kunci bingkai), bacaan
@@ -150,12 +156,18 @@ class Choice:
     shown: str | Callable = "{}"
     menu: bool = False
     book: tuple | None = None
+    hint: str = ""  # what the values mean, in the refusal: "Q3 = query dia, Kj = key ke-j"
 
     def book_values(self):
         return tuple(self.values if self.book is None else self.book)
 
     def check(self, value, values, static):
         choices = self.book_values() if static else tuple(self.values)
+        if self.hint:
+            if not isinstance(value, str) or value not in choices:
+                raise ValueError(f"Argumen '{self.name}' harus salah satu dari {list(choices)} "
+                                 f"({self.hint}), tetapi yang diterima {value!r}.")
+            return value
         if (all(type(c) is int for c in choices)
                 and choices == tuple(range(choices[0], choices[0] + len(choices)))):  # indices
             return _val.check_int(value, self.name, low=choices[0], high=choices[-1])
@@ -223,16 +235,21 @@ class Explorer:
     may replace it for the book (``None``: no frame for that combination);
     ``boxes`` are outlines drawn over the picture, as fractions of it.
     ``in_book(**values)``: whether the book prerenders that combination.
+    ``live_face(**values)`` / ``static_face(**values)``: faces of the
+    explorer's own, used instead of the ipywidgets face and the prerendered
+    frames (``render`` is then not needed for that face).
     """
 
     name: str
     title: str
     alt: str
     controls: tuple
-    render: Callable
+    render: Callable | None = None
     frame: Callable | None = None
     in_book: Callable | None = None
     defaults: dict = field(default_factory=dict)
+    live_face: Callable | None = None
+    static_face: Callable | None = None
 
     def start(self, given, static):
         """The start values: defaults, then ``given``, each checked by name, in order."""
@@ -253,6 +270,8 @@ class Explorer:
 
     def live(self, **start):
         values = self.start(start, static=False)
+        if self.live_face is not None:
+            return mark_live(self.live_face(**values), self.name)
         import ipywidgets as W
 
         widgets = {c.name: c.widget(values[c.name], W) for c in self.controls}
@@ -277,6 +296,8 @@ class Explorer:
     def static(self, cache_key=None, **start):
         """``cache_key``: what else the frames depend on (a model, say)."""
         values = self.start(start, static=True)
+        if self.static_face is not None:
+            return self.static_face(**values)
         controls = []
         for c in self.controls:
             book = c.book_values()
@@ -323,6 +344,42 @@ class Explorer:
         return frames, images
 
 
+def faces(declaration):
+    """The three functions of an explorer module, from its declaration:
+    ``explorer, live, static = faces(EXPLORER)``."""
+    names = ", ".join(c.name for c in declaration.controls)
+    own = [f for f in (declaration.render, declaration.live_face, declaration.static_face) if f]
+    module = own[0].__module__ if own else None  # help() names the explorer's module
+
+    def explorer(mode=None, **start):
+        return declaration.show(mode, **start)
+
+    def live(**start):
+        return declaration.live(**start)
+
+    def static(**start):
+        return declaration.static(**start)
+
+    explorer.__doc__ = (f"{declaration.title}: hidup di Jupyter, statis bila ``ATENSI_BOOK`` "
+                        f"diset (``mode``: ``\"live\"``, ``\"static\"`` atau None); "
+                        f"nilai awal: {names}.")
+    live.__doc__ = f"{declaration.title}, wajah hidup (butuh kernel); nilai awal: {names}."
+    static.__doc__ = (f"{declaration.title}, kembaran statis untuk buku (tanpa kernel); "
+                      f"nilai awal: {names}.")
+    for function in (explorer, live, static):
+        function.__module__ = module or function.__module__
+        function.__qualname__ = function.__name__
+    return explorer, live, static
+
+
+def mark_live(face, name):
+    """Every live face carries ``atensi-live`` and ``atensi-live-NAME`` (tests find a face by them)."""
+    if hasattr(face, "add_class"):
+        face.add_class("atensi-live")
+        face.add_class(f"atensi-live-{name}")
+    return face
+
+
 def _build_live(name, title, controls, render):
     """VBox: title, controls, PNG picture, readout."""
     import ipywidgets as W
@@ -335,7 +392,7 @@ def _build_live(name, title, controls, render):
     box = LiveExplorer([W.HTML(f"<b>{html.escape(title)}</b>"),
                         W.HBox(list(controls.values()), layout=W.Layout(flex_flow="row wrap")),
                         image, readout])
-    box.add_class("atensi-live")
+    mark_live(box, name)
     box.name, box.controls, box.image, box.readout = name, controls, image, readout
     box.values, box.render_ms = {}, None
 

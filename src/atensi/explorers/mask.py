@@ -13,8 +13,9 @@ import numpy as np
 from .. import masks, measures, plots, style
 from .. import validation as _val
 from ..reference import causal_mask, scores, softmax
-from .framework import Choice, Explorer, Range, Toggle, static_png
+from .framework import Choice, Explorer, Range, Toggle, faces, static_png
 
+NAME = "mask"
 T_MAX = 32
 D_K = 16
 SEED = 1
@@ -156,7 +157,7 @@ def frame(kind, T, masked, scaled, row):
 
 
 EXPLORER = Explorer(
-    name="mask", title="Penjelajah mask",
+    name=NAME, title="Penjelajah mask",
     alt="Heatmap skor dan bobot atensi dengan mask terpilih",
     controls=(
         Choice("kind", "jenis mask", KINDS, shown=KIND_LABELS.get, menu=True),
@@ -169,15 +170,4 @@ EXPLORER = Explorer(
     in_book=lambda kind, T, **_: kind == "kausal" or T in BOOK_T_KINDS,
     defaults={"kind": "kausal", "T": 8, "masked": True, "scaled": True, "row": 3})
 
-
-def explorer(mode=None, **start):
-    """Hidup di Jupyter, statis bila ``ATENSI_BOOK`` diset; ``start``: kind, T, masked, scaled, row."""
-    return EXPLORER.show(mode, **start)
-
-
-def live(**start):
-    return EXPLORER.live(**start)
-
-
-def static(**start):
-    return EXPLORER.static(**start)
+explorer, live, static = faces(EXPLORER)

@@ -9,8 +9,9 @@ Pemakaian di bab (satu sel)::
     from atensi.explorers import playground
     playground.explorer()
 
-Seperti penjelajah lain (``atensi.explorers.framework``), ``ATENSI_BOOK``
-menentukan bentuknya:
+Kontrolnya (``scale``, ``mask``, ``target``) dinyatakan sekali di ``EXPLORER``
+dan diperiksa oleh kerangka (``atensi.explorers.framework``); seperti penjelajah
+lain, ``ATENSI_BOOK`` menentukan bentuknya:
 
 * tidak diset (Jupyter, Colab, VS Code): ``live()``, sebuah *anywidget*;
   halaman hanya menggambar dan mengirim vektor yang digeser, Python
@@ -30,7 +31,7 @@ import numpy as np
 
 from .. import example, reference
 from .. import validation as _val
-from .framework import ASSETS, asset, json_for_script, resolve_mode
+from .framework import ASSETS, Choice, Explorer, Toggle, asset, faces, json_for_script
 
 JS_PATH = ASSETS / "playground.js"
 CSS_PATH = ASSETS / "playground.css"
@@ -40,6 +41,7 @@ LIMITS = (-2.0, 4.0)  # both axes of the plane; a moved vector stays inside
 STEP = 0.05  # a dragged point snaps to this grid, so the coordinates shown are the input
 KEY_STEP = 0.1  # one arrow key press (Shift: five)
 TITLE = "Taman bermain 2-D: query dia"
+NAME = "playground"
 
 
 def _targets():
@@ -113,16 +115,6 @@ def _data(scale, mask, target):
     }
 
 
-def _start(scale, mask, target):
-    scale = _val.check_flag(scale, "scale")
-    mask = _val.check_flag(mask, "mask")
-    ids = [t["id"] for t in _targets()]
-    if not isinstance(target, str) or target not in ids:
-        raise ValueError(f"Argumen 'target' harus salah satu dari {ids} (Q{ROW} = query "
-                         f"{example.TOKENS[ROW]}, Kj = key ke-j), tetapi yang diterima {target!r}.")
-    return scale, mask, target
-
-
 # ------------------------------------------------------------------ static
 
 _instances = itertools.count(1)
@@ -137,8 +129,8 @@ class PlaygroundStatic:
     taman bermain saat ia mendekati layar.
     """
 
-    def __init__(self, scale=True, mask=True, target=f"Q{ROW}"):
-        self.scale, self.mask, self.target = _start(scale, mask, target)
+    def __init__(self, scale, mask, target):  # checked by EXPLORER
+        self.scale, self.mask, self.target = scale, mask, target
         self.data = _data(self.scale, self.mask, self.target)
         self.element_id = f"atensi-playground-{next(_instances)}"
 
@@ -146,7 +138,8 @@ class PlaygroundStatic:
         script, style = asset(JS_PATH.name), asset(CSS_PATH.name)
         payload = json_for_script(self.data)
         return (
-            f'<div class="atensi-playground" id="{self.element_id}" data-host="static">'
+            f'<div class="atensi-playground" id="{self.element_id}" data-host="static" '
+            f'data-explorer="{NAME}">'
             f"<style>{style}</style>"
             f'<p class="atensi-pg-title">{html.escape(TITLE)}</p>'
             "<p>Taman bermain ini dibangun oleh JavaScript di halaman saat Anda "
@@ -162,21 +155,15 @@ class PlaygroundStatic:
         return f"<PlaygroundStatic {self.target}, scale={self.scale}, mask={self.mask}>"
 
 
-def static(*, scale=True, mask=True, target=f"Q{ROW}"):
-    """Kembaran statis untuk buku (lihat ``PlaygroundStatic``)."""
-    return PlaygroundStatic(scale, mask, target)
-
-
 # ------------------------------------------------------------------ live
 
 
-def live(*, scale=True, mask=True, target=f"Q{ROW}"):
+def _live(scale, mask, target):
     """Taman bermain hidup di Jupyter: anywidget, dihitung oleh Python.
 
     Atribut ``Q``, ``K``, ``scale``, ``mask`` mengikuti halaman; setiap
     perubahan menghitung ulang ``result`` dengan ``compute``.
     """
-    scale, mask, target = _start(scale, mask, target)
     # Imported here: the book's static build never needs them.
     import anywidget
     import traitlets
@@ -203,7 +190,14 @@ def live(*, scale=True, mask=True, target=f"Q{ROW}"):
     return widget
 
 
-def explorer(mode=None, *, scale=True, mask=True):
-    """Hidup (anywidget) atau statis; ``mode=None``: statis bila ``ATENSI_BOOK`` diset."""
-    mode = resolve_mode(mode)
-    return live(scale=scale, mask=mask) if mode == "live" else static(scale=scale, mask=mask)
+EXPLORER = Explorer(
+    name=NAME, title=TITLE,
+    alt="Bidang dua dimensi contoh berjalan: query dia, key setiap kata, dan keluarannya",
+    controls=(Toggle("scale", "bagi dengan √d_k"), Toggle("mask", "pakai mask"),
+              Choice("target", "yang digeser", tuple(t["id"] for t in _targets()),
+                     shown={t["id"]: t["label"] for t in _targets()}.get, menu=True,
+                     hint=f"Q{ROW} = query {example.TOKENS[ROW]}, Kj = key ke-j")),
+    defaults={"scale": True, "mask": True, "target": f"Q{ROW}"},
+    live_face=_live, static_face=PlaygroundStatic)
+
+explorer, live, static = faces(EXPLORER)

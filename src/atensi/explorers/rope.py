@@ -22,7 +22,7 @@ import numpy as np
 from .. import example, position_plots, style
 from .. import validation as _val
 from ..reference import rope as _rope
-from .framework import Explorer, Range
+from .framework import Explorer, Range, faces
 
 NAME = "rope"
 TITLE = "Penjelajah RoPE: posisi berputar, skor tetap"
@@ -107,16 +107,4 @@ EXPLORER = Explorer(
                     shown="c = {}")),
     render=render, frame=_book_frame, defaults={"delta": 2, "shift": 0})
 
-
-def explorer(mode=None, **start):
-    """Hidup di Jupyter, statis bila ``ATENSI_BOOK`` diset; ``start``: delta, shift."""
-    return EXPLORER.show(mode, **start)
-
-
-def live(**start):
-    return EXPLORER.live(**start)
-
-
-def static(**start):
-    """Kembaran statis: i − j = 0…3 × geseran c = 0…4, semua bingkai sudah digambar."""
-    return EXPLORER.static(**start)
+explorer, live, static = faces(EXPLORER)

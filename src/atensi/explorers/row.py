@@ -11,8 +11,9 @@ import numpy as np
 from .. import measures, plots, style
 from .. import validation as _val
 from ..reference import causal_mask, scores, softmax, weighted_sum
-from .framework import Explorer, Range
+from .framework import Explorer, Range, faces
 
+NAME = "baris"
 T = 8
 D_K = 2  # two dimensions, so that every V[j] is a point in the plane
 SEED = 3
@@ -72,22 +73,11 @@ def _temperature(t):
 
 
 EXPLORER = Explorer(
-    name="baris", title="Baris demi baris",
+    name=NAME, title="Baris demi baris",
     alt="Skor, bobot softmax dan campuran V untuk baris i",
     controls=(Range("row", "baris i", 0, T - 1, shown="i = {}"),
               Range("temperature", "suhu", 0.1, 10.0, step=0.05, log=True, book=TEMPERATURES,
                     shown=_temperature)),
     render=render, defaults={"row": 4, "temperature": 1.0})
 
-
-def explorer(mode=None, **start):
-    """Hidup di Jupyter, statis bila ``ATENSI_BOOK`` diset; ``start``: row, temperature."""
-    return EXPLORER.show(mode, **start)
-
-
-def live(**start):
-    return EXPLORER.live(**start)
-
-
-def static(**start):
-    return EXPLORER.static(**start)
+explorer, live, static = faces(EXPLORER)

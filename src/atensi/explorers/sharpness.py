@@ -13,8 +13,9 @@ import numpy as np
 from .. import measures, plots, style
 from .. import validation as _val
 from ..reference import softmax
-from .framework import Choice, Explorer, Toggle
+from .framework import Choice, Explorer, Toggle, faces
 
+NAME = "ketajaman"
 D_K_VALUES = tuple(2**e for e in range(13))  # 1 ... 4096
 KEYS = 16  # keys in the softmax row
 ROWS = 128  # random rows averaged in the readouts
@@ -86,21 +87,10 @@ def render(d_k, scale):
 
 
 EXPLORER = Explorer(
-    name="ketajaman", title="Ketajaman softmax terhadap d_k",
+    name=NAME, title="Ketajaman softmax terhadap d_k",
     alt="Sebaran dot product acak dan satu baris softmax untuk d_k terpilih",
     controls=(Choice("d_k", "d_k", D_K_VALUES, shown="d_k = {}"),
               Toggle("scale", "bagi dengan √d_k")),
     render=render, defaults={"d_k": 64, "scale": False})
 
-
-def explorer(mode=None, **start):
-    """Hidup di Jupyter, statis bila ``ATENSI_BOOK`` diset; ``start``: d_k, scale."""
-    return EXPLORER.show(mode, **start)
-
-
-def live(**start):
-    return EXPLORER.live(**start)
-
-
-def static(**start):
-    return EXPLORER.static(**start)
+explorer, live, static = faces(EXPLORER)
