@@ -126,6 +126,25 @@ def solutions(name: str) -> dict[str, tuple[list[str], str]]:
     return found
 
 
+def listed_functions(name: str) -> set[tuple[str, str]]:
+    """(module, function) of every Python listing: literalinclude's :pyobject: or
+    inspect.getsource(module.function) in a code cell."""
+    shown = set()
+    for match in re.finditer(r"^`{3,}\{literalinclude\} \.\./src/atensi/(\S+)\.py\n((?::.*\n)*)",
+                             chapter_text(name), re.M):
+        options = dict(re.findall(r"^:(\S+):\s*(.*)$", match.group(2), re.M))
+        if "pyobject" in options:
+            shown.add((match.group(1).replace("/", "."), options["pyobject"].strip()))
+    for source in code_sources(name):
+        for node in ast.walk(_python(source)):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "getsource" and node.args
+                    and isinstance(node.args[0], ast.Attribute)
+                    and isinstance(node.args[0].value, ast.Name)):
+                shown.add((node.args[0].value.id, node.args[0].attr))
+    return shown
+
+
 def glue_patterns(name: str) -> list[re.Pattern]:
     """The names the chapter's code glues; an f-string's fields match anything."""
     code = "\n".join(code_sources(name))
@@ -491,8 +510,8 @@ def test_posisi_shows_the_three_families_and_rope_as_a_step():
     assert {("Vaswani", "2017"), ("Su", "2021"), ("Press", "2022")} <= cited(chapter_text("posisi"))
     assert "alibi" in flat_lower("posisi")
     # RoPE as a step: NumPy source, the thread loop, the kernel run and the explorer.
-    for used in ("inspect.getsource(reference.", "inspect.getsource(loops.rope)", "kernels.rope(",
-                 "rope.explorer()", "position_plots."):
+    assert {("reference", "rope_formula"), ("loops", "rope")} <= listed_functions("posisi")
+    for used in ("kernels.rope(", "rope.explorer()", "position_plots."):
         assert used in code, used
 
 

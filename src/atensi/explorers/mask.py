@@ -119,7 +119,7 @@ def readout(v, A):
         future = f", termasuk {T - 1 - i} posisi masa depan" if i < T - 1 else ""
         sees = f"melihat semua {T} posisi"
     top = sorted(seen, key=lambda j: -A[i, j])[:3]
-    best = ", ".join(f"j={j}: {f(A[i, j], 2)}" for j in top)
+    best = "; ".join(f"j={j}: {f(A[i, j], 2)}" for j in top)
     weights = (f"Bobot terbesar: {best}. Peluang terbesar {f(v['p_max'], 3)}, "
                f"entropi {f(v['entropy'], 3)} nat." if seen else "Tidak ada bobot: baris ini kosong.")
     sums = v["row_sums"]
