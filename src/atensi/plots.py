@@ -405,7 +405,7 @@ def softmax_temperature(temperatures, weights, entropies):
         ax = fig.add_axes([0.16, bottom + 0.3 * height, 0.81, 0.55 * height])
         _draw_row_bars(ax, p, ylabel="bobot", reference=1 / p.size,
                        title=f"τ = {style.format_number(t, 0 if t.is_integer() else 2)}: "
-                             f"bobot terbesar {style.format_number(p.max())}, entropi "
+                             f"bobot terbesar {style.format_number(p.max())}; entropi "
                              f"{style.format_number(entropies[n])} nat")
         if n < len(temps) - 1:
             ax.set_xlabel("")

@@ -123,9 +123,9 @@ def _text(summary, layer, head, sentence, words):
     last = (f"ke kata yang sama yang sudah muncul sebelumnya {f(summary['kata_sama'], 2)}"
             if words else f"ke huruf pertama katanya {f(summary['awal_kata'], 2)}")
     return (f"<p>{'Cerita' if words else 'Kalimat'}: <q>{html.escape(sentence)}</q></p>"
-            f"<p><b>Layer {layer + 1}, head {head + 1}</b>: rata-rata bobot ke {unit} "
-            f"sebelumnya {f(summary['sebelumnya'], 2)}, ke dua {unit} sebelumnya "
-            f"{f(summary['dua_sebelumnya'], 2)}, ke dirinya sendiri {f(summary['diri'], 2)}, "
+            f"<p><b>Lapisan {layer + 1}, head {head + 1}</b>: rata-rata bobot ke {unit} "
+            f"sebelumnya {f(summary['sebelumnya'], 2)}; ke dua {unit} sebelumnya "
+            f"{f(summary['dua_sebelumnya'], 2)}; ke dirinya sendiri {f(summary['diri'], 2)}; "
             f"{last}.</p>"
             f"<p class='atensi-note'>Baris: posisi <i>query</i> ({unit} yang sedang menebak "
             f"{unit} berikutnya); kolom: <i>key</i> yang dilihatnya.{'' if words else ' ␣ = spasi.'}"
