@@ -446,7 +446,7 @@ def rope_formula(X, offset, base):
     """Rumus :func:`rope` tanpa pemeriksaan argumen, untuk semua baris sekaligus."""
     xp = array_module(X)
     T, d_k = X.shape[-2], X.shape[-1]
-    dtype = xp.result_type(X.dtype, xp.float32)  # float16 is rotated in float32
+    dtype = xp.result_type(X.dtype, xp.float32)  # float16 diputar dalam float32
     angle = rope_angles_formula(xp, T, d_k, offset, base)
     cos, sin = xp.cos(angle).astype(dtype), xp.sin(angle).astype(dtype)
     x0, x1 = X[..., 0::2].astype(dtype), X[..., 1::2].astype(dtype)
