@@ -120,7 +120,7 @@ def readout(v, A):
         sees = f"melihat semua {T} posisi"
     top = sorted(seen, key=lambda j: -A[i, j])[:3]
     best = "; ".join(f"j={j}: {f(A[i, j], 2)}" for j in top)
-    weights = (f"Bobot terbesar: {best}. Peluang terbesar {f(v['p_max'], 3)}, "
+    weights = (f"Bobot terbesar: {best}. Peluang terbesar {f(v['p_max'], 3)}; "
                f"entropi {f(v['entropy'], 3)} nat." if seen else "Tidak ada bobot: baris ini kosong.")
     sums = v["row_sums"]
     always = (" (1 untuk baris yang melihat sesuatu, 0 untuk baris <i>padding</i>)"

@@ -57,7 +57,7 @@ def readout(v):
     i, w, out = v["row"], v["weights"], v["output"]
     terms = " + ".join(f"{f(w[j], 2)}·V[{j}]" for j in range(i + 1))
     return (f"<p><b>keluaran[{i}]</b> = {terms} = ({f(out[0], 2)}; {f(out[1], 2)})</p>"
-            f"<p>Suhu {f(v['temperature'], 2)}: peluang terbesar {f(v['p_max'], 3)}, "
+            f"<p>Suhu {f(v['temperature'], 2)}: peluang terbesar {f(v['p_max'], 3)}; "
             f"entropi {f(v['entropy'], 3)} nat. Suhu 1 adalah atensi biasa; suhu kecil "
             "menajamkan, suhu besar meratakan.</p>")
 
