@@ -46,7 +46,7 @@ def entry_page(index: Path) -> str:
 
     index.html only redirects to the book's root page (chapters/...), whose
     links the singlehtml builder writes relative to the top folder: a copy
-    placed there finds its styles, images and MathJax.
+    placed there finds its styles, images and the math font.
     """
     found = re.search(r'url=([^"\s]+)"', index.read_text(encoding="utf-8"))
     if not found:
@@ -111,7 +111,8 @@ def make_pdf(single: Path, pdf: Path, site: Path | None = None) -> int:
             page.goto(base + entry_page(index), wait_until="load")
             # Open every solution so the answers are in the PDF too.
             page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
-            # Math is typeset at build time (_ext/atensi_book/formulas.py): nothing to wait for.
+            # Formulas are MathML in the page (_ext/atensi_book/formulas.py): only their font to wait for.
+            page.evaluate("() => document.fonts.ready.then(() => true)")
             page.add_style_tag(content=PRINT_CSS)
             page.emulate_media(media="print")
             page.pdf(path=str(tmp), format="A4", print_background=True,

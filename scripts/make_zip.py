@@ -2,7 +2,7 @@
 
 Writes ``_build/html/unduh/atensi-luring.zip`` (everything under
 ``_build/html`` except ``unduh/`` itself). Unzip it and open
-``index.html``: MathJax, fonts and explorers are all inside. ``--build``
+``index.html``: formulas, fonts and explorers are all inside. ``--build``
 names another ``_build`` folder (``make zip OUTPUT=...``).
 """
 

@@ -19,13 +19,13 @@ MATH_STATE = """
 () => {
   const article = document.querySelector("article") || document.body;
   const copy = article.cloneNode(true);
-  copy.querySelectorAll("pre, code, script, style, mjx-assistive-mml").forEach(n => n.remove());
+  copy.querySelectorAll("pre, code, script, style, math").forEach(n => n.remove());
   const text = copy.textContent;
   return {
-    rendered: document.querySelectorAll("mjx-container").length,
+    rendered: document.querySelectorAll("span.math > math, div.math > div.rumus > math").length,
     sources: document.querySelectorAll("span.math, div.math").length,
     raw: ["\\\\(", "\\\\)", "\\\\[", "\\\\]", "$$"].filter(t => text.includes(t)),
-    errors: document.querySelectorAll("mjx-merror, [data-mjx-error]").length,
+    errors: document.querySelectorAll("merror").length,
   };
 }
 """
@@ -53,9 +53,13 @@ def test_intro_page_renders_math_offline(open_page, tmp_path):
     page = opened.page
     assert page.locator("html").get_attribute("lang") == "id"
     assert page.locator("h1").first.inner_text().startswith("Pendahuluan")
-    # The font files came from the site too (CHTML output needs them).
+    # The math font came from the site too, and the formulas are drawn in it.
+    page.evaluate("() => document.fonts.ready")
     fonts = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
-    assert any("/_mathjax/output/chtml/fonts/" in url for url in fonts)
+    assert any(url.endswith("/_static/rumus/latinmodern-math.woff2") for url in fonts)
+    assert page.evaluate("() => document.fonts.check('16px \"Latin Modern Math\"')")
+    assert page.evaluate("() => getComputedStyle(document.querySelector('math')).fontFamily").startswith(
+        '"Latin Modern Math"')
     shots = Path(os.environ.get("ATENSI_SCREENSHOT_DIR", tmp_path))
     shots.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(shots / "pendahuluan.png"), full_page=False)
@@ -98,11 +102,11 @@ def test_index_html_opens_the_intro(open_page):
     assert_stayed_offline(opened)
 
 
-# After MathJax and _ext/static/wide-math.js: each display equation's box,
+# After _ext/atensi_book/static/wide-math.js: each display equation's box,
 # its full width and font sizes, and where its number sits.
 DISPLAY_MATH = """
 () => Array.from(document.querySelectorAll("div.math")).map((div) => {
-  const box = div.querySelector("mjx-container");
+  const box = div.querySelector("div.rumus");
   const number = div.querySelector(".eqno");
   const right = (el) => el ? el.getBoundingClientRect().right : 0;
   return {
@@ -123,7 +127,7 @@ def test_display_math_fits_a_phone(open_page, page):
     width = opened.page.evaluate("() => document.documentElement.clientWidth")
     if opened.page.locator("div.math").count():
         opened.page.wait_for_function(
-            "() => Array.from(document.querySelectorAll('div.math mjx-container')).every(b => b.dataset.fullSize)")
+            "() => Array.from(document.querySelectorAll('div.math div.rumus')).every(b => b.dataset.fullSize)")
     for eq in opened.page.evaluate(DISPLAY_MATH):
         assert eq["right"] <= width + 0.5, f"{page} {eq['id']}: melewati tepi layar"
         if eq["scroll"] > eq["client"] + 1:  # still too wide: smallest size, and it scrolls

@@ -18,8 +18,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import make_pdf  # noqa: E402
 import make_zip  # noqa: E402
 
-TINY = """<!doctype html><html lang="id"><head><meta charset="utf-8">
-<script>window.MathJax = {startup: {promise: Promise.resolve()}};</script></head>
+TINY = """<!doctype html><html lang="id"><head><meta charset="utf-8"></head>
 <body><h1>Satu halaman saja</h1></body></html>"""
 
 

@@ -6,7 +6,7 @@ One module per job:
     indonesian  interface text in Indonesian (catalogs, exercise titles, labels, copy button)
     search      search that knows Indonesian affixes ("menghitung" finds "hitung")
     figures     Indonesian alt text for the figures that cells draw; 1x and 2x copies
-    formulas    formulas typeset by MathJax at build time, wide equations on phones
+    formulas    formulas turned into MathML by MathJax at build time, their font, wide equations on phones
     pages       clean, light pages: no thebe, deferred scripts, sized images, small icon fonts
     explorers   static explorers in every build; their frames as files
     site        the published site: address, social card, 404, sitemap, robots.txt, index.html
@@ -100,7 +100,6 @@ def setup(app):
     app.connect("build-finished", finish, priority=400)
     app.connect("build-finished", check_links, priority=950)
 
-    app.add_css_file("wide-math.css")
     app.add_js_file("wide-math.js", defer="defer")
     app.add_css_file("wide-tables.css")
     app.add_js_file("wide-tables.js", defer="defer")

@@ -1,37 +1,36 @@
-"""Formulas on the page: typeset once, when the book is built, by MathJax 3.
+"""Formulas on the page: MathML, turned out of TeX once, when the book is built.
 
 - **One path.** MathJax 3 (the ``django-static-mathjax`` wheel, pinned in
   requirements.txt) runs under Node.js at the end of the build
-  (``formulas.js``), on every formula of every page at once. The pages carry
-  finished CHTML markup with a hidden MathML copy for screen readers, one
-  small stylesheet (``_static/matematika.css``, only the glyphs the book uses)
-  and the font files it names, under ``_mathjax/``. No page loads a math
-  script, nothing comes from a CDN, and the site works from ``file://`` and
-  from the zip. A formula MathJax cannot read fails the build, naming the page
-  and the TeX; so does a build without Node.js.
-- **Why this path.** Against KaTeX prerendered by ``sphinxcontrib-katex``
-  0.9.10 (KaTeX 0.16.10, its CSS and woff2 fonts served from the build),
-  the three pages with the most math, measured in turn with
-  ``BUILDS="mathjax katex" RUNS=3 scripts/audit_site.sh`` on the shared
-  2-core machine at a load average of 12 to 14 (Lighthouse mobile
-  performance, median, each run in brackets)::
-
-      page      MathJax          KaTeX        HTML, raw (gzip)       all bytes sent
-      gradien   51 (39 62 51)    56 (55 56 56)  445 (37,9) / 540 (44,2) KB  317 / 311 KB
-      sintesis  57 (27 57 58)    56 (41 56 57)  398 (48,7) / 445 (52,5) KB  307 / 298 KB
-      skala     not measured in time            362 (38,7) / 492 (44,5) KB
-
-  The difference lies inside the spread of one variant's runs, so the
-  scores do not choose a path. KaTeX's pages are 7 to 17 % bigger
-  compressed, its woff2 fonts make the total 2 to 3 % smaller; the math
-  stylesheet is about the same (4,2 against 3,9 KB gzip). No measurable
-  gain, so the path the book already has stays and KaTeX's extra Sphinx
-  extension and npm package (for its stylesheet and fonts) stay out.
-  Accessibility, best practices and SEO were 100 for both.
-
-- **Wide equations** (``static/wide-math.*``): on narrow screens the number
-  goes under the equation, the equation shrinks to fit (down to 60 %), and
-  what still does not fit scrolls with a shadow on the edge.
+  (``formulas.js``) and turns every formula of every page, at once, into
+  MathML. ``to_core`` makes it MathML Core, what browsers draw themselves:
+  TeX's letter styles (``\\mathbb{R}``) become Unicode letters (ℝ), table
+  alignment and spacing become CSS on each cell, and operators get TeX's
+  spaces. The browser draws it in Latin Modern Math (Debian's
+  ``fonts-lmodern``), which the build cuts down to the characters the
+  formulas use, with the larger and stretched forms of its MATH table, and
+  writes as ``_static/rumus/latinmodern-math.woff2`` (about 60 KB) beside
+  its licence; ``_static/matematika.css`` names it. The MathML is what
+  screen readers read, so there is no hidden copy. No page loads a math
+  script, nothing comes from a CDN, and the site works from ``file://``,
+  from the zip and in the PDF. A formula MathJax cannot read fails the
+  build, naming the page and the TeX; so does a build without Node.js or
+  without the font.
+- **Why this path.** MathJax's CHTML output (the path before this one)
+  carried each formula twice, its own markup of spans for the eye and a
+  hidden MathML copy for screen readers: up to 13.000 elements on a page
+  for the browser to style and lay out, and that, not bytes, was what a
+  phone waited for. Replacing each CHTML container by its own MathML copy,
+  before the font and the layout were done, measured (Lighthouse mobile,
+  RUNS=3, interleaved) gradien 72 -> 79 and skala_akar_dk 70 -> 75 on a quiet
+  machine, and gradien 28 -> 66, sintesis 65 -> 72 at a load average of 7.
+  This path as it ships, font and layout done, against the CHTML path:
+  ``scripts/audit_site.md``.
+- **Wide equations** (``static/wide-math.js``, ``static/matematika.css``):
+  each display equation is in its own box (``div.rumus``, reachable by
+  keyboard); on narrow screens the number goes under the equation, the
+  equation shrinks to fit (down to 60 %), and what still does not fit
+  scrolls with a shadow on the edge.
 """
 
 from __future__ import annotations
@@ -41,6 +40,7 @@ import json
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import mathjax
@@ -50,16 +50,19 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-STATIC = Path(__file__).parent / "static"  # wide-math.css/.js and the other stylesheets
+STATIC = Path(__file__).parent / "static"  # matematika.css, wide-math.js and the other stylesheets
 SCRIPT = Path(__file__).with_suffix(".js")
 RENDERER = "atensi"
 CSS_NAME = "matematika.css"
-# The CHTML fonts, out of _static: Jupyter Book adds every .js found under a
-# static folder to every page.
-OUT_DIR = "_mathjax"
-FONTS = "output/chtml/fonts/woff-v2"
-# Relative to _static/, where the stylesheet is written.
-FONT_URL = f"../{OUT_DIR}/{FONTS}"
+# Latin Modern Math (GUST Font License), from Debian's fonts-lmodern or TeX Live.
+FONT_SOURCES = (
+    Path("/usr/share/texmf/fonts/opentype/public/lm-math/latinmodern-math.otf"),
+    Path("/usr/share/texlive/texmf-dist/fonts/opentype/public/lm-math/latinmodern-math.otf"),
+)
+# Beside matematika.css in _static/, which names it.
+FONT_DIR = "rumus"
+FONT_NAME = "latinmodern-math.woff2"
+LICENCE = "GUST-FONT-LICENSE.txt"
 # As Sphinx's mathjax writer marks them up (HTML-escaped TeX inside).
 INLINE = re.compile(r'(<span class="math notranslate nohighlight">)\\\((?P<tex>.*?)\\\)(</span>)', re.S)
 DISPLAY = re.compile(
@@ -68,6 +71,205 @@ DISPLAY = re.compile(
     re.S,
 )
 MJX_ERROR = re.compile(r'data-mjx-error="([^"]*)"')
+
+# --- MathJax's MathML, as MathML Core (what browsers draw) -------------------
+
+TOKENS = {"mi", "mn", "mo", "ms", "mtext"}
+# Named spaces (MathML 3), which MathML Core does not read.
+NAMED_SPACES = {
+    f"{prefix}mathspace": f"{n / 18:.4f}em"
+    for n, prefix in enumerate(("veryverythin", "verythin", "thin", "medium", "thick",
+                                "verythick", "veryverythick"), start=1)
+}
+# mathvariant: MathML Core draws only "normal" (on <mi>); the others become the
+# Unicode mathematical letters, as TeX's \mathbb{R} is U+211D.
+# variant -> (A, a, 0, Greek capital Alpha, Greek alpha); None: no such letters.
+ALPHANUMERICS = {
+    "bold": (0x1D400, 0x1D41A, 0x1D7CE, 0x1D6A8, 0x1D6C2),
+    "italic": (0x1D434, 0x1D44E, None, 0x1D6E2, 0x1D6FC),
+    "bold-italic": (0x1D468, 0x1D482, None, 0x1D71C, 0x1D736),
+    "script": (0x1D49C, 0x1D4B6, None, None, None),
+    "bold-script": (0x1D4D0, 0x1D4EA, None, None, None),
+    "fraktur": (0x1D504, 0x1D51E, None, None, None),
+    "bold-fraktur": (0x1D56C, 0x1D586, None, None, None),
+    "double-struck": (0x1D538, 0x1D552, 0x1D7D8, None, None),
+    "sans-serif": (0x1D5A0, 0x1D5BA, 0x1D7E2, None, None),
+    "bold-sans-serif": (0x1D5D4, 0x1D5EE, 0x1D7EC, 0x1D756, 0x1D770),
+    "sans-serif-italic": (0x1D608, 0x1D622, None, None, None),
+    "sans-serif-bold-italic": (0x1D63C, 0x1D656, None, 0x1D790, 0x1D7AA),
+    "monospace": (0x1D670, 0x1D68A, 0x1D7F6, None, None),
+}
+# The letters Unicode had before the mathematical block (its holes).
+EARLIER = {
+    ("italic", "h"): "\u210e",
+    **{("script", c): u for c, u in zip("BEFHILMRego", "\u212c\u2130\u2131\u210b\u2110\u2112\u2133\u211b\u212f\u210a\u2134")},
+    **{("fraktur", c): u for c, u in zip("CHIRZ", "\u212d\u210c\u2111\u211c\u2128")},
+    **{("double-struck", c): u for c, u in zip("CHNPQRZ", "\u2102\u210d\u2115\u2119\u211a\u211d\u2124")},
+}
+# After Omega and omega in each Greek run: nabla; partial and the variant forms.
+GREEK_CAPITAL_EXTRA = {"\u03f4": 17, "\u2207": 25}
+GREEK_SMALL_EXTRA = {"\u2202": 25, "\u03f5": 26, "\u03d1": 27, "\u03f0": 28, "\u03d5": 29, "\u03f1": 30, "\u03d6": 31}
+DOTLESS_ITALIC = {"\u0131": "\U0001d6a4", "\u0237": "\U0001d6a5"}
+
+
+def styled(char: str, variant: str) -> str:
+    """One character in a mathvariant, as its Unicode mathematical letter
+    (the character itself where Unicode has none, as browsers do)."""
+    if variant == "normal":
+        return char
+    if variant not in ALPHANUMERICS:
+        raise KeyError(variant)
+    if (variant, char) in EARLIER:
+        return EARLIER[variant, char]
+    if variant == "italic" and char in DOTLESS_ITALIC:
+        return DOTLESS_ITALIC[char]
+    capital, small, digit, greek_capital, greek_small = ALPHANUMERICS[variant]
+    code = ord(char)
+    if "A" <= char <= "Z":
+        return chr(capital + code - ord("A"))
+    if "a" <= char <= "z":
+        return chr(small + code - ord("a"))
+    if "0" <= char <= "9" and digit:
+        return chr(digit + code - ord("0"))
+    if greek_capital and 0x391 <= code <= 0x3A9 and code != 0x3A2:
+        return chr(greek_capital + code - 0x391)
+    if greek_capital and char in GREEK_CAPITAL_EXTRA:
+        return chr(greek_capital + GREEK_CAPITAL_EXTRA[char])
+    if greek_small and 0x3B1 <= code <= 0x3C9:
+        return chr(greek_small + code - 0x3B1)
+    if greek_small and char in GREEK_SMALL_EXTRA:
+        return chr(greek_small + GREEK_SMALL_EXTRA[char])
+    return char
+
+
+def table_styles(table: ET.Element) -> None:
+    """mtable's column alignment and spacing (MathML 3 attributes, which
+    MathML Core does not read) on each cell, as CSS."""
+    def listed(element, name, default):
+        return (element.attrib.pop(name, None) or default).split()
+
+    aligns = listed(table, "columnalign", "center")
+    spaces = listed(table, "columnspacing", "0.8em")
+    rows = listed(table, "rowspacing", "1.0ex")
+    for name in ("rowalign", "columnlines", "rowlines", "frame", "framespacing", "equalrows", "equalcolumns"):
+        table.attrib.pop(name, None)
+    for i, row in enumerate(r for r in table if r.tag in ("mtr", "mlabeledtr")):
+        row_aligns = listed(row, "columnalign", "") or aligns
+        row.attrib.pop("rowalign", None)
+        for j, cell in enumerate(row):
+            align = cell.attrib.pop("columnalign", None) or row_aligns[min(j, len(row_aligns) - 1)]
+            cell.attrib.pop("rowalign", None)
+            top = rows[min(i - 1, len(rows) - 1)] if i else "0"
+            left = spaces[min(j - 1, len(spaces) - 1)] if j else "0"
+            # Chromium aligns the cell's formula by the -webkit- value only;
+            # Firefox and Safari read columnalign.
+            cell.set("columnalign", align)
+            cell.set("style", f"text-align: -webkit-{align}; padding: {top} 0 0 {left}")
+
+
+SCRIPTED = {"msub", "msup", "msubsup", "munder", "mover", "munderover"}
+OPENING = set("([{\u27e8|\u2016\u230a\u2308")
+TALL = {"mfrac", "munder", "mover", "munderover", "msqrt", "mroot", "mtable"}
+
+
+def like_tex(root: ET.Element) -> None:
+    """The spaces and brackets TeX draws where MathML Core's operator
+    dictionary would draw others (MathJax's own output draws them from TeX's
+    classes, which its MathML only keeps as data-mjx-texclass).
+
+    A bracket that stretches takes, in Chromium, the width of its widest
+    size variant, however tall it is drawn: ( x ) instead of (x). So only
+    the brackets of \\left...\\right around something taller than a line
+    stretch; \\big( and the like, and \\left( around a line of text, are
+    drawn at the text size."""
+    def no_space(mo):
+        mo.attrib.setdefault("lspace", "0")
+        mo.attrib.setdefault("rspace", "0")
+
+    for mo in root.iter("mo"):
+        if mo.text and len(mo.text) > 1 and mo.text.isalpha():
+            no_space(mo)  # \max, \lim: the space comes from the function application after them
+        if mo.get("minsize") and mo.get("minsize") == mo.get("maxsize"):
+            del mo.attrib["minsize"], mo.attrib["maxsize"]
+            mo.set("stretchy", "false")
+    for row in root.iter("mrow"):
+        fences = [k for k in row if k.tag == "mo" and k.get("fence") == "true"]
+        if fences and not any(e.tag in TALL for e in row.iter()):
+            for mo in fences:
+                mo.set("stretchy", "false")
+
+    # An operator alone in a group ({/}, \bigl( ): an ordinary symbol.
+    for row in root.iter("mrow"):
+        if (len(row) == 1 and row[0].tag == "mo"
+                and row.get("data-mjx-texclass") in ("ORD", "OPEN", "CLOSE", "INNER")):
+            no_space(row[0])
+    # A function name (\log, \max) and its argument: a thin space, none before a bracket.
+    for parent in root.iter():
+        kids = list(parent)
+        for mo, after in zip(kids, kids[1:]):
+            if mo.tag != "mo" or mo.text != "\u2061":
+                continue
+            first = after[0] if after.tag == "mrow" and len(after) else after
+            if not (first.get("data-mjx-texclass") == "OPEN" or (first.tag == "mo" and first.text in OPENING)):
+                mo.set("rspace", "0.1667em")
+
+    # Sub- and superscripts, limits: no space around operators, as in TeX.
+    def walk(element, scripted):
+        if scripted and element.tag == "mo":
+            no_space(element)
+        for i, child in enumerate(element):
+            walk(child, scripted or (i >= 1 and element.tag in SCRIPTED))
+
+    walk(root, False)
+
+
+def to_core(mathml: str) -> str:
+    """MathJax's MathML (MathML 3) as compact MathML Core for an HTML page."""
+    root = ET.fromstring(mathml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1))
+    like_tex(root)
+    for element in root.iter():
+        element.tail = None
+        for name in [a for a in element.attrib if a.startswith("data-mjx-")]:
+            del element.attrib[name]
+        for name in ("lspace", "rspace", "width", "height", "depth", "voffset"):
+            if element.get(name) in NAMED_SPACES:
+                element.set(name, NAMED_SPACES[element.get(name)])
+        if element.tag == "mtable":
+            table_styles(element)
+        variant = element.attrib.pop("mathvariant", None)
+        if element.tag not in TOKENS:
+            if element.text is not None and not element.text.strip():
+                element.text = None
+            if variant not in (None, "normal"):
+                raise KeyError(variant)
+            continue
+        if variant is None:
+            continue
+        if element.tag == "mi" and variant == "normal":
+            element.set("mathvariant", "normal")
+        elif element.tag == "mtext" and variant in ("italic", "bold", "bold-italic"):
+            # Words: the same letters, leaning or heavier (screen readers read them as words).
+            element.set("style", ";".join(
+                (["font-style: italic"] if "italic" in variant else [])
+                + (["font-weight: bold"] if "bold" in variant else [])))
+        else:
+            element.text = "".join(styled(c, variant) for c in element.text or "")
+    return ET.tostring(root, encoding="unicode", short_empty_elements=False)
+
+
+def drawn_characters(core: str) -> set[str]:
+    """Every character the browser draws for this formula: its text, and the
+    italic letter for each one-letter <mi> (MathML Core's automatic italic)."""
+    chars = set()
+    for tag, text in re.findall(r"<(m\w+)[^>]*>([^<]+)</", core):
+        text = html.unescape(text)
+        chars |= set(text)
+        if tag == "mi" and len(text) == 1:
+            chars.add(styled(text, "italic"))
+    return chars
+
+
+# --- Build -----------------------------------------------------------------------
 
 
 def mathjax_source() -> Path:
@@ -78,6 +280,17 @@ def mathjax_source() -> Path:
             "pip install -r requirements.txt"
         )
     return source
+
+
+def font_source() -> Path:
+    for path in FONT_SOURCES:
+        if path.is_file():
+            return path
+    raise ExtensionError(
+        "Font rumus Latin Modern Math tidak ditemukan (dicari di "
+        + ", ".join(str(p) for p in FONT_SOURCES)
+        + "). Pasang: sudo apt-get install fonts-lmodern (atau bash .ci/run), lalu bangun ulang."
+    )
 
 
 def node() -> str:
@@ -105,32 +318,48 @@ def start(app):
     if app.builder.format != "html":
         return
     node()  # before hours of reading, not at the end
+    font_source()
     # Not a path in _config.yml: Jupyter Book would add its .js to every page a second time.
     app.config.html_static_path.append(str(STATIC))
     app.add_css_file(CSS_NAME)
 
 
-def typeset(items: list[tuple[str, bool]]) -> tuple[list[str], str]:
-    job = {"mathjax": str(mathjax_source()), "fontURL": FONT_URL, "items": items}
+def typeset(items: list[tuple[str, bool]]) -> list[str]:
+    job = {"mathjax": str(mathjax_source()), "items": items}
     proc = subprocess.run(
         [node(), str(SCRIPT)], input=json.dumps(job), capture_output=True, text=True, check=False
     )
     if proc.returncode != 0:
         raise ExtensionError(f"MathJax (Node.js) gagal merender rumus buku: {proc.stderr.strip()}")
-    out = json.loads(proc.stdout)
-    return out["html"], out["css"]
+    return json.loads(proc.stdout)["mathml"]
 
 
-def copy_fonts(outdir: Path, css: str) -> None:
-    """The font files the stylesheet names, and MathJax's licence."""
-    source = mathjax_source()
-    target = outdir / OUT_DIR
-    shutil.rmtree(target, ignore_errors=True)  # an earlier build's fonts, or MathJax for browsers
-    for name in sorted(set(re.findall(rf"{re.escape(FONT_URL)}/([\w.-]+\.woff2?)", css))):
-        dst = target / FONTS / name
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source / FONTS / name, dst)
-    shutil.copy2(source.parent / "LICENSE", target / "LICENSE")
+def write_font(outdir: Path, chars: set[str]) -> None:
+    """Latin Modern Math cut down to the characters the formulas draw (with
+    the larger and stretched forms its MATH table gives them), as woff2."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    source = font_source()
+    target = outdir / "_static" / FONT_DIR
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    options = subset.Options()
+    options.layout_features = ["*"]  # ssty (primes in scripts) and the other math forms
+    options.flavor = "woff2"
+    font = TTFont(source)
+    subsetter = subset.Subsetter(options)
+    subsetter.populate(unicodes={ord(c) for c in chars})
+    subsetter.subset(font)
+    font.flavor = "woff2"
+    font.save(target / FONT_NAME)
+    licence = source.parents[4] / "doc" / "fonts" / "lm-math" / LICENCE
+    if licence.is_file():
+        shutil.copy2(licence, target / LICENCE)
+    else:  # a TeX Live without its documentation
+        (target / LICENCE).write_text(
+            "Latin Modern Math (c) GUST e-foundry, under the GUST Font License:\n"
+            "http://www.gust.org.pl/projects/e-foundry/licenses\n", encoding="utf-8")
 
 
 def typeset_pages(app, pages: dict[Path, str]):
@@ -148,12 +377,12 @@ def typeset_pages(app, pages: dict[Path, str]):
                 items.setdefault(key, len(items))
                 where.setdefault(key, page.relative_to(outdir).as_posix())
     # Pages an incremental build did not rewrite keep their typeset formulas;
-    # the stylesheet must still cover them, so every formula seen is typeset.
+    # the font must still cover them, so every formula seen is typeset.
     seen = Path(app.doctreedir) / "rumus-buku.json"
     earlier = json.loads(seen.read_text(encoding="utf-8")) if seen.exists() else []
     for tex, display in earlier:
         items.setdefault((tex, display), len(items))
-    rendered, css = typeset(list(items))
+    rendered = typeset(list(items))
     failed = [
         f"{where[key]}: {key[0]}  ({html.unescape(error[1])})"
         for key, i in items.items()
@@ -164,19 +393,28 @@ def typeset_pages(app, pages: dict[Path, str]):
             "Rumus yang tidak bisa dibaca MathJax:\n  " + "\n  ".join(failed)
             + "\nPerbaiki TeX-nya di halaman itu (makro yang tidak dikenal, kurung kurawal yang tidak seimbang)."
         )
-    (outdir / "_static" / CSS_NAME).write_text(css, encoding="utf-8")
-    copy_fonts(outdir, css)
+    core, unknown = [], []
+    for key, i in items.items():
+        try:
+            core.append(to_core(rendered[i]))
+        except KeyError as variant:
+            core.append("")
+            unknown.append(f"{where.get(key, '?')}: {key[0]}  (mathvariant {variant})")
+    if unknown:
+        raise ExtensionError(
+            "Rumus dengan gaya huruf yang tidak bisa digambar peramban:\n  " + "\n  ".join(unknown)
+        )
+    write_font(outdir, set().union(*map(drawn_characters, core)) if core else set())
     seen.write_text(json.dumps(list(items), ensure_ascii=False), encoding="utf-8")
     logger.info(f"[atensi_book] {len(items)} rumus dirender saat build.")
 
     def replace(display):
         def fix(match):
-            key = (html.unescape(match.group("tex")).strip(), display)
-            markup = rendered[items[key]]
+            markup = core[items[html.unescape(match.group("tex")).strip(), display]]
             if display:
-                # A wide equation scrolls sideways on a phone (static/wide-math.*);
+                # A wide equation scrolls sideways on a phone (static/wide-math.js);
                 # a keyboard reaches a scrolling box only if it can take focus.
-                markup = markup.replace("<mjx-container ", '<mjx-container tabindex="0" ', 1)
+                markup = f'<div class="rumus" tabindex="0">{markup}</div>'
             return f"{match.group(1)}{markup}{match.group(3)}"
 
         return fix

@@ -4,7 +4,7 @@
   const SMALLEST = 0.6;
 
   function fit() {
-    document.querySelectorAll("div.math > mjx-container").forEach((box) => {
+    document.querySelectorAll("div.math > div.rumus").forEach((box) => {
       if (!box.dataset.fullSize) box.dataset.fullSize = getComputedStyle(box).fontSize;
       const full = parseFloat(box.dataset.fullSize);
       box.style.fontSize = `${full}px`;
@@ -13,20 +13,16 @@
     });
   }
 
-  function start() {
-    fit();
-    let pending = null;
-    window.addEventListener("resize", () => {
-      clearTimeout(pending);
-      pending = setTimeout(fit, 100);
-    });
-  }
-
-  // Math typeset at build time (prerender_math.py) is already in the page;
-  // MathJax in the browser (no Node.js at build time) has to finish first.
+  // The formulas are MathML in the page; their widths are final once the
+  // math font has arrived.
   window.addEventListener("load", () => {
-    const startup = window.MathJax && window.MathJax.startup;
-    if (startup && startup.promise) startup.promise.then(start);
-    else start();
+    document.fonts.ready.then(() => {
+      fit();
+      let pending = null;
+      window.addEventListener("resize", () => {
+        clearTimeout(pending);
+        pending = setTimeout(fit, 100);
+      });
+    });
   });
 })();
