@@ -127,8 +127,8 @@ def test_softmax_temperature_draws_the_weights_and_entropies_it_is_given():
     weights = np.array([[0.7, 0.2, 0.1], [0.4, 0.35, 0.25]])
     fig = plots.softmax_temperature([1, 4], weights, [0.123, 0.987])
     drawn = texts(fig)
-    assert "bobot terbesar 0,70, entropi 0,12 nat" in drawn
-    assert "τ = 4: bobot terbesar 0,40, entropi 0,99 nat" in drawn
+    assert "bobot terbesar 0,70; entropi 0,12 nat" in drawn
+    assert "τ = 4: bobot terbesar 0,40; entropi 0,99 nat" in drawn
     heights = [round(bar.get_height(), 6) for bar in fig.axes[1].patches]
     assert heights == [0.4, 0.35, 0.25]
 
