@@ -126,6 +126,21 @@ def solutions(name: str) -> dict[str, tuple[list[str], str]]:
     return found
 
 
+def equation_labels(name: str) -> set[str]:
+    """Labels of the chapter's numbered display equations: ``$$ (label)``."""
+    return {label for _, line in prose_lines(chapter_text(name))
+            for label in re.findall(r"^\$\$\s*\((\S+)\)\s*$", line.strip())}
+
+
+def cross_refs(name: str, role: str) -> set[str]:
+    """Targets of every ``{role}`target``` (or ``{role}`text <target>```) in the prose."""
+    found = set()
+    for _, line in prose_lines(chapter_text(name)):
+        for text, target in re.findall(rf"\{{{role}\}}`([^`<]*?)(?:\s*<([^>`]+)>)?`", line):
+            found.add((target or text).strip())
+    return found
+
+
 def listed_functions(name: str) -> set[tuple[str, str]]:
     """(module, function) of every Python listing: literalinclude's :pyobject: or
     inspect.getsource(module.function) in a code cell."""
@@ -528,7 +543,7 @@ def test_skala_measures_the_gradient_and_cites_the_alternatives():
     text = chapter_text("skala_akar_dk")
     # The paper's hypothesis (saturation) is measured: dL/dQ with and without √d_k.
     assert "plots.score_grid(" in code and "reference.attention_backward(" in code
-    assert "{ref}`gradien`" in text and "{ref}`melatih`" in text
+    assert {"gradien", "melatih"} <= cross_refs("skala_akar_dk", "ref")
     assert {("Vaswani", "2017"), ("Raffel", "2020"), ("Yang", "2022")} <= cited(text)
     # An exercise asks what √d_model instead of √d_k would do, answered by code.
     assert re.search(r"glue\([^\n]*768", code), "tidak ada latihan √d_model"
@@ -560,24 +575,24 @@ def test_softmax_checks_its_properties_overflow_and_both_kernels():
     assert {"sm_galat_jumlah", "sm_pelanggaran"} <= glued_in_prose("softmax")
     # Overflow of the naive formula, and the fix.
     assert "np.isnan" in code
-    assert "{eq}`eq-softmax-geser`" in text and "(eq-softmax-stabil)" in text
+    assert "eq-softmax-geser" in cross_refs("softmax", "eq")
+    assert "eq-softmax-stabil" in equation_labels("softmax")
     # Both kernel versions, run; the concepts they use are in the glossary's words.
     assert '"v1"' in code and '"v2"' in code
     assert "__syncthreads()" in text and "__shfl_xor_sync" in text
     for term in ("shared memory", "warp shuffle", "bfloat16", "volta"):
         assert term in flat_lower("softmax"), term
-    assert "cuda-10-menit" in text
+    assert "cuda-10-menit" in cross_refs("softmax", "ref")
     # √d_k as a temperature, drawn.
-    assert "(eq-softmax-suhu)" in text and "plots.softmax_temperature" in code
+    assert "eq-softmax-suhu" in equation_labels("softmax") and "plots.softmax_temperature" in code
     assert "plots.softmax_bars(" in code
     # Mixed precision and bfloat16 are cited.
     assert {("Micikevicius", "2018"), ("Kalamkar", "2019")} <= cited(text)
 
 
 def test_jumlah_v_splits_and_joins_the_heads_and_points_to_what_follows():
-    text = chapter_text("jumlah_v")
     code = "\n".join(code_sources("jumlah_v"))
-    assert "(eq-jumlah-v-baris)" in text and "(eq-jumlah-v-matriks)" in text
+    assert {"eq-jumlah-v-baris", "eq-jumlah-v-matriks"} <= equation_labels("jumlah_v")
     assert "W_O" in code and "np.concatenate" in code  # the heads, concatenated and checked
     assert "plots.weighted_sum_rows(" in code
     # What surrounds attention in a block, as the seed lesson names it.
@@ -589,9 +604,8 @@ def test_jumlah_v_splits_and_joins_the_heads_and_points_to_what_follows():
 
 
 def test_sintesis_compares_every_path_and_measures_memory():
-    text = chapter_text("sintesis")
     code = "\n".join(code_sources("sintesis"))
-    assert "(eq-sintesis-satu-baris)" in text and "(eq-sintesis-online)" in text
+    assert {"eq-sintesis-satu-baris", "eq-sintesis-online"} <= equation_labels("sintesis")
     for call in ("reference.attention(", "reference.attention_blocked(", "loops.attention(",
                  "kernels.attention(", "kernels.softmax(", "kernels.weighted_sum("):
         assert call in code, f"sintesis: {call} tidak dipakai"
@@ -600,7 +614,7 @@ def test_sintesis_compares_every_path_and_measures_memory():
     # The student track ends with fused v1: FlashAttention-2 and performance
     # live in the optional part, which the chapter points to.
     assert "compile_report" not in code and "measure.run(" not in code
-    assert "{ref}`flash-v2`" in text and "{ref}`kinerja`" in text
+    assert {"flash-v2", "kinerja"} <= cross_refs("sintesis", "ref")
     # The readout is computed with the book's vocabulary assumption, and compared.
     assert re.search(r"flop_readout = .*kosakata_andrea", code)
     assert re.search(r"assert \d+ < readout_kali < \d+", code)
@@ -611,9 +625,9 @@ def test_sintesis_compares_every_path_and_measures_memory():
 
 
 def test_flash_v2_explains_seven_ideas_and_runs_both_versions():
-    text = chapter_text("flash_v2")
     code = "\n".join(code_sources("flash_v2"))
-    assert "(eq-flash-v2-ubin)" in text and "{eq}`eq-sintesis-online`" in text
+    assert "eq-flash-v2-ubin" in equation_labels("flash_v2")
+    assert "eq-sintesis-online" in cross_refs("flash_v2", "eq")
     numbered = [int(m) for _, title in headings("flash_v2", 3) for m in re.findall(r"^\D*(\d+)\b", title)]
     assert numbered[:7] == list(range(1, 8)), f"flash_v2: tujuh gagasan bernomor tidak ada: {numbered}"
     assert "kernels.fused_splits(" in code and "plots.work_map(" in code
@@ -624,7 +638,7 @@ def test_flash_v2_explains_seven_ideas_and_runs_both_versions():
 def test_kinerja_covers_roofline_tensor_cores_tf32_io_and_the_measured_table():
     text = chapter_text("kinerja")
     code = "\n".join(code_sources("kinerja"))
-    assert "(eq-kinerja-roofline)" in text and "(eq-kinerja-io)" in text
+    assert {"eq-kinerja-roofline", "eq-kinerja-io"} <= equation_labels("kinerja")
     assert "kernels.compile_report(" in code and "plots.roofline(" in code
     # Datasheet peaks (dense) read from the hardware table, and ridge points computed, not typed.
     assert "hardware.H200.tf32_flops" in code and "hardware.H200.bf16_flops" in code
@@ -632,7 +646,7 @@ def test_kinerja_covers_roofline_tensor_cores_tf32_io_and_the_measured_table():
     assert "p / H200.bandwidth" in code
     assert "3xtf32" in flat_lower("kinerja") and "allow_tf32" in text
     # The TF32/3xTF32 accuracy has one home, Tensor Core; Kinerja links to it.
-    assert "{ref}`tensor-core-teliti`" in text and "to_tf32" not in code
+    assert "tensor-core-teliti" in cross_refs("kinerja", "ref") and "to_tf32" not in code
     assert "to_tf32" in "\n".join(code_sources("tensor_core"))
     assert "sram_bita = hardware.H200.arch.shared_per_sm" in code
     assert 'measure.run("book", device="cpu")' in code and "report.load_results()" in code
