@@ -270,12 +270,29 @@ def test_a_version_referenced_to_the_wrong_chapter_is_caught():
     assert version_reference_problems(right, VERSION_HOME) == []
 
 
+def kernel_listings(source: str) -> list[tuple[str, str]]:
+    """(kernel file, first marker) of every literalinclude of kernels/ in a chapter's MyST."""
+    found = []
+    for match in re.finditer(r"^`{3,}\{literalinclude\} \.\./kernels/(\S+)\n((?::.*\n)*)", source, re.M):
+        options = dict(re.findall(r"^:([\w-]+):\s*(.*)$", match.group(2), re.M))
+        start = options.get("start-after", options.get("start-at", "")).strip().strip('"')
+        found.append((match.group(1), start))
+    return found
+
+
+def test_kernel_listings_reads_the_file_and_its_start_marker():
+    source = ('```{literalinclude} ../kernels/a.cu\n:language: cuda\n'
+              ':start-after: "// ---- v2 skor: ubin"\n:end-before: "// ---- akhir"\n```\n')
+    assert kernel_listings(source) == [("a.cu", "// ---- v2 skor: ubin")]
+
+
 def test_each_version_home_is_a_page_of_the_book():
     stems = [page.split("/")[-1] for page in PAGES]
     for version, (page, cu, marker) in HOLDERS.items():
         assert page in stems, version
-        source = (ROOT / "chapters" / f"{page}.md").read_text(encoding="utf-8")
-        assert f'"// ---- {marker}' in source, f"{page}.md tidak lagi memuat {version} ({cu}: {marker})"
+        listings = kernel_listings((ROOT / "chapters" / f"{page}.md").read_text(encoding="utf-8"))
+        assert any(file == cu and start.startswith(f"// ---- {marker}") for file, start in listings), (
+            f"{page}.md tidak lagi memuat {version} ({cu}: {marker})")
 
 
 # --- On the built book ---------------------------------------------------------
