@@ -169,7 +169,7 @@ def build_snapshot(chapters=None) -> str:
             what = "adalah folder" if Path(p).is_dir() else "tidak ada"
             raise FileNotFoundError(
                 f"Argumen 'chapters': '{p}' {what}, bukan berkas bab .md. Periksa path-nya, "
-                "misalnya chapters/pengantar.md, atau pakai chapters=None untuk semua bab.")
+                "misalnya chapters/pendahuluan.md, atau pakai chapters=None untuk semua bab.")
     texts = {Path(p).stem: files.read_text(p, "bab", "simpan bab itu sebagai UTF-8")
              for p in paths}
     parts = {name: extract(text) for name, text in texts.items()}
