@@ -1,4 +1,4 @@
-"""Penjelajah peta atensi model kecil yang sudah dilatih: kalimat, layer, head.
+"""Penjelajah peta atensi model kecil yang sudah dilatih: kalimat, lapisan, head.
 
 Pemakaian di bab::
 
@@ -34,8 +34,8 @@ SENTENCES = (
     'Ia berkata "saya lapar".',
 )
 NAME = "peta-atensi"
-TITLE = "Peta atensi model kecil: kalimat, layer, head"
-WORD_TITLE = "Peta atensi model kata: cerita, layer, head"
+TITLE = "Peta atensi model kecil: kalimat, lapisan, head"
+WORD_TITLE = "Peta atensi model kata: cerita, lapisan, head"
 
 
 def _rows(A, T, what):
@@ -169,7 +169,7 @@ def _declaration(model, sentences, start):
     controls = (
         Choice("sentence", unit, tuple(range(len(sentences))), shown=lambda n: f"{unit} {n + 1}",
                menu=True),
-        Choice("layer", "layer", tuple(range(c.n_layer)), shown=lambda n: f"layer {n + 1}"),
+        Choice("layer", "lapisan", tuple(range(c.n_layer)), shown=lambda n: f"lapisan {n + 1}"),
         Choice("head", "head", tuple(range(c.n_head)), shown=lambda n: f"head {n + 1}"),
     )
     maps = {}  # filled once every argument has been checked
@@ -178,7 +178,7 @@ def _declaration(model, sentences, start):
         text = sentences[sentence]
         A = maps[text][layer, head]
         tokens = text.split() if model.words else text
-        fig = model_plots.attention_figure(A, tokens, title=f"layer {layer + 1}, head {head + 1}")
+        fig = model_plots.attention_figure(A, tokens, title=f"lapisan {layer + 1}, head {head + 1}")
         summary = word_head_summary(A, tokens) if model.words else head_summary(A, text)
         return fig, summary, _text(summary, layer, head, text, model.words)
 
@@ -203,7 +203,7 @@ def explorer(model, sentences=SENTENCES, mode=None, **start):
 
 
 def live(model, sentences=SENTENCES, **start):
-    """Penjelajah hidup (ipywidgets): pilih kalimat, layer, dan head."""
+    """Penjelajah hidup (ipywidgets): pilih kalimat, lapisan, dan head."""
     explorer_, _key = _declaration(model, sentences, start)
     return explorer_.live(**start)
 
