@@ -24,8 +24,22 @@
   before the font and the layout were done, measured (Lighthouse mobile,
   RUNS=3, interleaved) gradien 72 -> 79 and skala_akar_dk 70 -> 75 on a quiet
   machine, and gradien 28 -> 66, sintesis 65 -> 72 at a load average of 7.
-  This path as it ships, font and layout done, against the CHTML path:
-  ``scripts/audit_site.md``.
+  This path as it ships (font and layout done) against the CHTML path,
+  measured in turn with ``BUILDS="chtml mathml" RUNS=3
+  scripts/audit_site.sh`` on the shared 2-core machine at a load average of
+  7 to 12 (Lighthouse mobile performance, median, each run in brackets; the
+  elements and the HTML of the page, raw and gzip)::
+
+      page           CHTML          MathML         elements       HTML KB (gzip)
+      gradien        42 (42 36 59)  72 (91 72 55)  10345 -> 6165  378 (34) -> 180 (26)
+      sintesis       71 (64 79 71)  73 (73 74 72)  10256 -> 7451  370 (41) -> 237 (34)
+      skala_akar_dk  70 (49 75 70)  72 (60 72 73)   9275 -> 5913  355 (41) -> 201 (33)
+
+  Better on every page, most where the formulas are (gradien has 165): a
+  third fewer elements to style and lay out and half the HTML, the same
+  text and formulas, and one font file (60 KB) instead of MathJax's. The
+  per-page table, with the theme's shell and the page levers after this
+  one, is in ``scripts/audit_site.md``.
 - **Wide equations** (``static/wide-math.js``, ``static/matematika.css``):
   each display equation is in its own box (``div.rumus``, reachable by
   keyboard); on narrow screens the number goes under the equation, the
