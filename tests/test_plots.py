@@ -247,6 +247,16 @@ def test_heatmap_writes_numbers_only_where_they_fit():
     assert not any("," in t.get_text() for ax in stacked.axes[:2] for t in ax.texts)
 
 
+def test_log_axis_ticks_keep_each_its_own_decimals():
+    from atensi import style
+
+    assert style.LOG_TICKS.format_ticks([0.25, 1, 4, 256, 1024]) == ["0,25", "1", "4", "256", "1.024"]
+    fig = plots.roofline({"FP32": 67e12}, 4.8e12, {"v1": (10, "FP32")})
+    fig.canvas.draw()
+    labels = [t.get_text() for ax in fig.axes[:1] for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    assert "1.024" in labels and not any(label.endswith(",000") for label in labels), labels
+
+
 def test_ticks_of_one_axis_share_their_decimals():
     from atensi import style
 

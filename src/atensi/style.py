@@ -112,6 +112,18 @@ class _IndonesianTicks(Formatter):
 TICKS = _IndonesianTicks()
 
 
+class _IndonesianLogTicks(Formatter):
+    """Ticks of a log axis in Indonesian: each tick with the fewest decimals that
+    write it exactly ("0,25; 1; 4; 1.024"). A log axis spans orders of magnitude,
+    so one decimal count for all would print "1.024,000"."""
+
+    def __call__(self, x, pos=None):
+        return format_number(x, tick_decimals([x]))
+
+
+LOG_TICKS = _IndonesianLogTicks()
+
+
 def describe(fig):
     """Teks alternatif gambar: ``fig.alt`` bila ada, selain itu judul-judulnya."""
     alt = getattr(fig, "alt", None)
