@@ -224,18 +224,21 @@ def dot_product_histograms(samples, *, scale=False):
     check_series(samples, "samples")
     keys = sorted(samples)
     limit = max(4.0 * float(np.std(samples[d])) for d in keys)
-    fig = style.new_figure(style.MAX_WIDTH, 1.1 + 1.5 * len(keys))
+    fig_h = 1.1 + 1.5 * len(keys)
+    fig = style.new_figure(style.MAX_WIDTH, fig_h)
     height = 0.82 / len(keys)
     for n, d in enumerate(keys):
         values = np.asarray(samples[d], dtype=np.float64)
         bottom = 0.92 - (n + 1) * height
         ax = fig.add_axes([0.17, bottom + 0.3 * height, 0.78, 0.55 * height])
-        label = "dibagi √d_k" if scale else "tanpa pembagian"
         _draw_histogram(ax, values, limit=limit,
-                        title=f"d_k = {int(d)} ({label}): simpangan baku "
+                        title=f"d_k = {style.format_number(d, 0)}: simpangan baku "
                               f"{style.format_number(np.std(values), 1)}")
         if n < len(keys) - 1:
             ax.set_xlabel("")
+    label = "dibagi √d_k" if scale else "tanpa pembagian"
+    fig.suptitle(f"Dot product acak, {label}", fontsize=style.FONT, x=0.02,
+                 y=1 - 0.08 / fig_h, ha="left", va="top")
     return fig
 
 
@@ -442,7 +445,7 @@ def memory_growth(T_values, series, *, title="Memori tambahan satu head (float32
     T = _positive_axis(T_values, "T_values", "nilai T")
     check_series(series, "series")
     fig = style.new_figure(style.MAX_WIDTH, 3.6)
-    ax = fig.add_axes([0.16, 0.14, 0.8, 0.74])
+    ax = fig.add_axes([0.2, 0.14, 0.76, 0.74])  # room for "512 KiB" and the axis name
     _plot_series(ax, T, series, "T")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log", base=2)
