@@ -132,13 +132,18 @@ def equation_labels(name: str) -> set[str]:
             for label in re.findall(r"^\$\$\s*\((\S+)\)\s*$", line.strip())}
 
 
-def cross_refs(name: str, role: str) -> set[str]:
-    """Targets of every ``{role}`target``` (or ``{role}`text <target>```) in the prose."""
+def cross_refs_in(text: str, role: str) -> set[str]:
+    """Targets of every ``{role}`target``` (or ``{role}`text <target>```) in ``text``."""
     found = set()
-    for _, line in prose_lines(chapter_text(name)):
-        for text, target in re.findall(rf"\{{{role}\}}`([^`<]*?)(?:\s*<([^>`]+)>)?`", line):
-            found.add((target or text).strip())
+    for _, line in prose_lines(text):
+        for shown, target in re.findall(rf"\{{{re.escape(role)}\}}`([^`<]*?)(?:\s*<([^>`]+)>)?`", line):
+            found.add((target or shown).strip())
     return found
+
+
+def cross_refs(name: str, role: str) -> set[str]:
+    """Targets of every ``{role}`` reference in the chapter's prose."""
+    return cross_refs_in(chapter_text(name), role)
 
 
 def listed_functions(name: str) -> set[tuple[str, str]]:
@@ -258,7 +263,7 @@ def test_every_exercise_and_solution_closes_its_fences(name):
 
 @pytest.mark.parametrize("name", STEP_CHAPTERS + ("sintesis", "flash_v2", "kinerja"))
 def test_a_numerical_exercise_is_answered_by_a_hidden_cell(name):
-    assert any("{glue:text}" in text for _, text in solutions(name).values()), (
+    assert any(cross_refs_in(text, "glue:text") for _, text in solutions(name).values()), (
         f"{name}: tidak ada latihan numerik yang jawabannya dihitung kode"
     )
 
