@@ -130,8 +130,6 @@ def test_math_is_typeset_when_the_book_is_built(built_book):
         scripts = [s["src"] for s in soup.find_all("script", src=True) if re.search("mathjax|katex", s["src"], re.I)]
         assert scripts == [], page
         assert not soup.find("script", string=re.compile("MathJax")), page
-        css = [link["href"] for link in soup.find_all("link", rel="stylesheet") if "matematika.css" in link["href"]]
-        assert len(css) == 1, page
         unrendered = [m.get_text()[:40] for m in maths if not m.find("math")]
         assert unrendered == [], f"{page}: {unrendered}"
         assert not soup.select("math merror, math [data-mjx-error]"), page
@@ -140,10 +138,11 @@ def test_math_is_typeset_when_the_book_is_built(built_book):
             box = div.find("div", class_="rumus")
             assert box is not None and box.get("tabindex") == "0", f"{page}: {div.get('id')}"
             assert box.math.get("display") == "block", f"{page}: {div.get('id')}"
-    stylesheet = (built_book / "_static" / "matematika.css").read_text(encoding="utf-8")
-    fonts = re.findall(r"url\([\"']?([^)\"']+\.woff2)[\"']?\)", stylesheet)
-    assert fonts, "matematika.css tanpa @font-face"
-    assert all((built_book / "_static" / font).resolve().is_file() for font in fonts)
+    # The page's one stylesheet carries the math font.
+    (link,) = soup_of(built_book, PAGES[0]).find_all("link", rel="stylesheet")
+    stylesheet = ((built_book / PAGES[0]).parent / link["href"]).read_text(encoding="utf-8")
+    assert "/* matematika.css */" in stylesheet
+    assert 'url("rumus/latinmodern-math.woff2")' in stylesheet, "tanpa @font-face rumus"
 
 
 def test_only_the_build_time_math_path_ships(built_book):
@@ -239,6 +238,24 @@ def test_scripts_wait_for_the_text(built_book):
         assert not soup.find("script", src=re.compile(r"searchindex\.js")), page
     search = BeautifulSoup((built_book / "search.html").read_text(encoding="utf-8"), "html.parser")
     assert search.find("script", src=re.compile(r"searchindex\.js"))
+
+
+def test_one_stylesheet_whose_files_are_all_there(built_book):
+    """Every page links one stylesheet, the theme's and the book's joined in
+    their order (no @import chain), and every file it names is in the site."""
+    sheets = set()
+    for page in PAGES + ["search", "genindex"]:
+        links = soup_of(built_book, page).find_all("link", rel="stylesheet")
+        assert len(links) == 1, (page, [link["href"] for link in links])
+        sheets.add(((built_book / page).parent / links[0]["href"].split("?")[0]).resolve())
+    for sheet in sheets:
+        text = sheet.read_text(encoding="utf-8")
+        for name in ("styles/theme.css", "styles/pydata-sphinx-theme.css", "kontras.css", "matematika.css"):
+            assert f"/* {name} */" in text, (sheet.name, name)
+        assert "@import" not in text
+        for url in re.findall(r'url\("([^"]+)"\)', text):
+            if not url.startswith("data:"):
+                assert (sheet.parent / url.split("?")[0].split("#")[0]).is_file(), (sheet.name, url)
 
 
 def test_figures_have_their_size_and_load_when_near(built_book):

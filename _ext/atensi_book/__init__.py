@@ -14,8 +14,9 @@ One module per job:
 
 Every hook is connected below, in one place and in the order it must run.
 Once the pages are written, one pass (``finish``) reads every page once,
-applies each rewrite in turn and writes it once; the link check
-(``check_links``) comes last, when every other extension has written its files.
+applies each rewrite in turn and writes it once; the stylesheets are joined
+into one (``one_stylesheet``) and the link check (``check_links``) comes
+last, when every other extension has written its files.
 """
 
 from __future__ import annotations
@@ -53,6 +54,20 @@ def finish(app, exception):
     if is_site:
         site.write_sitemap(outdir, app.config.html_baseurl, sorted(app.env.found_docs))
         site.write_robots(outdir, app.config.html_baseurl)
+
+
+def one_stylesheet(app, exception):
+    # Once myst-nb, sphinx-exercise and sphinx-design have written their
+    # stylesheets (at build-finished too), which the joined one takes in.
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    rewrite = pages.one_stylesheet(outdir)
+    for page in sorted(outdir.rglob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        new = rewrite(text, page)
+        if new != text:
+            page.write_text(new, encoding="utf-8")
 
 
 def check_links(app, exception):
@@ -98,6 +113,7 @@ def setup(app):
     # (500), which writes its own index.html only when there is none; the link
     # check last, once myst-nb and sphinx-exercise have written their files.
     app.connect("build-finished", finish, priority=400)
+    app.connect("build-finished", one_stylesheet, priority=900)
     app.connect("build-finished", check_links, priority=950)
 
     app.add_js_file("wide-math.js", defer="defer")
