@@ -62,3 +62,11 @@ def test_spacing_and_brackets_as_in_tex():
 def test_the_font_covers_the_automatic_italic():
     chars = formulas.drawn_characters(core("<mi>x</mi><mi>max</mi><mo>+</mo>"))
     assert {"x", "𝑥", "m", "a", "+"} <= chars
+
+
+def test_without_the_math_font_the_build_says_which_package(monkeypatch, tmp_path):
+    from sphinx.errors import ExtensionError
+
+    monkeypatch.setattr(formulas, "FONT_SOURCES", (tmp_path / "tidak-ada.otf",))
+    with pytest.raises(ExtensionError, match="apt-get install fonts-lmodern"):
+        formulas.font_source()
