@@ -61,7 +61,9 @@ def test_spacing_and_brackets_as_in_tex():
 
 def test_the_font_covers_the_automatic_italic():
     chars = formulas.drawn_characters(core("<mi>x</mi><mi>max</mi><mo>+</mo>"))
-    assert {"x", "𝑥", "m", "a", "+"} <= chars
+    assert {"x", "𝑥", "m", "a", "+"} <= chars and "√" not in chars
+    # A square root draws the radical sign from the font, though no text names it.
+    assert "√" in formulas.drawn_characters(core("<msqrt><mi>d</mi></msqrt>"))
 
 
 def test_without_the_math_font_the_build_says_which_package(monkeypatch, tmp_path):

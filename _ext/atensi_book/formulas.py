@@ -272,9 +272,10 @@ def to_core(mathml: str) -> str:
 
 
 def drawn_characters(core: str) -> set[str]:
-    """Every character the browser draws for this formula: its text, and the
-    italic letter for each one-letter <mi> (MathML Core's automatic italic)."""
-    chars = set()
+    """Every character the browser draws for this formula: its text, the
+    italic letter for each one-letter <mi> (MathML Core's automatic italic),
+    and the radical sign that <msqrt> and <mroot> draw without text."""
+    chars = {"\u221a"} if re.search(r"<m(sqrt|root)\b", core) else set()
     for tag, text in re.findall(r"<(m\w+)[^>]*>([^<]+)</", core):
         text = html.unescape(text)
         chars |= set(text)
