@@ -57,6 +57,11 @@ def test_spacing_and_brackets_as_in_tex():
     # \\log x: a thin space after the name; \\log(x): none.
     assert 'rspace="0.1667em"' in core("<mi>log</mi><mo>&#x2061;</mo><mi>x</mi>")
     assert "rspace" not in core('<mi>log</mi><mo>&#x2061;</mo><mo stretchy="false">(</mo>')
+    # s_j \log_2 e: a thin space before the name too, none after "=".
+    out = core('<msub><mi>s</mi><mi>j</mi></msub><msub><mi>log</mi><mn>2</mn></msub>'
+               '<mo>&#x2061;</mo><mi>e</mi><mo>=</mo><mi>sin</mi><mo>&#x2061;</mo><mi>x</mi>')
+    assert out.count('<mspace width="0.1667em"></mspace>') == 1
+    assert out.index("<mspace") < out.index("<mi>log</mi>")
 
 
 def test_the_font_covers_the_automatic_italic():

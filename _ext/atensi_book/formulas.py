@@ -227,6 +227,16 @@ def like_tex(root: ET.Element) -> None:
             if not (first.get("data-mjx-texclass") == "OPEN" or (first.tag == "mo" and first.text in OPENING)):
                 mo.set("rspace", "0.1667em")
 
+    # A function name after a symbol (s_j \log_2 e): the thin space TeX puts
+    # before it; MathML Core puts none before an <mi>.
+    # (A function name is what comes before the function application U+2061.)
+    for parent in root.iter():
+        kids = list(parent)
+        for before, name, apply in zip(kids, kids[1:], kids[2:]):
+            if (apply.tag == "mo" and apply.text == "\u2061"
+                    and before.tag not in ("mo", "mspace") and parent.tag not in SCRIPTED | {"mfrac"}):
+                parent.insert(list(parent).index(name), ET.Element("mspace", width="0.1667em"))
+
     # Sub- and superscripts, limits: no space around operators, as in TeX.
     def walk(element, scripted):
         if scripted and element.tag == "mo":
