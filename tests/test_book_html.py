@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -256,6 +257,66 @@ def test_one_stylesheet_whose_files_are_all_there(built_book):
         for url in re.findall(r'url\("([^"]+)"\)', text):
             if not url.startswith("data:"):
                 assert (sheet.parent / url.split("?")[0].split("#")[0]).is_file(), (sheet.name, url)
+
+
+def _icon_font_cmap(folder):
+    from fontTools.ttLib import TTFont
+
+    points = set()
+    for font in folder.glob("*.woff2"):
+        points |= set(TTFont(font).getBestCmap())
+    return points
+
+
+def test_every_icon_on_a_page_is_in_the_cut_icon_fonts(built_book):
+    """The icon fonts hold the icons the pages show (each fa-* class of a
+    page whose rule names a code point), and little else."""
+    folder = built_book / "_static" / "vendor" / "fontawesome" / "webfonts"
+    in_fonts = _icon_font_cmap(folder)
+    (link,) = soup_of(built_book, PAGES[0]).find_all("link", rel="stylesheet")
+    css = ((built_book / PAGES[0]).parent / link["href"]).read_text(encoding="utf-8")
+    code_point = {name: int(hex_, 16) for name, hex_ in re.findall(r'\.fa-([a-z0-9-]+):before\{content:"\\([0-9a-f]{4})"\}', css)}
+    shown = set()
+    for page in PAGES + ["search", "genindex"]:
+        for tag in soup_of(built_book, page).select('[class*="fa-"]'):
+            shown |= {code_point[c[3:]] for c in tag["class"] if c.startswith("fa-") and c[3:] in code_point}
+    assert len(shown) >= 10, sorted(map(hex, shown))
+    assert not shown - in_fonts, sorted(map(hex, shown - in_fonts))
+    assert len(in_fonts) < 60, len(in_fonts)
+    for font in folder.glob("*.woff2"):
+        assert font.stat().st_size < 10_000, font.name
+
+
+def test_icon_fonts_are_cut_to_the_icons_pages_and_their_scripts_name(tmp_path):
+    """cut_icon_fonts keeps an icon named by a page, by a script a page loads,
+    or by the theme's CSS itself, and drops one named only in a script no
+    page loads (the theme's Font Awesome script names every icon)."""
+    import sys
+
+    import pydata_sphinx_theme
+
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from atensi_book import pages
+
+    theme_fonts = next(Path(pydata_sphinx_theme.__file__).parent.rglob("fa-solid-900.woff2")).parent
+    static = tmp_path / "_static"
+    fonts = static / "vendor" / "fontawesome" / "webfonts"
+    fonts.mkdir(parents=True)
+    shutil.copy(theme_fonts / "fa-solid-900.woff2", fonts)
+    (static / "scripts").mkdir()
+    (static / "icons.css").write_text(
+        '.fa-rocket:before,.fa-space-shuttle:before{content:"\\f135"}.fa-code:before{content:"\\f121"}'
+        '.fa-gear:before{content:"\\f013"}.fa-bell:before{content:"\\f0f3"}'
+        ':root{--pst-icon-bell:"\\f0f3"}', encoding="utf-8")
+    (static / "tombol.js").write_text('icon.className = "fa-solid fa-code";', encoding="utf-8")
+    (static / "scripts" / "fontawesome.js").write_text('"fa-gear"', encoding="utf-8")
+    (tmp_path / "bab.html").write_text(
+        '<i class="fas fa-rocket"></i><script defer src="_static/tombol.js?v=1"></script>', encoding="utf-8")
+
+    assert pages.cut_icon_fonts(tmp_path) == {0xF135, 0xF121, 0xF0F3}
+    assert _icon_font_cmap(fonts) == {0xF135, 0xF121, 0xF0F3}
+    assert (fonts / "fa-solid-900.woff2").stat().st_mode & 0o777 == 0o644
+    assert not list(fonts.glob(".*.tmp"))
 
 
 def test_figures_have_their_size_and_load_when_near(built_book):

@@ -70,6 +70,12 @@ def one_stylesheet(app, exception):
             page.write_text(new, encoding="utf-8")
 
 
+def cut_icon_fonts(app, exception):
+    # After one_stylesheet: every stylesheet and script is written by then.
+    if exception is None and app.builder.format == "html":
+        pages.cut_icon_fonts(Path(app.outdir))
+
+
 def check_links(app, exception):
     # Only the site: the single page for `make pdf` links from the root
     # (scripts/make_pdf.py moves it).
@@ -114,6 +120,7 @@ def setup(app):
     # check last, once myst-nb and sphinx-exercise have written their files.
     app.connect("build-finished", finish, priority=400)
     app.connect("build-finished", one_stylesheet, priority=900)
+    app.connect("build-finished", cut_icon_fonts, priority=910)
     app.connect("build-finished", check_links, priority=950)
 
     app.add_js_file("wide-math.js", defer="defer")

@@ -62,6 +62,8 @@ from sphinx.errors import ExtensionError
 from sphinx.ext.mathjax import html_visit_displaymath, html_visit_math
 from sphinx.util import logging
 
+from . import fonts
+
 logger = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"  # matematika.css, wide-math.js and the other stylesheets
@@ -362,22 +364,11 @@ def typeset(items: list[tuple[str, bool]]) -> list[str]:
 def write_font(outdir: Path, chars: set[str]) -> None:
     """Latin Modern Math cut down to the characters the formulas draw (with
     the larger and stretched forms its MATH table gives them), as woff2."""
-    from fontTools import subset
-    from fontTools.ttLib import TTFont
-
     source = font_source()
     target = outdir / "_static" / FONT_DIR
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
-    options = subset.Options()
-    options.layout_features = ["*"]  # ssty (primes in scripts) and the other math forms
-    options.flavor = "woff2"
-    font = TTFont(source)
-    subsetter = subset.Subsetter(options)
-    subsetter.populate(unicodes={ord(c) for c in chars})
-    subsetter.subset(font)
-    font.flavor = "woff2"
-    font.save(target / FONT_NAME)
+    fonts.cut_font(source, target / FONT_NAME, {ord(c) for c in chars})
     licence = source.parents[4] / "doc" / "fonts" / "lm-math" / LICENCE
     if licence.is_file():
         shutil.copy2(licence, target / LICENCE)
