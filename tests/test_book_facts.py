@@ -54,10 +54,9 @@ def chapter_numbers(toc_path: Path = ROOT / "_toc.yml") -> dict[str, int]:
 def _article(html: str):
     soup = BeautifulSoup(html, "html.parser")
     article = soup.select_one("article.bd-article") or soup.select_one("article") or soup
-    # Formulas: keep what a reader hears (the MathML text), not the glyphs.
-    for container in article.find_all("mjx-container"):
-        mml = container.find("mjx-assistive-mml")
-        container.replace_with(mml.get_text("") if mml else container.get_text(""))
+    # Formulas: their MathML text as one run of text in its sentence.
+    for formula in article.find_all("math"):
+        formula.replace_with(formula.get_text(""))
     for code in article.select("div.highlight, pre"):
         code.decompose()
     return article
