@@ -34,7 +34,7 @@ accessibility score fell to 96 (axe reads skipped text as low contrast).
 
 - **Icon fonts cut to the book's icons** (``cut_icon_fonts``): the theme's
   Font Awesome fonts hold about 2.000 icons in 275 KB (woff2); the pages
-  draw 33 of them (the icons named by an ``fa-*`` class in a page or a
+  draw 30 of them (the icons named by an ``fa-*`` class in a page or a
   script, and those the theme's CSS names itself, such as the admonition
   icons), which fit in 6 KB. The phone asks for the icon fonts with the
   stylesheet, at the highest priority, and on a slow connection the first
