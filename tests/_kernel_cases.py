@@ -12,8 +12,9 @@ Shapes: T in {1, 7, 33, 129} (1 row; fewer than a 16-wide tile; more than two
 tiles and not a multiple; more than a 128-thread block), d_k in {1, 3, 64, 128},
 with no leading axis, one (3 heads) and two (batch 2 × 3 heads): 48 shapes.
 
-The versions come from the registry (``registry.versions(step)``) and the
-chains from ``kernels.launch.CHAINS``: a new registry entry is tested by every
+The versions come from the registry (``registry.versions(step)``, and
+:func:`fused_cases` for the fused kernels) and the chains from
+``kernels.launch.CHAINS``: a new registry entry is tested by every
 parametrization below without a test edit.
 
 Also shared with test_fused.py, test_reference_blocked.py and test_bench.py: the
@@ -223,12 +224,12 @@ def check_scores(case, backend, *, version, scale=True, causal=False, to=None):
     return assert_matches(out, ref)
 
 
-def check_causal_mask(case, backend, *, to=None):
+def check_causal_mask(case, backend, *, version="v1", to=None):
     lead, T, _ = case
     S = rng_for("mask", lead, T).standard_normal((*lead, T, T), dtype=np.float32)
     before = S.copy()
     Sx = to(S) if to else S
-    out = kernels.causal_mask(Sx, backend=backend)
+    out = kernels.causal_mask(Sx, version=version, backend=backend)
     assert type(out) is type(Sx) and out is not Sx
     np.testing.assert_array_equal(f64(Sx), before)  # input untouched
     out = f64(out)
@@ -289,6 +290,46 @@ def check_attention(case, backend, *, impl, causal=True, scale=True, to=None):
     return assert_matches(out, ref)
 
 
+# Tensor-core operand formats: "tf32" rounds every operand to 10 mantissa bits.
+PRECISION_TOLERANCE = {None: TOLERANCE, "3xtf32": TOLERANCE, "tf32": 1e-3}
+
+
+def fused_cases() -> list[tuple[str, str | None, int | None]]:
+    """(version, precision, splits) for every fused version of the registry: each
+    tensor-core format it has, and for a version with a split-K pass splits=None
+    (the default), 1 (unsplit) and 3 (three key ranges, then the combine)."""
+    cases = []
+    for version in registry.versions("fused"):
+        kernels_ = registry.of_step("fused", version)
+        precisions = tuple(dict.fromkeys(k.precision for k in kernels_)) or (None,)
+        splits = (None, 1, 3) if any(k.split for k in kernels_) else (None,)
+        cases += [(version, p, s) for p in precisions for s in splits]
+    return cases
+
+
+def fused_case_id(case) -> str:
+    version, precision, splits = case
+    return "-".join([version] + ([precision] if precision else [])
+                    + ([f"s{splits}"] if splits else []))
+
+
+def check_fused(case, backend, *, version, precision=None, splits=None, causal=True, scale=True,
+                to=None):
+    """attention(impl="fused-<version>") with ``precision`` and ``splits``."""
+    lead, T, d_k = case
+    Q, K, V = qkv(lead, T, d_k, "fused", version)
+    args = tuple(to(x) for x in (Q, K, V)) if to else (Q, K, V)
+    out = kernels.attention(*args, causal=causal, scale=scale, impl=f"fused-{version}",
+                            splits=splits, precision=precision, backend=backend)
+    assert type(out) is type(args[0]) and out.shape == Q.shape and out.dtype == np.float32
+    ref = reference.attention(f64(Q), f64(K), f64(V), causal=causal, scale=scale)
+    tol = PRECISION_TOLERANCE[precision]
+    if precision == "tf32" and not scale:
+        # Unscaled scores are √d_k times larger, and so is TF32's absolute error in them.
+        tol *= max(1.0, d_k ** 0.5)
+    return assert_matches(out, ref, tol=tol)
+
+
 def check_all_small(backend, case=((5,), 7, 3), to=None):
     """Every version of every step of the chain, its causal variants, and every
     chain, once, on one small case (used for grid-loop tests)."""
@@ -305,7 +346,8 @@ def check_all_small(backend, case=((5,), 7, 3), to=None):
         check_weighted_sum(case, backend, version=version, causal=True, to=to)
     for impl in CHAIN_IMPLS:
         check_attention(case, backend, impl=impl, to=to)
-    check_causal_mask(case, backend, to=to)
+    for version in registry.versions("causal_mask"):
+        check_causal_mask(case, backend, version=version, to=to)
 
 
 def chain_kernels() -> set[str]:

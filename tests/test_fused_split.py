@@ -22,6 +22,7 @@ CPU = "cpu"
 TOL = 1e-5  # relative to the largest |value| of the oracle (as test_kernels_v2)
 KEYS = registry.CONSTANTS["attention_fused.cu"]["FV2_BK"]  # keys per tile of fused v2
 RNG = np.random.default_rng()  # fresh inputs each run; the seed is printed on failure
+COMBINE = launch.fused_kernel("v2", 64, split=True).combine  # merges the partials of v2 and v3
 
 
 def _inputs(lead, T, d_k):
@@ -189,8 +190,8 @@ def test_automatic_choice_is_used(monkeypatch):
 
 
 def _partials(Q, K, V, splits, causal):
-    return launch._fused_v2_partials(Q, K, V, splits, causal=causal, scale=True,
-                                     backend=CPU)
+    return launch.launch_partials(launch.fused_kernel("v2", Q.shape[-1], split=True), Q, K, V,
+                                  splits, causal=causal, scale=True, backend=CPU)
 
 
 def test_empty_ranges_are_neutral():
@@ -216,7 +217,7 @@ def test_combine_guards_rows_without_keys():
     ML[1, 0, 2] = (0.5, 2.0)  # one valid partial for row 2 only
     Op[1, 0, 2] = 4.0
     Od = np.full((1, 4, 8), np.nan, np.float32)
-    launch._fused_v2_combine(Op, ML, Od, backend=CPU)
+    launch.launch_combine(COMBINE, Op, ML, Od, backend=CPU)
     assert np.all(Od[0, [0, 1, 3]] == 0) and np.allclose(Od[0, 2], 2.0)
 
 
@@ -248,7 +249,7 @@ def test_combine_needs_the_rescale(combine, good, causal):
     assert (err <= TOL) == good, (err, seed)
     if good:  # and the combine kernel gives the same as the NumPy model
         Od = np.empty(Q.shape, np.float32)
-        launch._fused_v2_combine(Op, ML, Od, backend=CPU)
+        launch.launch_combine(COMBINE, Op, ML, Od, backend=CPU)
         assert np.allclose(Od, out, rtol=1e-5, atol=1e-6)
 
 

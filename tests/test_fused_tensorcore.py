@@ -332,8 +332,11 @@ def test_split_partials_are_v2s(causal):
     neutral partials (m = -inf, l = 0, o = 0) in the same places."""
     Q, K, V = kc.qkv((2,), 100, 40, "tensorcore-partials", causal)
     kw = dict(causal=causal, scale=True, backend="cpu")
-    Op3, ML3 = kernels.launch._fused_v3_partials(Q, K, V, 5, precision="3xtf32", **kw)
-    Op2, ML2 = kernels.launch._fused_v2_partials(Q, K, V, 5, **kw)
+    launch = kernels.launch
+    v3, v2 = (launch.fused_kernel(v, 40, "3xtf32", split=True) for v in ("v3", "v2"))
+    assert v3.combine == v2.combine  # one combine kernel merges both
+    Op3, ML3 = launch.launch_partials(v3, Q, K, V, 5, **kw)
+    Op2, ML2 = launch.launch_partials(v2, Q, K, V, 5, **kw)
     assert Op3.shape == Op2.shape == (5, 2, 100, 40) and ML3.shape == ML2.shape == (5, 2, 100, 2)
     empty = ML2[..., 0] == -np.inf
     assert empty.any()  # 5 ranges for 2 (causal tile 0) or 4 key tiles: some are empty

@@ -56,9 +56,10 @@ def test_scores_v1_is_the_engine_line():
         np.testing.assert_array_equal(out, expected)
 
 
+@pytest.mark.parametrize("version", registry.versions("causal_mask"))
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
-def test_causal_mask(case):
-    kc.check_causal_mask(case, BACKEND)
+def test_causal_mask(case, version):
+    kc.check_causal_mask(case, BACKEND, version=version)
 
 
 @pytest.mark.parametrize("version", registry.versions("softmax"))
@@ -115,6 +116,19 @@ def test_weighted_sum_every_version(case, version):
 def test_attention(case, impl):
     kc.check_attention(case, BACKEND, impl=impl)
     kc.check_attention(case, BACKEND, impl=impl, causal=False, scale=False)
+
+
+# Each fused version also has its own file (test_fused.py, test_kernels_v2.py,
+# test_fused_split.py, test_fused_tensorcore.py); here every version, format and
+# split of the registry on a few shapes.
+@pytest.mark.parametrize("fused", kc.fused_cases(), ids=kc.fused_case_id)
+@pytest.mark.parametrize("case", [((), 1, 3), ((2, 3), 33, 3), ((3,), 70, 128), ((), 129, 64)],
+                         ids=kc.case_id)
+def test_fused_every_version(case, fused):
+    version, precision, splits = fused
+    kc.check_fused(case, BACKEND, version=version, precision=precision, splits=splits)
+    kc.check_fused(case, BACKEND, version=version, precision=precision, splits=splits,
+                   causal=False, scale=False)
 
 
 def test_versions_agree():

@@ -40,9 +40,10 @@ def test_scores(case, version):
     kc.check_scores(case, BACKEND, version=version, scale=False)
 
 
+@pytest.mark.parametrize("version", registry.versions("causal_mask"))
 @pytest.mark.parametrize("case", kc.SHAPES, ids=kc.SHAPE_IDS)
-def test_causal_mask(case):
-    kc.check_causal_mask(case, BACKEND, to=to_cupy)
+def test_causal_mask(case, version):
+    kc.check_causal_mask(case, BACKEND, version=version, to=to_cupy)
 
 
 @pytest.mark.parametrize("version", registry.versions("softmax"))
@@ -70,6 +71,17 @@ def test_weighted_sum(case, version):
 def test_attention(case, impl):
     kc.check_attention(case, BACKEND, impl=impl, to=to_cupy)
     kc.check_attention(case, BACKEND, impl=impl, causal=False)
+
+
+@pytest.mark.parametrize("fused", kc.fused_cases(), ids=kc.fused_case_id)
+@pytest.mark.parametrize("case", kc.SHAPES[::5] + [((12,), 1024, 64)],
+                         ids=kc.SHAPE_IDS[::5] + ["andrea"])
+def test_fused_every_version(case, fused):
+    version, precision, splits = fused
+    kc.check_fused(case, BACKEND, version=version, precision=precision, splits=splits,
+                   to=to_cupy)
+    kc.check_fused(case, BACKEND, version=version, precision=precision, splits=splits,
+                   causal=False, scale=False, to=to_cupy)
 
 
 def test_numpy_in_numpy_out():

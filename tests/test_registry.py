@@ -141,11 +141,14 @@ def test_each_step_version_has_one_kernel_per_width_and_variant():
     stepped = [k for k in registry.KERNELS if k.step]
     assert all(k.version for k in stepped)
     assert all(k.step or not (k.version or k.causal) for k in registry.KERNELS)
-    keys = [(k.step, k.version, k.causal, k.width, k.precision) for k in stepped]
+    keys = [(k.step, k.version, k.causal, k.split, k.width, k.precision) for k in stepped]
     assert len(set(keys)) == len(keys)
     for k in stepped:
-        if k.causal:  # a causal variant always has its plain kernel
+        if k.causal or k.split:  # a causal variant or a split pass always has its plain kernel
             assert registry.for_step(k.step, k.version, d_k=k.width, precision=k.precision)
+        # A split pass names the kernel that combines its partials, which no version runs alone.
+        assert bool(k.split) == bool(k.combine)
+        assert not k.combine or registry.get(k.combine).step is None
     assert {k.step for k in stepped} >= {"rope", "scores", "causal_mask", "softmax",
                                          "weighted_sum", "fused"}
 

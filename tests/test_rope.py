@@ -13,6 +13,7 @@ import pytest
 
 import _kernel_cases as kc
 from atensi import kernels, loops, reference
+from atensi.kernels import registry
 
 BACKEND = "cpu"
 # The kernel computes the angle p · ω in double, so its error does not grow with
@@ -146,9 +147,9 @@ ROPE_SHAPES = [(lead, T, d) for lead in ((), (3,), (2, 3)) for T in (1, 7, 33, 1
                for d in (2, 6, 64, 128)]
 
 
-def _check_kernel(shape, offset, backend):
+def _check_kernel(shape, offset, backend, version="v1"):
     X = kc.rng_for("rope-kernel", shape, offset).standard_normal(shape, dtype=np.float32)
-    out = kernels.rope(X, offset=offset, backend=backend)
+    out = kernels.rope(X, offset=offset, version=version, backend=backend)
     ref = reference.rope(X.astype(np.float64), offset=offset)
     out = kc.f64(out)
     assert out.shape == ref.shape and not np.isnan(out).any()
@@ -156,10 +157,11 @@ def _check_kernel(shape, offset, backend):
     assert error <= kernel_tolerance(offset + shape[-2] - 1), error
 
 
+@pytest.mark.parametrize("version", registry.versions("rope"))
 @pytest.mark.parametrize("case", ROPE_SHAPES, ids=[kc.case_id(c) for c in ROPE_SHAPES])
-def test_kernel_matches_float64_on_ragged_shapes(case):
+def test_kernel_matches_float64_on_ragged_shapes(case, version):
     lead, T, d = case
-    _check_kernel((*lead, T, d), 0, BACKEND)
+    _check_kernel((*lead, T, d), 0, BACKEND, version)
 
 
 @pytest.mark.parametrize("offset", [1, 513, 100_000])
@@ -236,12 +238,13 @@ def test_kernel_refuses_bad_input_before_any_launch(monkeypatch, call, error, ma
 
 
 @kc.gpu_test
+@pytest.mark.parametrize("version", registry.versions("rope"))
 @pytest.mark.parametrize("case", ROPE_SHAPES[::5], ids=[kc.case_id(c) for c in ROPE_SHAPES[::5]])
-def test_kernel_on_gpu(case):
+def test_kernel_on_gpu(case, version):
     import cupy
 
     lead, T, d = case
-    _check_kernel((*lead, T, d), 3, "cupy")
+    _check_kernel((*lead, T, d), 3, "cupy", version)
     X = cupy.asarray(kc.rng_for("rope-gpu").standard_normal((2, T, d), dtype=np.float32))
     out = kernels.rope(X, backend="cupy")
     assert isinstance(out, cupy.ndarray)

@@ -5,7 +5,7 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
     scores(Q, K, *, scale=True, causal=False, version="v2", backend=None)
         S = Q Kᵀ · scale, bentuk (..., T, T). ``causal=True`` memakai varian
         dengan mask kausal yang menyatu (v2) atau v1 lalu kernel mask (v1).
-    causal_mask(S, *, backend=None)
+    causal_mask(S, *, version="v1", backend=None)
         Salinan baru S dengan -inf di j > i; S tidak diubah.
     softmax(S, axis=-1, *, causal=False, version="v2", backend=None)
         Softmax per baris (hanya sumbu terakhir). ``causal=True`` (v2, S
@@ -24,7 +24,7 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
         kernels/attention_tensorcore.cu, ``precision="tf32"`` atau
         ``"3xtf32"``). ``splits`` (fused-v2, fused-v3): key dibagi
         antar-block bila B·H·T kecil (split-K).
-    rope(X, *, offset=0, base=10000.0, backend=None)
+    rope(X, *, offset=0, base=10000.0, version="v1", backend=None)
         RoPE untuk Q atau K (..., T, d_k), d_k genap: baris p diputar sesuai
         posisi offset + p (kernels/rope.cu).
     attention_backward(Q, K, V, dO, ...)  gradien (dQ, dK, dV), lihat ``backward``

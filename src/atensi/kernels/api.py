@@ -15,11 +15,13 @@ from atensi import validation as _v
 from atensi.formatting import id_int
 from atensi.kernels import arrays, launch, limits, registry
 from atensi.kernels.launch import (
+    DEFAULT_PRECISION,
     FUSED,
     FUSED_MAX_SPLITS,
-    FUSED_V3_DEFAULT_PRECISION,
-    FUSED_V3_PRECISIONS,
     IMPLS,
+    PRECISION_IMPLS,
+    PRECISIONS,
+    SPLIT_IMPLS,
     check_T_limit,
 )
 from atensi.kernels.loading import resolve_backend
@@ -65,13 +67,14 @@ def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
     return arrays.like_input(Sd, Q)
 
 
-def causal_mask(S, *, backend=None):
+def causal_mask(S, *, version="v1", backend=None):
     """Array baru: salinan ``S`` dengan -inf di setiap j > i. ``S`` tidak diubah.
 
     Nilai di j <= i disalin apa adanya (bit demi bit). NaN dan +inf ditolak
     lebih dulu; -inf boleh (sudah ditutup mask).
     """
     backend = resolve_backend(backend)
+    _check_version(version, "causal_mask")
     H, T = limits.check_square(S, "S")
     check_T_limit(T, "causal_mask")
     _v.check_finite(S, "S", allow_neg_inf=True)
@@ -80,7 +83,7 @@ def causal_mask(S, *, backend=None):
     limits.check_cpu_work(float(H) * T * T, "causal_mask", backend)
     Sd = arrays.to_backend(S, backend)
     Od = arrays.empty(S.shape, backend)
-    launch.launch_causal_mask(Sd, Od, H, T, backend=backend)
+    launch.launch_causal_mask(Sd, Od, H, T, backend=backend, version=version)
     return arrays.like_input(Od, S)
 
 
@@ -156,8 +159,13 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
     return arrays.like_input(Od, V)
 
 
+def _impl_list(impls) -> str:
+    """``'fused-v2' atau 'fused-v3'``: the impls an argument belongs to."""
+    return " atau ".join(repr(impl) for impl in impls)
+
+
 def _check_splits(splits, impl: str):
-    """``splits``: None, or an int 1..65535 with impl "fused-v2" or "fused-v3"."""
+    """``splits``: None, or an int 1..65535 with an impl that has a split-K pass."""
     if splits is None:
         return None
     if isinstance(splits, (bool, np.bool_)) or not isinstance(splits, (int, np.integer)):
@@ -166,11 +174,11 @@ def _check_splits(splits, impl: str):
             f"{splits!r} ({type(splits).__name__}). Tulis misalnya splits=4, atau "
             "splits=None agar jumlahnya dipilih otomatis."
         )
-    if impl not in ("fused-v2", "fused-v3"):
+    if impl not in SPLIT_IMPLS:
         raise ValueError(
-            f"Argumen 'splits' (pembagian key antar-block) hanya ada untuk impl='fused-v2' "
-            f"atau 'fused-v3', tetapi yang diterima impl={impl!r}. Pakai impl='fused-v2' "
-            "atau 'fused-v3', atau hapus argumen splits."
+            f"Argumen 'splits' (pembagian key antar-block) hanya ada untuk "
+            f"impl={_impl_list(SPLIT_IMPLS)}, tetapi yang diterima impl={impl!r}. Pakai "
+            f"impl={_impl_list(SPLIT_IMPLS)}, atau hapus argumen splits."
         )
     if not 1 <= splits <= FUSED_MAX_SPLITS:
         raise ValueError(
@@ -182,20 +190,20 @@ def _check_splits(splits, impl: str):
 
 
 def _check_precision(precision, impl: str):
-    """``precision``: None, or "tf32"/"3xtf32" with impl="fused-v3"."""
+    """``precision``: None, or a tensor-core format ("tf32", "3xtf32") with an impl that has one."""
     if precision is None:
-        return FUSED_V3_DEFAULT_PRECISION
-    if not isinstance(precision, str) or precision not in FUSED_V3_PRECISIONS:
+        return DEFAULT_PRECISION
+    if not isinstance(precision, str) or precision not in PRECISIONS:
         raise ValueError(
-            f"Argumen 'precision' harus salah satu dari {FUSED_V3_PRECISIONS}, tetapi yang "
+            f"Argumen 'precision' harus salah satu dari {PRECISIONS}, tetapi yang "
             f"diterima {precision!r}. Pakai 'tf32' (satu MMA per potongan, galat sekitar "
             "1e-3) atau '3xtf32' (tiga MMA, setara float32)."
         )
-    if impl != "fused-v3":
+    if impl not in PRECISION_IMPLS:
         raise ValueError(
-            f"Argumen 'precision' (format tensor core) hanya ada untuk impl='fused-v3', "
-            f"tetapi yang diterima impl={impl!r}. Pakai impl='fused-v3', atau hapus "
-            "argumen precision."
+            f"Argumen 'precision' (format tensor core) hanya ada untuk "
+            f"impl={_impl_list(PRECISION_IMPLS)}, tetapi yang diterima impl={impl!r}. Pakai "
+            f"impl={_impl_list(PRECISION_IMPLS)}, atau hapus argumen precision."
         )
     return precision
 
@@ -248,7 +256,7 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
         version = FUSED[impl]
         H, T, d_k = limits.check_qkv(Q, K, V, max_d_k=launch.fused_max_d_k(version),
                                      kernel=launch.fused_family(version, precision),
-                                     tf32=version == "v3")
+                                     tf32=impl in PRECISION_IMPLS)
     else:
         H, T, d_k = limits.check_qkv(Q, K, V)
     if splits is not None and splits > 1:
@@ -257,8 +265,8 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
                                   "Kecilkan splits, atau pakai splits=None.", _v.kind(Q))
     if fused:
         # Q·Kᵀ and P·V (the future skipped when causal), plus every block launched.
-        ranges = splits or (launch.fused_splits(H, T) if version == "v2" else 1)
-        blocks = H * launch.ceil_div(T, registry.variant("attention_fused_v2", d_k).rows) * ranges
+        ranges = splits or launch.default_splits(version, H, T)
+        blocks = H * launch.ceil_div(T, launch.fused_kernel(version, d_k, precision).rows) * ranges
         speed = registry.emulated_speed("fused", version)
         work = limits.pair_work(H, T, d_k, products=1 if causal else 2, speed=speed,
                                 blocks=blocks)
@@ -293,7 +301,7 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     return arrays.like_input(Od, Q)
 
 
-def rope(X, *, offset=0, base=10000.0, backend=None):
+def rope(X, *, offset=0, base=10000.0, version="v1", backend=None):
     """RoPE untuk Q atau K ``(..., T, d_k)`` dengan kernel ``rope_v1``; array baru.
 
     Baris p diputar sesuai posisi ``offset + p``, pasangan demi pasangan, seperti
@@ -305,6 +313,7 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
     (rotasinya bisa mencapai √2 · |x|); semuanya diperiksa sebelum peluncuran.
     """
     backend = resolve_backend(backend)
+    _check_version(version, "rope")
     _v.check_array(X, "X")
     T, d_k = X.shape[-2], X.shape[-1]
     position_checks.check_even(d_k, "X", "d_k")
@@ -325,5 +334,6 @@ def rope(X, *, offset=0, base=10000.0, backend=None):
     position_checks.check_rotation_overflow(X)
     Xd = arrays.to_backend(X, backend)
     Od = arrays.empty(X.shape, backend)
-    launch.launch_rope(Xd, Od, rows, T, d_k, offset=offset, base=base, backend=backend)
+    launch.launch_rope(Xd, Od, rows, T, d_k, offset=offset, base=base, backend=backend,
+                       version=version)
     return arrays.like_input(Od, X)

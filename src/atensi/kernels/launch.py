@@ -26,22 +26,25 @@ from atensi.kernels import arrays, limits, loading, registry
 MAX_GRID_X = hardware.MAX_GRID_DIM[0]
 MAX_GRID_YZ = hardware.MAX_GRID_DIM[1]
 
-# The kernel of each step and version is found in the registry
-# (registry.for_step); only the split-K combine is named here.
-FUSED_V2_COMBINE = "attention_fused_v2_combine"
-
 # attention(impl=...): the chain's (scores and softmax version, causal softmax
 # variant, weighted_sum version), or the fused kernel's version.
 CHAINS = {"chain-v1": ("v1", False, "v1"), "chain-v2": ("v2", False, "v1"),
           "chain-v3": ("v2", True, "v2")}
 FUSED = {f"fused-{version}": version for version in registry.versions("fused")}
 IMPLS = tuple(CHAINS) + tuple(FUSED)
-FUSED_V3_PRECISIONS = tuple(dict.fromkeys(k.precision for k in registry.of_step("fused", "v3")))
-FUSED_V3_DEFAULT_PRECISION = "3xtf32"  # float32 accuracy unless TF32 is asked for
+# The fused impls that have a split-K pass (attention(..., splits=)), and those
+# with tensor-core operand formats (attention(..., precision=)).
+SPLIT_IMPLS = tuple(impl for impl, version in FUSED.items()
+                    if any(k.split for k in registry.of_step("fused", version)))
+PRECISION_IMPLS = tuple(impl for impl, version in FUSED.items()
+                        if any(k.precision for k in registry.of_step("fused", version)))
+PRECISIONS = tuple(dict.fromkeys(k.precision for impl in PRECISION_IMPLS
+                                 for k in registry.of_step("fused", FUSED[impl])))
+DEFAULT_PRECISION = "3xtf32"  # float32 accuracy unless TF32 is asked for
 FUSED_MAX_SPLITS = hardware.MAX_GRID_DIM[2]  # grid.z
 # The SM count the automatic split models on the CPU emulator: an H200's.
 MODEL_SM_COUNT = hardware.H200.sm_count
-FUSED_V2_BLOCKS_PER_SM = 2  # split until there are this many blocks per SM
+FUSED_BLOCKS_PER_SM = 2  # split until there are this many blocks per SM
 
 
 def fused_max_d_k(version: str) -> int:
@@ -49,9 +52,15 @@ def fused_max_d_k(version: str) -> int:
     return max(k.max_d_k for k in registry.of_step("fused", version))
 
 
-def fused_family(version: str, precision: str = FUSED_V3_DEFAULT_PRECISION) -> str:
+def fused_kernel(version: str, d_k: int, precision: str = DEFAULT_PRECISION, *,
+                 split: bool = False) -> registry.Kernel:
+    """The kernel fused ``version`` launches for ``d_k`` (``split``: its split-K pass)."""
+    return registry.for_step("fused", version, d_k=d_k, precision=precision, split=split)
+
+
+def fused_family(version: str, precision: str = DEFAULT_PRECISION) -> str:
     """The per-width kernels ``<family>_dD`` fused ``version`` launches."""
-    return registry.for_step("fused", version, d_k=1, precision=precision).family
+    return fused_kernel(version, 1, precision).family
 
 
 def _max_T(step: str) -> int:
@@ -94,8 +103,8 @@ def launch_scores(Qd, Kd, Sd, H, T, d_k, *, scale, causal, version, backend):
     return Sd
 
 
-def launch_causal_mask(Sd, Od, H, T, *, backend):
-    k = registry.for_step("causal_mask", "v1")
+def launch_causal_mask(Sd, Od, H, T, *, backend, version="v1"):
+    k = registry.for_step("causal_mask", version)
     grid = (ceil_div(T, k.block[0]), ceil_div(T, k.block[1]), min(H, MAX_GRID_YZ))
     args = (Sd, Od, np.int32(H), np.int32(T))
     _get(k, backend)(grid, k.block, args)
@@ -147,20 +156,25 @@ def _aligned16(x) -> bool:
     return ptr % 16 == 0
 
 
-def fused_splits(H: int, T: int, sm_count: int = MODEL_SM_COUNT) -> int:
-    """Automatic ``splits`` for fused v2: how many key ranges per query tile.
+def fused_splits(H: int, T: int, sm_count: int = MODEL_SM_COUNT, version: str = "v2") -> int:
+    """Automatic ``splits`` for fused ``version``: how many key ranges per query tile.
 
     ``H`` counts every leading axis (B·H). 1 when the H · ceil(T / rows)
-    blocks already give ``FUSED_V2_BLOCKS_PER_SM`` blocks per SM; otherwise
+    blocks already give ``FUSED_BLOCKS_PER_SM`` blocks per SM; otherwise
     enough splits to reach that, at most one per key tile.
     """
-    k = registry.get("attention_fused_v2_d64")
+    k = fused_kernel(version, 64)
     blocks = H * ceil_div(T, k.rows)
-    target = FUSED_V2_BLOCKS_PER_SM * sm_count
+    target = FUSED_BLOCKS_PER_SM * sm_count
     if blocks >= target:
         return 1
-    return max(1, min(ceil_div(target, blocks), ceil_div(T, k.constants["FV2_BK"]),
-                      FUSED_MAX_SPLITS))
+    return max(1, min(ceil_div(target, blocks), ceil_div(T, k.key_tile), FUSED_MAX_SPLITS))
+
+
+def default_splits(version: str, H: int, T: int, sm_count: int = MODEL_SM_COUNT) -> int:
+    """``splits=None`` of fused ``version``: :func:`fused_splits` where the registry
+    asks for it (``auto_splits``), else 1 (no split)."""
+    return fused_splits(H, T, sm_count, version) if fused_kernel(version, 64).auto_splits else 1
 
 
 _sm_counts: dict = {}
@@ -179,8 +193,17 @@ def _sm_count(backend: str) -> int:
     return _sm_counts[dev]
 
 
-def _launch_partials(k, Qd, Kd, Vd, splits, *, causal, scale, backend, vec_flag):
-    """Split-K pass: ``(Op, ML)`` for ``splits`` key ranges per query tile.
+def _aligned_flag(k: registry.Kernel, d_k: int, *arrays_) -> tuple:
+    """The last argument of a kernel that takes one: float4 loads only when
+    every row starts 16-byte aligned."""
+    if not k.aligned_flag:
+        return ()
+    return (np.int32(d_k % 4 == 0 and all(_aligned16(x) for x in arrays_)),)
+
+
+def launch_partials(k: registry.Kernel, Qd, Kd, Vd, splits, *, causal, scale, backend):
+    """Split-K pass ``k`` (a registry entry with ``split``): ``(Op, ML)`` for
+    ``splits`` key ranges per query tile.
 
     ``Op`` (splits, H, T, d_k): o of each range, not divided by l;
     ``ML`` (splits, H, T, 2): (m, l) per row, m in log2 units (Q is
@@ -193,31 +216,16 @@ def _launch_partials(k, Qd, Kd, Vd, splits, *, causal, scale, backend, vec_flag)
     grid = (ceil_div(T, k.rows), min(H, MAX_GRID_YZ), splits)
     args = (Qd, Kd, Vd, Op, ML, np.int32(T), np.int32(d_k), np.int32(H),
             scale_factor(d_k, scale), np.int32(bool(causal)))
-    if vec_flag:
-        # float4 loads only when every row starts 16-byte aligned.
-        args += (np.int32(d_k % 4 == 0 and all(_aligned16(x) for x in (Qd, Kd, Vd, Op))),)
+    args += _aligned_flag(k, d_k, Qd, Kd, Vd, Op)
     kernel = _with_dynamic_shared(_get(k, backend), k.dynamic_shared)
     kernel(grid, k.block, args + (np.int32(splits),), shared_mem=k.dynamic_shared)
     return Op, ML
 
 
-def _fused_v2_partials(Qd, Kd, Vd, splits, *, causal, scale, backend):
-    k = registry.variant("attention_fused_v2_split", Qd.shape[-1])
-    return _launch_partials(k, Qd, Kd, Vd, splits, causal=causal, scale=scale,
-                            backend=backend, vec_flag=True)
-
-
-def _fused_v3_partials(Qd, Kd, Vd, splits, *, causal, scale, backend, precision):
-    """Split-K pass of v3: ``(Op, ML)`` in the format of :func:`_fused_v2_partials`."""
-    k = registry.variant(f"attention_tensorcore_split_{precision}", Qd.shape[-1])
-    return _launch_partials(k, Qd, Kd, Vd, splits, causal=causal, scale=scale,
-                            backend=backend, vec_flag=False)
-
-
-def _fused_v2_combine(Op, ML, Od, *, backend):
-    """O = sum_s exp2(m_s - m) o_s / sum_s exp2(m_s - m) l_s, per row."""
+def launch_combine(name: str, Op, ML, Od, *, backend):
+    """Combine kernel ``name``: O = sum_s exp2(m_s - m) o_s / sum_s exp2(m_s - m) l_s, per row."""
     splits, H, T, d_k = Op.shape
-    k = registry.get(FUSED_V2_COMBINE)
+    k = registry.get(name)
     n = H * T * d_k
     grid = (max(1, min(ceil_div(n, k.block[0]), MAX_GRID_X)), 1, 1)
     args = (Op, ML, Od, np.int32(T), np.int32(d_k), np.int32(H), np.int32(splits))
@@ -226,46 +234,40 @@ def _fused_v2_combine(Op, ML, Od, *, backend):
 
 
 def launch_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
-                 splits=None, precision=FUSED_V3_DEFAULT_PRECISION):
+                 splits=None, precision=DEFAULT_PRECISION):
     """Launch fused ``version``: online softmax, no (T, T) array.
 
     Q, K, V arrive validated and on the backend, shape ``(..., T, d_k)``; the
-    output has the same shape, on the same backend. v1: ``attention_fused_dD``.
-    v2 (``attention_fused_v2_dD``): ``splits`` key ranges per query tile (None:
-    :func:`fused_splits` with the device's SM count); splits > 1 runs
-    ``attention_fused_v2_split_dD`` then ``attention_fused_v2_combine``, with
-    4·splits·H·T·(d_k + 2) bytes of float32 scratch. v3 (tensor cores):
-    ``precision`` ("tf32" or "3xtf32") picks ``attention_tensorcore_<precision>_dD``;
-    ``splits`` > 1 its split-K pass and the same combine (None: no split).
+    output has the same shape, on the same backend. The kernel is the
+    registry's for the version, d_k and ``precision`` (the tensor-core
+    format; other kernels ignore it). ``splits`` key ranges per query tile
+    (None: :func:`default_splits`); splits > 1 runs the version's split-K
+    pass, then its ``combine`` kernel, with 4·splits·H·T·(d_k + 2) bytes of
+    float32 scratch.
     """
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _v.leading(Qd.shape)
     limits.check_d_k_limit(d_k, fused_max_d_k(version), fused_family(version, precision))
-    if version == "v2" and splits is None:
-        splits = fused_splits(H, T, _sm_count(backend))
+    if splits is None:
+        splits = default_splits(version, H, T, _sm_count(backend))
     Od = arrays.empty(Qd.shape, backend)
-    if splits is not None and splits > 1:
-        if version == "v3":
-            Op, ML = _fused_v3_partials(Qd, Kd, Vd, splits, causal=causal, scale=scale,
-                                        backend=backend, precision=precision)
-        else:
-            Op, ML = _fused_v2_partials(Qd, Kd, Vd, splits, causal=causal, scale=scale,
-                                        backend=backend)
-        return _fused_v2_combine(Op, ML, Od, backend=backend)
-    k = registry.for_step("fused", version, d_k=d_k, precision=precision)
+    if splits > 1:
+        k = fused_kernel(version, d_k, precision, split=True)
+        Op, ML = launch_partials(k, Qd, Kd, Vd, splits, causal=causal, scale=scale,
+                                 backend=backend)
+        return launch_combine(k.combine, Op, ML, Od, backend=backend)
+    k = fused_kernel(version, d_k, precision)
     grid = (ceil_div(T, k.rows), min(H, MAX_GRID_YZ), 1)
     args = (Qd, Kd, Vd, Od, np.int32(T), np.int32(d_k), np.int32(H),
             scale_factor(d_k, scale), np.int32(bool(causal)))
-    if version == "v2":
-        # float4 loads only when every row starts 16-byte aligned.
-        args += (np.int32(d_k % 4 == 0 and all(_aligned16(x) for x in (Qd, Kd, Vd, Od))),)
+    args += _aligned_flag(k, d_k, Qd, Kd, Vd, Od)
     kernel = _with_dynamic_shared(_get(k, backend), k.dynamic_shared)
     kernel(grid, k.block, args, shared_mem=k.dynamic_shared)
     return Od
 
 
 def launch_attention(Qd, Kd, Vd, *, impl, causal, scale, backend, splits=None,
-                     precision=FUSED_V3_DEFAULT_PRECISION):
+                     precision=DEFAULT_PRECISION):
     """One head with pipeline ``impl`` (see :data:`IMPLS`) on validated backend arrays."""
     if impl in FUSED:
         return launch_fused(Qd, Kd, Vd, causal=causal, scale=scale, backend=backend,
@@ -290,9 +292,9 @@ def launch_attention(Qd, Kd, Vd, *, impl, causal, scale, backend, splits=None,
 # --- RoPE (kernels/rope.cu) ----------------------------------------------------
 
 
-def launch_rope(Xd, Od, rows, T, d_k, *, offset, base, backend):
+def launch_rope(Xd, Od, rows, T, d_k, *, offset, base, backend, version="v1"):
     """Rotate every (row, pair) of ``Xd`` (rows = H·T rows of d_k) into ``Od``."""
-    k = registry.for_step("rope", "v1")  # one thread per (row, pair); the kernel loops past the grid
+    k = registry.for_step("rope", version)  # one thread per (row, pair); the kernel loops past the grid
     pairs = rows * (d_k // 2)
     grid = (max(1, min(ceil_div(pairs, k.block[0]), MAX_GRID_X)), 1, 1)
     args = (Xd, Od, np.int32(rows), np.int32(T), np.int32(d_k), np.int32(offset),

@@ -136,12 +136,26 @@ class Kernel:
     # What the public function asks for: its step ("scores", "softmax", ...,
     # "fused" for attention(impl="fused-vN")), the version string it accepts,
     # and whether this is the variant with the causal mask built in. The
-    # launchers find their kernel by these; helper kernels (split-K pass,
-    # combine) have no step and are named directly.
+    # launchers find their kernel by these. A helper kernel that no version
+    # runs by itself (the split-K combine) has no step; the split pass that
+    # runs in its place has one.
     step: str | None = None
     version: str | None = None
     causal: bool = False
     precision: str | None = None  # tensor-core operand format ("tf32", "3xtf32")
+    # Split-K (fused kernels): ``split`` marks the pass that writes partial
+    # results for one key range per grid.z (launched when splits > 1);
+    # ``combine`` names the kernel that merges them; ``auto_splits``: with
+    # splits=None the launcher picks the count (kernels.launch.fused_splits),
+    # otherwise it does not split. ``key_tile``: keys per shared-memory tile,
+    # so at most one split per tile.
+    split: bool = False
+    combine: str | None = None
+    auto_splits: bool = False
+    key_tile: int | None = None
+    # The kernel takes a last int flag: 1 when every row starts 16-byte
+    # aligned, so it may load float4.
+    aligned_flag: bool = False
     micro_tile: tuple[int, int] | None = None  # scores per lane in registers (rows, keys)
     # How fast the CPU emulator runs this kernel's path relative to the chain
     # kernels (1.0): the CPU budget divides a path's work by it
@@ -297,8 +311,8 @@ def _entries():
     for width, lanes_per_row in ((32, 2), (64, 2), (128, 4)):
         out.append(Kernel("attention_fused.cu", f"attention_fused_d{width}",
                           (fused["FUSED_THREADS"], 1, 1), rows=fused["FUSED_THREADS"] // lanes_per_row,
-                          width=width,
-                          max_d_k=fused["FUSED_MAX_DK"], model=_fused, step="fused", version="v1",
+                          width=width, max_d_k=fused["FUSED_MAX_DK"], model=_fused,
+                          step="fused", version="v1", key_tile=fused["FUSED_BK"],
                           emulated_speed=2.0))
     # Fused v2: Qs + Ks + Vs + Ps = (BQ + 4 BK) · D + BQ · BK floats (FV2_SMEM in the
     # .cu); above 48 KiB as extern __shared__.
@@ -309,9 +323,10 @@ def _entries():
             out.append(Kernel("attention_fused.cu", f"attention_fused_{kind}_d{width}",
                               (fused["FV2_THREADS"], 1, 1), rows=fused["FV2_BQ"], width=width,
                               max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > hardware.DEFAULT_SHARED_PER_BLOCK else 0,
-                              model=_fused, step="fused" if kind == "v2" else None,
-                              version="v2" if kind == "v2" else None,
-                              micro_tile=FV2_MICRO_TILE, emulated_speed=0.75))
+                              model=_fused, step="fused", version="v2", split=kind == "v2_split",
+                              combine="attention_fused_v2_combine" if kind == "v2_split" else None,
+                              auto_splits=kind == "v2", key_tile=fused["FV2_BK"],
+                              aligned_flag=True, micro_tile=FV2_MICRO_TILE, emulated_speed=0.75))
     out.append(Kernel("attention_fused.cu", "attention_fused_v2_combine",
                       (fused["FV2_THREADS"], 1, 1)))
     out += [
@@ -339,9 +354,10 @@ def _entries():
                 out.append(Kernel("attention_tensorcore.cu",
                                   f"attention_tensorcore_{split}{precision}_d{width}",
                                   (tc["TC_THREADS"], 1, 1), rows=tc["TC_BQ"], width=width,
-                                  max_d_k=WIDTHS[-1], dynamic_shared=smem,
-                                  step=None if split else "fused", version=None if split else "v3",
-                                  precision=precision, emulated_speed=0.25))
+                                  max_d_k=WIDTHS[-1], dynamic_shared=smem, step="fused",
+                                  version="v3", split=bool(split),
+                                  combine="attention_fused_v2_combine" if split else None,
+                                  key_tile=tc["TC_BK"], precision=precision, emulated_speed=0.25))
     return tuple(out)
 
 
@@ -381,15 +397,16 @@ def versions(step: str, *, causal: bool = False) -> tuple[str, ...]:
 
 
 def for_step(step: str, version: str, *, causal: bool = False, d_k: int | None = None,
-             precision: str | None = None) -> Kernel | None:
+             precision: str | None = None, split: bool = False) -> Kernel | None:
     """The kernel that runs ``version`` of ``step``; None when there is none.
 
     ``causal``: the variant with the causal mask built in. ``d_k``: the
     per-width variant that holds it. ``precision``: the tensor-core format
-    (kernels without one match any).
+    (kernels without one match any). ``split``: the split-K pass instead of
+    the whole kernel.
     """
     for k in KERNELS:
-        if (k.step == step and k.version == version and k.causal == causal
+        if (k.step == step and k.version == version and k.causal == causal and k.split == split
                 and (d_k is None or k.width == width_for(d_k))
                 and k.precision in (None, precision)):
             return k
