@@ -6,8 +6,12 @@ same so that a .cu compiled on its own tells the truth.
 """
 
 import dataclasses
+import os
 import re
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -357,3 +361,73 @@ def test_the_cu_file_refuses_the_same_constants_on_its_own(file, define, message
     options = [d for d in registry.defines(file) if not d.startswith(f"-D{define.split('=')[0]}=")]
     with pytest.raises(CudaCpuError, match=re.escape(message)):
         RawModule(_text(file), path=f"kernels/{file}", options=(*options, f"-D{define}"))
+
+
+# The entries of a new fused version: fused v1's three widths under another
+# name, as a contributor would write them in _entries() (``{new}`` is the version).
+_NEW_FUSED_ENTRIES = '''
+    for width, lanes_per_row in ((32, 2), (64, 2), (128, 4)):
+        out.append(Kernel("attention_fused.cu", f"attention_fused_{new}_d{{width}}",
+                          (fused["FUSED_THREADS"], 1, 1), rows=fused["FUSED_THREADS"] // lanes_per_row,
+                          width=width, max_d_k=fused["FUSED_MAX_DK"], model=_fused,
+                          step="fused", version="{new}", key_tile=fused["FUSED_BK"],
+                          emulated_speed=2.0))
+'''
+
+
+@pytest.mark.slow
+def test_a_new_fused_version_needs_only_its_kernel_and_one_registry_entry(tmp_path):
+    """The recipe for a fused version, done for real in a copy of the repository:
+    attention_fused.cu gets fused v1's three width kernels under new names,
+    registry.py's _entries() their Kernel(...) entries, and nothing else is
+    edited. In the copy, attention(impl="fused-<new>") is accepted, the
+    registry-driven tests collect the new version and pass on the CPU emulator,
+    and the registry's own checks of the .cu files still hold."""
+    if "cpu" not in kernels.available_backends():
+        pytest.skip("butuh g++")
+    new = kc.unknown_version("fused")
+    root = Path(__file__).resolve().parents[1]
+    copy = tmp_path / "repo"
+    for part in ("src", "kernels", "tests"):
+        shutil.copytree(root / part, copy / part,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for part in ("pyproject.toml", "_toc.yml"):
+        shutil.copy2(root / part, copy / part)
+
+    cu = copy / "kernels" / "attention_fused.cu"
+    text = cu.read_text(encoding="utf-8")
+    v1 = re.findall(r'^extern "C" __global__ void __launch_bounds__\(FUSED_THREADS, 3\)\n'
+                    r'attention_fused_d\d+\(.*?^\}$', text, re.S | re.M)
+    assert len(v1) == len(registry.WIDTHS)
+    cu.write_text(text + "".join("\n" + k.replace("attention_fused_d", f"attention_fused_{new}_d", 1)
+                                 + "\n" for k in v1), encoding="utf-8")
+    source = copy / "src" / "atensi" / "kernels" / "registry.py"
+    text = source.read_text(encoding="utf-8")
+    end = "    return tuple(out)\n"
+    assert text.count(end) == 1
+    source.write_text(text.replace(end, _NEW_FUSED_ENTRIES.format(new=new) + end),
+                      encoding="utf-8")
+
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("ATENSI_KERNELS_DIR", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(copy / "src")
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA",
+         "tests/test_kernels_cpu.py", "-k", "fused_every_version",
+         "tests/test_registry.py::test_every_kernel_file_is_in_the_registry",
+         "tests/test_registry.py::test_one_entry_per_global",
+         "tests/test_registry.py::test_each_step_version_has_one_kernel_per_width_and_variant",
+         "tests/test_registry.py::test_launchers_find_their_kernel_by_step_and_version"],
+        cwd=copy, env=env, capture_output=True, text=True, timeout=600)
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, log[-4000:]
+    # The copy's package was the one tested, and it offers the new impl.
+    shown = subprocess.run(
+        [sys.executable, "-c", "from atensi import kernels; print(kernels.__file__); "
+         "print(' '.join(kernels.IMPLS))"],
+        cwd=copy, env=env, capture_output=True, text=True, timeout=60, check=True).stdout.split("\n")
+    assert shown[0].startswith(str(copy / "src")) and f"fused-{new}" in shown[1].split()
+    # The new version was collected by the fused parametrization and passed.
+    passed = re.findall(r"^PASSED tests/test_kernels_cpu\.py::test_fused_every_version\[.*-"
+                        rf"{new}\]$", log, re.M)
+    assert len(passed) == 4, log[-4000:]
