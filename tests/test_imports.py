@@ -1,4 +1,5 @@
-"""The package's import graph: read from the source with ``ast``, it has no cycle.
+"""The package's import graph: read from the source with ``ast``, it has no cycle, and
+no import goes up a layer of the drawing in CONTRIBUTING.md.
 
 A cycle works only while every module involved defines what the others need
 before it imports them (imports at the bottom of a file); it breaks as soon
@@ -212,3 +213,65 @@ def test_no_function_hides_a_module_of_the_package_it_imported(trees):
                 hidden += [f"{name}.{node.name}: {clash}"
                            for clash in sorted(_bound_names(node) & modules)]
     assert hidden == []
+
+
+CONTRIBUTING = SRC.parent / "CONTRIBUTING.md"
+
+
+def layers(text: str) -> list[tuple[str, list[str]]]:
+    """The layer drawing in CONTRIBUTING.md, bottom first: (layer, module patterns).
+
+    The first ``text`` block after "Modul tersusun dalam lapisan"; a line that
+    starts with spaces continues the layer above it."""
+    block = text.split("Modul tersusun dalam lapisan", 1)[1].split("```text\n", 1)[1]
+    found: list[tuple[str, list[str]]] = []
+    for line in block.split("\n```", 1)[0].splitlines():
+        if line.startswith(" "):
+            found[-1][1].extend(p.strip() for p in line.split(",") if p.strip())
+        else:
+            name, modules = line[:18].strip(), line[18:]
+            found.append((name, [p.strip() for p in modules.split(",") if p.strip()]))
+    return found[::-1]
+
+
+def _named_by(module: str, pattern: str) -> bool:
+    """``kernels*`` names atensi.kernels and every module below it; ``model`` only atensi.model."""
+    short = module.removeprefix(PACKAGE + ".") if module != PACKAGE else PACKAGE
+    return short == pattern.rstrip("*") or (pattern.endswith("*")
+                                             and short.startswith(pattern[:-1] + "."))
+
+
+def layer_of(module: str, drawing: list[tuple[str, list[str]]]) -> list[int]:
+    """Every layer whose patterns name ``module``."""
+    return [i for i, (_, patterns) in enumerate(drawing) for p in patterns if _named_by(module, p)]
+
+
+def upward_imports(graph: dict[str, set[str]], drawing) -> list[str]:
+    return sorted(f"{name} ({drawing[layer_of(name, drawing)[0]][0]}) -> {target} "
+                  f"({drawing[layer_of(target, drawing)[0]][0]})"
+                  for name, targets in graph.items() for target in targets
+                  if layer_of(target, drawing)[0] > layer_of(name, drawing)[0])
+
+
+def test_every_module_sits_in_exactly_one_layer_of_the_drawing(graph):
+    drawing = layers(CONTRIBUTING.read_text(encoding="utf-8"))
+    assert [name for name, _ in drawing][:2] == ["dasar", "matematika"]
+    placed = {name: layer_of(name, drawing) for name in graph}
+    assert {name: where for name, where in placed.items() if len(where) != 1} == {}
+    # Every pattern names a module that exists.
+    patterns = [p for _, names in drawing for p in names]
+    assert [p for p in patterns if not any(_named_by(name, p) for name in graph)] == []
+
+
+def test_no_import_goes_up_a_layer(graph):
+    drawing = layers(CONTRIBUTING.read_text(encoding="utf-8"))
+    assert upward_imports(graph, drawing) == []
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path):
+    drawing = [("bawah", ["a"]), ("atas", ["b*"])]
+    src = _package(tmp_path, {"__init__.py": "", "a.py": "from .b import c\n",
+                              "b/__init__.py": "", "b/c.py": "import pkg.a\n"})
+    graph = {name.replace("pkg", PACKAGE, 1): {t.replace("pkg", PACKAGE, 1) for t in targets}
+             for name, targets in import_graph(src, "pkg").items() if name != "pkg"}
+    assert upward_imports(graph, drawing) == ["atensi.a (bawah) -> atensi.b.c (atas)"]
