@@ -14,9 +14,10 @@ longer than a block. The grid is capped at 2 blocks in y/z and 3 in x
 (``--grid-cap``), so the kernels' loops over heads and rows run too. With
 ``--backend cupy`` CuPy's memory pool is switched off, so that memcheck knows
 the exact end of every array.
-Every version the registry lists for a step is run (``registry.versions``);
-``CHECKS`` holds one check per kernel file, and tests/test_kernels_cpu.py
-checks that it covers every file of the registry.
+Every version the registry lists for a step is run (``registry.versions``),
+with its causal variant, and every fused version with each tensor-core format
+and its split-K pass; ``CHECKS`` holds one check per kernel file, and
+tests/test_kernels_cpu.py checks that it covers every file of the registry.
 Exit code 0: every result matches atensi.reference; 1: a mismatch; 3: the
 file's kernel is not implemented yet.
 """
@@ -29,11 +30,12 @@ import numpy as np
 
 from atensi import kernels, reference
 from atensi.arguments import Parser
+from atensi.kernels import registry
 
-def _close(name, out, ref):
+def _close(name, out, ref, tol=1e-5):
     out = np.asarray(out.get() if hasattr(out, "get") else out, dtype=np.float64)
     ok = np.array_equal(np.isneginf(out), np.isneginf(ref)) and np.allclose(
-        np.where(np.isfinite(ref), out, 0), np.where(np.isfinite(ref), ref, 0), rtol=1e-5, atol=1e-5
+        np.where(np.isfinite(ref), out, 0), np.where(np.isfinite(ref), ref, 0), rtol=tol, atol=tol
     )
     print(f"{'OK   ' if ok else 'BEDA '} {name}")
     return ok
@@ -45,7 +47,7 @@ def _close(name, out, ref):
 
 def _scores(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
     ok = True
-    for version in kernels.registry.versions("scores"):
+    for version in registry.versions("scores"):
         ok &= _close(f"scores {version} {tag}", kernels.scores(Q, K, version=version, backend=backend), S)
         out = kernels.scores(Q, K, causal=True, version=version, backend=backend)
         ok &= _close(f"scores {version} causal {tag}", out, reference.causal_mask(S))
@@ -53,21 +55,25 @@ def _scores(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
 
 
 def _causal_mask(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
-    out = kernels.causal_mask(S.astype(np.float32), backend=backend)
-    return _close(f"causal_mask {tag}", out, reference.causal_mask(S))
+    ok = True
+    for version in registry.versions("causal_mask"):
+        out = kernels.causal_mask(S.astype(np.float32), version=version, backend=backend)
+        ok &= _close(f"causal_mask {version} {tag}", out, reference.causal_mask(S))
+    return ok
 
 
 def _softmax(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
     ok = True
     masked = reference.causal_mask(S)
     long_rows = rng.standard_normal((2, 300), dtype=np.float32)
-    for version in kernels.registry.versions("softmax"):
+    for version in registry.versions("softmax"):
         out = kernels.softmax(masked.astype(np.float32), version=version, backend=backend)
         ok &= _close(f"softmax {version} {tag}", out, reference.softmax(masked))
         out = kernels.softmax(long_rows, version=version, backend=backend)
         ok &= _close(f"softmax {version} (2, 300)", out, reference.softmax(long_rows.astype(np.float64)))
-    out = kernels.softmax(S.astype(np.float32), causal=True, backend=backend)
-    ok &= _close(f"softmax causal {tag}", out, reference.softmax(masked))
+    for version in registry.versions("softmax", causal=True):
+        out = kernels.softmax(S.astype(np.float32), causal=True, version=version, backend=backend)
+        ok &= _close(f"softmax {version} causal {tag}", out, reference.softmax(masked))
     return ok
 
 
@@ -75,38 +81,39 @@ def _weighted_sum(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
     ok = True
     A = reference.softmax(reference.causal_mask(S)).astype(np.float32)
     want = reference.weighted_sum(A.astype(np.float64), V64)
-    for version in kernels.registry.versions("weighted_sum"):
+    for version in registry.versions("weighted_sum"):
         out = kernels.weighted_sum(A, V, version=version, backend=backend)
         ok &= _close(f"weighted_sum {version} {tag}", out, want)
-    out = kernels.weighted_sum(A, V, version="v2", causal=True, backend=backend)
-    return ok & _close(f"weighted_sum v2 causal {tag}", out, want)
-
-
-def _attention_fused(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
-    ok = True
-    for causal in (True, False):
-        out = kernels.attention(Q, K, V, causal=causal, impl="fused-v1", backend=backend)
-        ref = reference.attention(Q64, K64, V64, causal=causal)
-        ok &= _close(f"attention fused causal={causal} {tag}", out, ref)
-        for splits in (1, 2):  # v2, and v2 split over keys + its combine
-            out = kernels.attention(Q, K, V, causal=causal, impl="fused-v2", splits=splits, backend=backend)
-            ok &= _close(f"attention fused v2 splits={splits} causal={causal} {tag}", out, ref)
+    for version in registry.versions("weighted_sum", causal=True):
+        out = kernels.weighted_sum(A, V, version=version, causal=True, backend=backend)
+        ok &= _close(f"weighted_sum {version} causal {tag}", out, want)
     return ok
 
 
-def _attention_tensorcore(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
-    ok = True
-    ref = reference.attention(Q64, K64, V64, causal=True)
-    for splits in (1, 2):  # v3, and its split-K pass + the combine
-        # 3xTF32 keeps float32 accuracy: the same tolerance as the other kernels.
-        out = kernels.attention(Q, K, V, impl="fused-v3", precision="3xtf32", splits=splits,
-                                backend=backend)
-        ok &= _close(f"attention tensorcore 3xtf32 splits={splits} {tag}", out, ref)
-    out = kernels.attention(Q, K, V, impl="fused-v3", precision="tf32", backend=backend)
-    out = np.asarray(out.get() if hasattr(out, "get") else out, dtype=np.float64)
-    good = bool(np.abs(out - ref).max() <= 1e-2 * np.abs(ref).max())  # TF32: about 1e-3
-    print(f"{'OK   ' if good else 'BEDA '} attention tensorcore tf32 {tag}")
-    return ok & good
+def _fused_in(file: str):
+    """The check of ``file``: every fused version whose kernels it holds, each
+    tensor-core format, and the split-K pass with its combine where there is one."""
+    def check(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
+        ok = True
+        for version in registry.versions("fused"):
+            entries = registry.of_step("fused", version)
+            if entries[0].file != file:
+                continue
+            precisions = tuple(dict.fromkeys(k.precision for k in entries))
+            splits = (1, 2) if any(k.split for k in entries) else (None,)
+            for causal in (True, False):
+                ref = reference.attention(Q64, K64, V64, causal=causal)
+                # Unmasked: the plain kernel once; masked: every format and split.
+                for precision in precisions if causal else precisions[:1]:
+                    for n in splits if causal else splits[:1]:
+                        out = kernels.attention(Q, K, V, causal=causal, impl=f"fused-{version}",
+                                                splits=n, precision=precision, backend=backend)
+                        name = " ".join(f"attention fused-{version} {precision or ''} "
+                                        f"splits={n} causal={causal} {tag}".split())
+                        # TF32 rounds every operand to 10 mantissa bits: about 1e-3.
+                        ok &= _close(name, out, ref, tol=1e-2 if precision == "tf32" else 1e-5)
+        return ok
+    return check
 
 
 def _attention_backward(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
@@ -123,16 +130,18 @@ def _attention_backward(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
 
 def _rope(Q, K, V, Q64, K64, V64, S, tag, backend, rng):
     ok = True
-    for offset in (0, 5):
-        out = kernels.rope(Q, offset=offset, backend=backend)
-        ok &= _close(f"rope offset={offset} {tag}", out, reference.rope(Q64, offset=offset))
+    for version in registry.versions("rope"):
+        for offset in (0, 5):
+            out = kernels.rope(Q, offset=offset, version=version, backend=backend)
+            ok &= _close(f"rope {version} offset={offset} {tag}", out,
+                         reference.rope(Q64, offset=offset))
     return ok
 
 
 # Every file of kernels.registry has its check (tests/test_kernels_cpu.py checks it).
 CHECKS = {"scores": _scores, "causal_mask": _causal_mask, "softmax": _softmax,
-          "weighted_sum": _weighted_sum, "attention_fused": _attention_fused,
-          "attention_tensorcore": _attention_tensorcore,
+          "weighted_sum": _weighted_sum, "attention_fused": _fused_in("attention_fused.cu"),
+          "attention_tensorcore": _fused_in("attention_tensorcore.cu"),
           "attention_backward": _attention_backward, "rope": _rope}
 FILES = tuple(CHECKS)
 
