@@ -270,7 +270,8 @@ def sync(check: bool = False, force: bool = False) -> list[str]:
                 f"scripts/sync_notebooks.py --force, yang menyimpan salinannya sebagai "
                 f"{ipynb_rel}.bak)")
             continue
-        problems.append(f"{ipynb_rel}: tidak sama dengan {rel}")
+        problems.append(f"{ipynb_rel}: tidak sama dengan {rel}" if check
+                        else f"{ipynb_rel}: ditulis ulang dari {rel}")
         if check:
             continue
         if backup_needed:

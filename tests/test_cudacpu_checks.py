@@ -474,9 +474,7 @@ _HUGE_GRID = "#undef gridDim\n#define gridDim (::dim3(2147483647u))\n"
 
 
 @pytest.mark.parametrize("file, kernel, args", [
-    ("softmax.cu", "softmax_v1_shared", "S, out, rows, n"),
-    ("softmax.cu", "softmax_v2_warp", "S, out, rows, n"),
-    ("softmax.cu", "softmax_v2_warp_causal", "S, out, rows, n"),
+    *((k.file, k.name, "S, out, rows, n") for k in registry.KERNELS if k.step == "softmax"),
     ("attention_backward.cu", "softmax_backward_v1", "S, S, out, rows, n"),
     ("attention_backward.cu", "attention_weights_from_lse_v1", "S, L, out, rows, n"),
 ])

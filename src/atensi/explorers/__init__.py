@@ -8,12 +8,10 @@ penjelajah adalah satu modul dengan ``explorer(mode=None, **awal)``,
     from atensi.explorers import sharpness
     sharpness.explorer()   # hidup di Jupyter, statis saat buku dibangun
 
-Modul: ``sharpness`` (ketajaman softmax terhadap d_k), ``mask`` (empat jenis
-mask), ``row`` (baris demi baris, suhu), ``rope`` (posisi berputar),
-``attention_maps`` (peta atensi model yang sudah dilatih), ``playground``
-(taman bermain 2-D, anywidget), ``dia`` (model rujukan *dia*, dijalankan di
-halaman). JavaScript dan CSS-nya berkas paket di folder ini: ``static.js``/``static.css``
-(kembaran statis), ``playground.js``/``.css``, ``dia.js``/``.css``.
+Apa yang dijelajahi setiap modul tertulis di docstring modul itu. JavaScript
+dan CSS-nya berkas paket di folder ini: ``static.js``/``static.css``
+(kembaran statis setiap penjelajah), lalu ``NAMA.js``/``NAMA.css`` milik
+penjelajah yang kembarannya menghitung di halaman.
 
 ``MODULES`` adalah satu-satunya daftar penjelajah: setiap modul, dengan cara
 kembaran statisnya bekerja. Tes buku, peramban dan JupyterLab membaca daftar ini

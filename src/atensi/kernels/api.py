@@ -46,9 +46,10 @@ def _check_causal_variant(version: str, step: str, hint: str) -> None:
 def scores(Q, K, *, scale=True, causal=False, version="v2", backend=None):
     """Matriks skor ``Q Kᵀ`` (dikali ``1/√d_k`` bila ``scale``), bentuk ``(..., T, T)``.
 
-    ``causal=True`` sekaligus menulis -inf di j > i: v2 memakai kernel
-    ``scores_v2_tiled_causal`` (ubin yang seluruhnya di masa depan tidak
-    dihitung), v1 menjalankan kernel mask sesudahnya.
+    ``causal=True`` sekaligus menulis -inf di j > i: versi yang punya varian
+    kausal memakainya (v2: ``scores_v2_tiled_causal``, ubin yang seluruhnya di
+    masa depan tidak dihitung); versi tanpa varian itu (v1) menjalankan kernel
+    mask sesudahnya.
     """
     backend = resolve_backend(backend)
     scale = _v.check_flag(scale, "scale")
@@ -91,9 +92,10 @@ def softmax(S, axis=-1, *, causal=False, version="v2", backend=None):
     """Softmax per baris pada sumbu terakhir. Baris yang seluruhnya -inf → nol.
 
     ``S`` boleh berbentuk apa saja ``(..., n)``; -inf boleh (hasil mask), NaN
-    dan +inf ditolak. ``causal=True`` (hanya v2, ``S`` berbentuk ``(..., T, T)``):
-    kernel ``softmax_v2_warp_causal`` memberi bobot 0 pada j > i tanpa membaca
-    ``S`` di sana, seolah-olah S sudah dimask.
+    dan +inf ditolak. ``causal=True`` (hanya versi yang punya varian kausal,
+    ``registry.versions("softmax", causal=True)``, misalnya v2; ``S`` berbentuk
+    ``(..., T, T)``): kernelnya (v2: ``softmax_v2_warp_causal``) memberi bobot
+    0 pada j > i tanpa membaca ``S`` di sana, seolah-olah S sudah dimask.
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")
@@ -129,8 +131,10 @@ def weighted_sum(A, V, *, causal=False, version="v1", backend=None):
     """Keluaran ``A V`` dengan A ``(..., T, T)`` dan V ``(..., T, d_k)``.
 
     ``version="v2"``: kernel diubin seperti GEMM (ubin 64 × 64 di *shared
-    memory*, 4 × 4 keluaran per *thread*). ``causal=True`` (hanya v2): A[i, j]
-    untuk j > i dianggap 0 dan tidak dibaca; ubin masa depan dilewati.
+    memory*, 4 × 4 keluaran per *thread*). ``causal=True`` (hanya versi yang
+    punya varian kausal, ``registry.versions("weighted_sum", causal=True)``,
+    misalnya v2): A[i, j] untuk j > i dianggap 0 dan tidak dibaca; ubin masa
+    depan dilewati.
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")

@@ -387,10 +387,10 @@ def variant(family: str, d_k: int) -> Kernel:
 
 
 def versions(step: str, *, causal: bool = False) -> tuple[str, ...]:
-    """Versions of ``step`` in book order, e.g. ``versions("softmax") == ("v1", "v2")``.
+    """Versions of ``step`` in book order: the book's softmax has ``("v1", "v2")``.
 
     ``causal=True``: only the versions with a causal variant (the mask built
-    in), e.g. ``versions("softmax", causal=True) == ("v2",)``. Tests
+    in); of the book's softmax versions, ``("v2",)``. Tests
     parametrize over these, so a new entry is tested without a test edit.
     """
     return tuple(dict.fromkeys(k.version for k in KERNELS if k.step == step and k.causal == causal))
