@@ -236,8 +236,8 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     kecil ``attention_fused_v2_combine`` menggabungkan hasil parsialnya (gaya
     flash-decoding), agar B·H·T kecil tetap mengisi GPU. ``None``: di v2 dipilih
     otomatis oleh :func:`atensi.kernels.launch.fused_splits` (1 bila
-    B·H·ceil(T/64) sudah memberi 2 *block* per SM; emulator CPU memakai 132 SM
-    milik H200 sebagai model), di v3 tanpa pembagian. ``splits > 1`` memakai
+    B·H·ceil(T/64) sudah memberi 2 *block* per SM; emulator CPU memakai jumlah
+    SM H200 dari :mod:`atensi.hardware` sebagai model), di v3 tanpa pembagian. ``splits > 1`` memakai
     memori sementara float32 sebesar 4 · splits · B·H · T · (d_k + 2) byte
     (o parsial, serta m dan ℓ).
 
