@@ -231,23 +231,27 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     Di rantai, semua hasil antara tetap di backend (di GPU untuk ``"cupy"``).
     *Fused kernel* menerima d_k sampai batas di registri (128).
 
-    ``splits`` (``"fused-v2"`` atau ``"fused-v3"``): *key* setiap ubin *query*
-    dibagi menjadi ``splits`` rentang, satu *block* per rentang, lalu *kernel*
-    kecil ``attention_fused_v2_combine`` menggabungkan hasil parsialnya (gaya
-    flash-decoding), agar B·H·T kecil tetap mengisi GPU. ``None``: di v2 dipilih
-    otomatis oleh :func:`atensi.kernels.launch.fused_splits` (1 bila
-    B·H·ceil(T/64) sudah memberi 2 *block* per SM; emulator CPU memakai jumlah
-    SM H200 dari :mod:`atensi.hardware` sebagai model), di v3 tanpa pembagian. ``splits > 1`` memakai
-    memori sementara float32 sebesar 4 · splits · B·H · T · (d_k + 2) byte
-    (o parsial, serta m dan ℓ).
+    ``splits`` (*fused kernel* yang punya lintasan split-K,
+    :data:`atensi.kernels.launch.SPLIT_IMPLS`; di buku ``"fused-v2"`` dan
+    ``"fused-v3"``): *key* setiap ubin *query* dibagi menjadi ``splits``
+    rentang, satu *block* per rentang, lalu *kernel* kecil
+    ``attention_fused_v2_combine`` menggabungkan hasil parsialnya (gaya
+    flash-decoding), agar B·H·T kecil tetap mengisi GPU. ``None``: di v2
+    dipilih otomatis oleh :func:`atensi.kernels.launch.fused_splits` (1 bila
+    B·H·ceil(T/64) sudah memberi 2 *block* per SM; emulator CPU memakai
+    jumlah SM H200 dari :mod:`atensi.hardware` sebagai model), di v3 tanpa
+    pembagian. ``splits > 1`` memakai memori sementara float32 sebesar
+    4 · splits · B·H · T · (d_k + 2) byte (o parsial, serta m dan ℓ).
 
-    ``precision`` (``"fused-v3"``): ``"tf32"``: setiap operan dibulatkan ke TF32
-    (galat sekitar 1e-3); ``"3xtf32"`` (bawaan, ``None``): operan dipecah
-    hi + lo, tiga MMA, ketelitian setara float32 untuk nilai normal. Tensor
-    core membuang bilangan subnormal (|x| < 1,2e-38) menjadi 0, jadi di bawah
-    sekitar 1e-38 "setara float32" tidak berlaku: operan sekecil itu (dan
-    bagian lo di bawah batas itu) dihitung sebagai nol. Nilai K (dan Q · log₂e)
-    dalam 2⁻¹¹ dari batas float32 ditolak, karena pembulatan TF32 menjadikannya inf.
+    ``precision`` (*fused kernel* dengan format *tensor core*,
+    :data:`atensi.kernels.launch.PRECISION_IMPLS`; di buku ``"fused-v3"``):
+    ``"tf32"``: setiap operan dibulatkan ke TF32 (galat sekitar 1e-3);
+    ``"3xtf32"`` (bawaan, ``None``): operan dipecah hi + lo, tiga MMA,
+    ketelitian setara float32 untuk nilai normal. Tensor core membuang
+    bilangan subnormal (|x| < 1,2e-38) menjadi 0, jadi di bawah sekitar 1e-38
+    "setara float32" tidak berlaku: operan sekecil itu (dan bagian lo di bawah
+    batas itu) dihitung sebagai nol. Nilai K (dan Q · log₂e) dalam 2⁻¹¹ dari
+    batas float32 ditolak, karena pembulatan TF32 menjadikannya inf.
     """
     backend = resolve_backend(backend)
     causal = _v.check_flag(causal, "causal")

@@ -173,8 +173,9 @@ def fused_splits(H: int, T: int, sm_count: int = MODEL_SM_COUNT, version: str = 
 
 def default_splits(version: str, H: int, T: int, sm_count: int = MODEL_SM_COUNT) -> int:
     """``splits=None`` of fused ``version``: :func:`fused_splits` where the registry
-    asks for it (``auto_splits``), else 1 (no split)."""
-    return fused_splits(H, T, sm_count, version) if fused_kernel(version, 64).auto_splits else 1
+    asks for it (``auto_splits`` on an entry of the version), else 1 (no split)."""
+    auto = any(k.auto_splits for k in registry.of_step("fused", version))
+    return fused_splits(H, T, sm_count, version) if auto else 1
 
 
 _sm_counts: dict = {}
