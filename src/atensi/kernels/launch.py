@@ -195,8 +195,8 @@ def _sm_count(backend: str) -> int:
 
 
 def _aligned_flag(k: registry.Kernel, d_k: int, *arrays_) -> tuple:
-    """The last argument of a kernel that takes one: float4 loads only when
-    every row starts 16-byte aligned."""
+    """The float4 flag of a kernel whose entry has ``aligned_flag`` (after
+    ``causal``): 1 only when every row starts 16-byte aligned."""
     if not k.aligned_flag:
         return ()
     return (np.int32(d_k % 4 == 0 and all(_aligned16(x) for x in arrays_)),)
