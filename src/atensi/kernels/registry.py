@@ -153,8 +153,8 @@ class Kernel:
     combine: str | None = None
     auto_splits: bool = False
     key_tile: int | None = None
-    # The kernel takes a last int flag: 1 when every row starts 16-byte
-    # aligned, so it may load float4.
+    # The kernel takes one more int after ``causal``: 1 when every row starts
+    # 16-byte aligned, so it may load float4.
     aligned_flag: bool = False
     micro_tile: tuple[int, int] | None = None  # scores per lane in registers (rows, keys)
     # How fast the CPU emulator runs this kernel's path relative to the chain
