@@ -7,9 +7,12 @@
   ``ATENSI_REUSE_BUILD=1`` to build into the repository's ``_build/`` instead
   (cached and incremental: fast when iterating on one test), or
   ``ATENSI_BOOK_HTML=path/to/_build/html`` to test an existing build.
-- ``open_page``: opens a page of the built book in Debian's Chromium through
-  Playwright. The site is served from 127.0.0.1; every request to anywhere
-  else is blocked and recorded, and so are console errors.
+- ``walled_page``: a page in Debian's Chromium through Playwright, in a
+  context of its own, where every request outside the allowed addresses
+  (``file://`` unless told) is blocked and recorded, and so are console
+  errors. Browser tests start from this fixture.
+- ``open_page``: a ``walled_page`` on a page of the built book, served from
+  127.0.0.1; every request to anywhere else is blocked and recorded.
 
 Without Chromium the browser tests skip with a message, except under
 ``CI=true``, where a missing browser is a failure.
@@ -229,26 +232,34 @@ class OpenedPage:
     blocked: list[str] = field(default_factory=list)  # requests that tried to leave the site
     failed: list[str] = field(default_factory=list)  # requests inside the site that failed
     console_errors: list[str] = field(default_factory=list)
+    context: object = None  # playwright.sync_api.BrowserContext, closed after the test
 
 
 @pytest.fixture
-def open_page(chromium, book_server):
-    """Factory: ``open_page("chapters/pendahuluan.html", width=360, height=800)``.
+def walled_page(chromium):
+    """Factory: ``walled_page(width=360, allow=("file://",), has_touch=True)``.
 
-    Returns an ``OpenedPage`` after the ``load`` event. Requests outside the
-    local server are aborted and listed in ``.blocked``.
+    A new page in a context of its own where every request whose address does
+    not start with one of ``allow`` is aborted and listed in ``.blocked``
+    (``allow=()`` blocks everything: pages given with ``set_content``).
+    Console errors and uncaught page errors go to ``.console_errors``; requests
+    that were allowed and failed go to ``.failed``. Other keywords go to
+    ``new_context`` (``has_touch``, ``device_scale_factor``). Every context is
+    closed after the test.
     """
     contexts = []
 
-    def _open(path: str = "chapters/pendahuluan.html", *, width: int = 1280, height: int = 800):
-        context = chromium.new_context(viewport={"width": width, "height": height})
+    def _open(*, width: int = 1280, height: int = 800, allow=("file://",), **context_options):
+        allow = tuple(allow)
+        context = chromium.new_context(viewport={"width": width, "height": height},
+                                       **context_options)
         contexts.append(context)
         page = context.new_page()
-        opened = OpenedPage(page=page, url=book_server + path)
+        opened = OpenedPage(page=page, url="", context=context)
 
         def route(route_):
             url = route_.request.url
-            if url.startswith(book_server):
+            if allow and url.startswith(allow):
                 route_.continue_()
             else:
                 opened.blocked.append(url)
@@ -257,14 +268,28 @@ def open_page(chromium, book_server):
         context.route("**/*", route)
         page.on("console", lambda msg: msg.type == "error" and opened.console_errors.append(msg.text))
         page.on("pageerror", lambda exc: opened.console_errors.append(str(exc)))
-        page.on(
-            "requestfailed",
-            lambda req: req.url.startswith(book_server) and opened.failed.append(req.url),
-        )
-        response = page.goto(opened.url, wait_until="load")
-        assert response is not None and response.ok, f"Gagal membuka {opened.url}"
+        page.on("requestfailed",
+                lambda req: allow and req.url.startswith(allow) and opened.failed.append(req.url))
         return opened
 
     yield _open
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def open_page(walled_page, book_server):
+    """Factory: ``open_page("chapters/pendahuluan.html", width=360, height=800)``.
+
+    Returns an ``OpenedPage`` after the ``load`` event. Requests outside the
+    local server are aborted and listed in ``.blocked``.
+    """
+
+    def _open(path: str = "chapters/pendahuluan.html", *, width: int = 1280, height: int = 800):
+        opened = walled_page(width=width, height=height, allow=(book_server,))
+        opened.url = book_server + path
+        response = opened.page.goto(opened.url, wait_until="load")
+        assert response is not None and response.ok, f"Gagal membuka {opened.url}"
+        return opened
+
+    return _open

@@ -220,21 +220,10 @@ def screenshot_dir(tmp_path) -> Path:
 
 
 @pytest.fixture
-def bare_page(chromium):
+def bare_page(walled_page):
     """A phone-sized page where every request is blocked and console errors recorded."""
-    context = chromium.new_context(viewport=PHONE)
-    blocked, errors = [], []
-
-    def route(route_):
-        blocked.append(route_.request.url)
-        route_.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    yield page, blocked, errors
-    context.close()
+    opened = walled_page(**PHONE, allow=())
+    return opened.page, opened.blocked, opened.console_errors
 
 
 @pytest.mark.parametrize("name", list(BUILDERS))
@@ -303,7 +292,7 @@ def test_book_explorer_moves_offline(built_book, open_page, name, tmp_path):
 # ------------------------------------------------------------ frames as files
 
 
-def test_frames_load_from_file_pages_on_first_touch(chromium, tmp_path):
+def test_frames_load_from_file_pages_on_first_touch(walled_page, tmp_path):
     """As in the book and the offline zip: the page opened from file://, its
     frames in a script file that only the first touch loads. A slider moved
     before they arrive shows its frame as soon as they do."""
@@ -312,20 +301,8 @@ def test_frames_load_from_file_pages_on_first_touch(chromium, tmp_path):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
     from atensi_book import explorers
 
-    context = chromium.new_context(viewport=PHONE)
-    blocked, errors = [], []
-
-    def route(route_):
-        if route_.request.url.startswith("file://"):
-            route_.continue_()
-        else:
-            blocked.append(route_.request.url)
-            route_.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    opened = walled_page(**PHONE)
+    page, blocked, errors = opened.page, opened.blocked, opened.console_errors
     ex = BUILDERS["mask"]()
     path = tmp_path / "chapters" / "bab.html"
     path.parent.mkdir()
@@ -348,5 +325,4 @@ def test_frames_load_from_file_pages_on_first_touch(chromium, tmp_path):
     assert_face(page, root, data, state)
     row_input.press("ArrowLeft")  # back to the start, where exercise() begins
     exercise(page, root, first_touch=False)
-    context.close()
     assert blocked == [] and errors == []

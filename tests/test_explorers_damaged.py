@@ -137,22 +137,10 @@ def split_script(text: str):
 
 
 @pytest.fixture
-def browser_page(chromium):
+def browser_page(walled_page):
     """A phone-sized page that may read file:// only."""
-    context = chromium.new_context(viewport=PHONE)
-    blocked = []
-
-    def route(route_):
-        if route_.request.url.startswith("file://"):
-            route_.continue_()
-        else:
-            blocked.append(route_.request.url)
-            route_.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    yield page, blocked
-    context.close()
+    opened = walled_page(**PHONE)
+    return opened.page, opened.blocked
 
 
 def open_explorer(page, path: Path):

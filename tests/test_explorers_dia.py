@@ -157,25 +157,6 @@ def page_html(body):
             f"<body><main>{body}</main></body></html>")
 
 
-def offline_context(chromium, width, allow=("file://",)):
-    """A page where every request outside ``allow`` is aborted and recorded."""
-    context = chromium.new_context(viewport={"width": width, "height": 800})
-    blocked, errors = [], []
-
-    def route(route_):
-        if route_.request.url.startswith(allow):
-            route_.continue_()
-        else:
-            blocked.append(route_.request.url)
-            route_.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, page, blocked, errors
-
-
 def type_sentence(root, text):
     root.locator(TEXT).fill(text)
     return root.evaluate(RESULT)
@@ -207,65 +188,61 @@ def file_page(tmp_path_factory, model):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width", WIDTHS)
-def test_javascript_forward_pass_equals_numpy_on_100_sentences(chromium, model, width):
-    context, page, blocked, errors = offline_context(chromium, width, allow=())
-    try:
-        page.set_content(page_html(dia.static(model=model).to_html()))
-        root = page.locator(".atensi-dia")
-        texts = sentences(100, seed=width)
-        answers, logits, rows = numpy_results(model, texts)
-        worst = 0.0
-        for n, text in enumerate(texts):
-            got = type_sentence(root, text)
-            assert got["sentence"] == text and got["answer"] == answers[n] == answer_shown(root)
-            worst = max(worst, float(np.abs(np.asarray(got["logits"]) - logits[n]).max()),
-                        float(np.abs(np.asarray(got["row"]) - rows[n]).max()))
-        assert worst <= TOLERANCE, worst
-        no_sideways_scroll(page, root, width)
-        assert blocked == [] and errors == []
-    finally:
-        context.close()
+def test_javascript_forward_pass_equals_numpy_on_100_sentences(walled_page, model, width):
+    opened = walled_page(width=width, allow=())
+    page, blocked, errors = opened.page, opened.blocked, opened.console_errors
+    page.set_content(page_html(dia.static(model=model).to_html()))
+    root = page.locator(".atensi-dia")
+    texts = sentences(100, seed=width)
+    answers, logits, rows = numpy_results(model, texts)
+    worst = 0.0
+    for n, text in enumerate(texts):
+        got = type_sentence(root, text)
+        assert got["sentence"] == text and got["answer"] == answers[n] == answer_shown(root)
+        worst = max(worst, float(np.abs(np.asarray(got["logits"]) - logits[n]).max()),
+                    float(np.abs(np.asarray(got["row"]) - rows[n]).max()))
+    assert worst <= TOLERANCE, worst
+    no_sideways_scroll(page, root, width)
+    assert blocked == [] and errors == []
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("width", WIDTHS)
-def test_offline_from_file_weights_load_on_first_touch_and_passive_flips(chromium, file_page,
-                                                                         width):
-    context, page, blocked, errors = offline_context(chromium, width)
-    try:
-        page.goto(file_page.as_uri())
-        root = page.locator(".atensi-dia")
-        page.wait_for_timeout(300)
-        assert root.evaluate(LOADED) is False, "bobot dimuat sebelum disentuh"
-        assert answer_shown(root) == "Budi"  # computed by NumPy when the page was built
-        # Keyboard only: Tab to the first control, the arrow key picks the next name.
-        page.keyboard.press("Tab")
-        assert root.evaluate("r => r.contains(document.activeElement)")
-        page.wait_for_function(
-            "() => document.querySelector('.atensi-dia').hasAttribute('data-ready')")
-        assert root.evaluate(LOADED) is True
-        active = type_sentence(root, "Ani memanggil Budi , dia menoleh")
-        root.locator(TEXT).fill("")
-        root.locator(TEXT).press_sequentially("Ani dipanggil Budi , dia menoleh")
-        passive = root.evaluate(RESULT)
-        assert (active["answer"], passive["answer"]) == ("Budi", "Ani")
-        assert answer_shown(root) == "Ani"
-        assert root.locator('select[data-slot="1"]').input_value() == "dipanggil"
-        root.locator('select[data-slot="1"]').select_option("memanggil")
-        assert answer_shown(root) == "Budi"
-        root.locator(TEXT).fill("Ani dipanggil Gatot , dia menoleh")
-        message = root.locator(".atensi-error").text_content()
-        assert "tidak dikenal model: 'Gatot'" in message
-        no_sideways_scroll(page, root, width)
-        assert blocked == [] and errors == []
-    finally:
-        context.close()
+def test_offline_from_file_weights_load_on_first_touch_and_passive_flips(walled_page,
+                                                                         file_page, width):
+    opened = walled_page(width=width)
+    page, blocked, errors = opened.page, opened.blocked, opened.console_errors
+    page.goto(file_page.as_uri())
+    root = page.locator(".atensi-dia")
+    page.wait_for_timeout(300)
+    assert root.evaluate(LOADED) is False, "bobot dimuat sebelum disentuh"
+    assert answer_shown(root) == "Budi"  # computed by NumPy when the page was built
+    # Keyboard only: Tab to the first control, the arrow key picks the next name.
+    page.keyboard.press("Tab")
+    assert root.evaluate("r => r.contains(document.activeElement)")
+    page.wait_for_function(
+        "() => document.querySelector('.atensi-dia').hasAttribute('data-ready')")
+    assert root.evaluate(LOADED) is True
+    active = type_sentence(root, "Ani memanggil Budi , dia menoleh")
+    root.locator(TEXT).fill("")
+    root.locator(TEXT).press_sequentially("Ani dipanggil Budi , dia menoleh")
+    passive = root.evaluate(RESULT)
+    assert (active["answer"], passive["answer"]) == ("Budi", "Ani")
+    assert answer_shown(root) == "Ani"
+    assert root.locator('select[data-slot="1"]').input_value() == "dipanggil"
+    root.locator('select[data-slot="1"]').select_option("memanggil")
+    assert answer_shown(root) == "Budi"
+    root.locator(TEXT).fill("Ani dipanggil Gatot , dia menoleh")
+    message = root.locator(".atensi-error").text_content()
+    assert "tidak dikenal model: 'Gatot'" in message
+    no_sideways_scroll(page, root, width)
+    assert blocked == [] and errors == []
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("damage", ["hilang", "terpotong", "angka-salah"])
-def test_damaged_weights_give_an_indonesian_message_not_garbage(chromium, file_page, damage,
-                                                                tmp_path):
+def test_damaged_weights_give_an_indonesian_message_not_garbage(walled_page, file_page,
+                                                                damage, tmp_path):
     page_text = file_page.read_text(encoding="utf-8")
     src = json.loads(re.search(r'class="atensi-weights">(.*?)</script>', page_text).group(1))["src"]
     weights = (file_page.parent / src).resolve()
@@ -281,42 +258,37 @@ def test_damaged_weights_give_an_indonesian_message_not_garbage(chromium, file_p
         target.write_text(re.sub(r'("l1\.Wq":\{"shape":\[32,32\],"data":")....', r"\1", text),
                           encoding="utf-8")
         assert target.read_text(encoding="utf-8") != text
-    context, page, blocked, errors = offline_context(chromium, 360)
-    try:
-        page.goto(copy.as_uri())
-        root = page.locator(".atensi-dia")
-        root.locator('select[data-slot="1"]').select_option("dipanggil")
-        page.wait_for_function(
-            "() => document.querySelector('.atensi-dia').getAttribute('data-error') === 'bobot'")
-        message = root.locator(".atensi-error").text_content()
-        assert message.startswith("Bobot model gagal dimuat") and "Muat ulang halaman" in message
-        assert answer_shown(root) == "Budi"  # the start sentence and its answer, not garbage
-        assert root.locator('select[data-slot="1"]').input_value() == "memanggil"
-        assert root.locator(TEXT).is_disabled()
-        assert blocked == []
-        # The browser's own report of the broken file, and nothing from the page's code.
-        expected = {"hilang": ("ERR_FILE_NOT_FOUND", "Failed to load"),
-                    "terpotong": ("SyntaxError", "Unexpected", "Invalid or unexpected token"),
-                    "angka-salah": ()}[damage]
-        assert all(any(x in e for x in expected) for e in errors), errors
-    finally:
-        context.close()
+    opened = walled_page(width=360)
+    page, blocked, errors = opened.page, opened.blocked, opened.console_errors
+    page.goto(copy.as_uri())
+    root = page.locator(".atensi-dia")
+    root.locator('select[data-slot="1"]').select_option("dipanggil")
+    page.wait_for_function(
+        "() => document.querySelector('.atensi-dia').getAttribute('data-error') === 'bobot'")
+    message = root.locator(".atensi-error").text_content()
+    assert message.startswith("Bobot model gagal dimuat") and "Muat ulang halaman" in message
+    assert answer_shown(root) == "Budi"  # the start sentence and its answer, not garbage
+    assert root.locator('select[data-slot="1"]').input_value() == "memanggil"
+    assert root.locator(TEXT).is_disabled()
+    assert blocked == []
+    # The browser's own report of the broken file, and nothing from the page's code.
+    expected = {"hilang": ("ERR_FILE_NOT_FOUND", "Failed to load"),
+                "terpotong": ("SyntaxError", "Unexpected", "Invalid or unexpected token"),
+                "angka-salah": ()}[damage]
+    assert all(any(x in e for x in expected) for e in errors), errors
 
 
 @pytest.mark.browser
-def test_twin_has_no_serious_accessibility_problem(chromium, model):
+def test_twin_has_no_serious_accessibility_problem(walled_page, model):
     from axe_playwright_python.sync_playwright import Axe
 
-    context, page, _blocked, _errors = offline_context(chromium, 360, allow=())
-    try:
-        page.set_content(page_html(dia.static(model=model).to_html()))
-        type_sentence(page.locator(".atensi-dia"), "Ani dipanggil Budi , dia menoleh")
-        results = Axe().run(page)
-        problems = [f"{v['id']}: {v['help']}" for v in results.response["violations"]
-                    if v["impact"] in ("serious", "critical")]
-        assert problems == []
-    finally:
-        context.close()
+    page = walled_page(width=360, allow=()).page
+    page.set_content(page_html(dia.static(model=model).to_html()))
+    type_sentence(page.locator(".atensi-dia"), "Ani dipanggil Budi , dia menoleh")
+    results = Axe().run(page)
+    problems = [f"{v['id']}: {v['help']}" for v in results.response["violations"]
+                if v["impact"] in ("serious", "critical")]
+    assert problems == []
 
 
 # ------------------------------------------------------------------ built book

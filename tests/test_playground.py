@@ -440,22 +440,17 @@ def shot_dir(tmp_path) -> Path:
 
 
 @pytest.fixture
-def bare_page(chromium):
+def bare_page(walled_page):
     """A phone-sized touch page; every request is blocked, console errors recorded."""
-    context = chromium.new_context(viewport=PHONE, has_touch=True)
-    blocked, errors = [], []
-    context.route("**/*", lambda route: (blocked.append(route.request.url), route.abort()))
-    page = context.new_page()
-    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    opened = walled_page(**PHONE, allow=(), has_touch=True)
+    page, blocked, errors = opened.page, opened.blocked, opened.console_errors
     html = playground.static().to_html()
     page.set_content(
         '<!doctype html><html lang="id"><head><meta charset="utf-8"><title>uji</title>'
         '<meta name="viewport" content="width=device-width, initial-scale=1"></head>'
         f'<body><main><p style="height:2000px">teks sebelum</p>{html}<p>teks di antara</p>{html}'
         "</main></body></html>")
-    yield page, blocked, errors
-    context.close()
+    return page, blocked, errors
 
 
 @pytest.mark.browser
@@ -602,7 +597,7 @@ def settle(page, calls):
 
 
 @pytest.mark.browser
-def test_live_view_draws_what_the_python_widget_computes(chromium):
+def test_live_view_draws_what_the_python_widget_computes(walled_page):
     live = playground.live()
     calls = []
 
@@ -611,60 +606,49 @@ def test_live_view_draws_what_the_python_widget_computes(chromium):
         live.Q, live.K, live.scale, live.mask = state["Q"], state["K"], state["scale"], state["mask"]
         return live.result
 
-    context = chromium.new_context(viewport=PHONE, has_touch=True)
-    try:
-        page = context.new_page()
-        errors = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.expose_function("pythonSync", sync)
-        attrs = {"data": live.data, "Q": live.Q, "K": live.K, "scale": live.scale,
-                 "mask": live.mask, "result": live.result}
-        script = playground.JS_PATH.read_text(encoding="utf-8") + FAKE_MODEL
-        page.set_content(
-            '<!doctype html><html lang="id"><head><meta charset="utf-8"><title>uji</title>'
-            f"<style>{playground.CSS_PATH.read_text(encoding='utf-8')}</style></head><body>"
-            f'<script type="application/json" id="attrs">{json.dumps(attrs)}</script>'
-            f'<div id="host"></div><script type="module">{script}</script></body></html>')
-        root = page.locator("#host .atensi-playground")
-        root.wait_for(timeout=5000)
-        Q, K, _V = example.qkv()
-        Q, K, _ = check_against_numpy(root, Q, K)
-        for drag, target in ((mouse_drag, (0.0, 3.0)), (finger_drag, (2.0, -1.5))):
-            drag(page, root, *target)
-            settle(page, calls)
-            Q, K, point = check_against_numpy(root, Q, K)
-            assert_near(point, target)
-        root.locator("[data-pg=mask]").uncheck()
+    # Everything blocked: the page is given whole, and Python answers through pythonSync.
+    opened = walled_page(**PHONE, allow=(), has_touch=True)
+    page, errors = opened.page, opened.console_errors
+    page.expose_function("pythonSync", sync)
+    attrs = {"data": live.data, "Q": live.Q, "K": live.K, "scale": live.scale,
+             "mask": live.mask, "result": live.result}
+    script = playground.JS_PATH.read_text(encoding="utf-8") + FAKE_MODEL
+    page.set_content(
+        '<!doctype html><html lang="id"><head><meta charset="utf-8"><title>uji</title>'
+        f"<style>{playground.CSS_PATH.read_text(encoding='utf-8')}</style></head><body>"
+        f'<script type="application/json" id="attrs">{json.dumps(attrs)}</script>'
+        f'<div id="host"></div><script type="module">{script}</script></body></html>')
+    root = page.locator("#host .atensi-playground")
+    root.wait_for(timeout=5000)
+    Q, K, _V = example.qkv()
+    Q, K, _ = check_against_numpy(root, Q, K)
+    for drag, target in ((mouse_drag, (0.0, 3.0)), (finger_drag, (2.0, -1.5))):
+        drag(page, root, *target)
         settle(page, calls)
-        assert calls[-1]["mask"] is False and live.mask is False
-        check_against_numpy(root, Q, K)
-        assert errors == []
-    finally:
-        context.close()
+        Q, K, point = check_against_numpy(root, Q, K)
+        assert_near(point, target)
+    root.locator("[data-pg=mask]").uncheck()
+    settle(page, calls)
+    assert calls[-1]["mask"] is False and live.mask is False
+    check_against_numpy(root, Q, K)
+    assert errors == []
 
 
 @pytest.mark.book
 @pytest.mark.browser
-def test_book_playground_dragged_on_a_phone_equals_numpy(built_book, chromium, book_server, tmp_path):
+def test_book_playground_dragged_on_a_phone_equals_numpy(built_book, walled_page, book_server,
+                                                         tmp_path):
     page_path = built_book / "chapters" / "jumlah_v.html"
     assert 'class="atensi-playground"' in page_path.read_text(encoding="utf-8")
-    context = chromium.new_context(viewport=PHONE, has_touch=True)
-    blocked, errors = [], []
-    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(book_server)
-                  else (blocked.append(route.request.url), route.abort()))
-    page = context.new_page()
-    page.on("console", lambda msg: msg.type == "error" and errors.append(msg.text))
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        page.goto(book_server + "chapters/jumlah_v.html", wait_until="load")
-        roots = page.locator(".atensi-playground")
-        assert roots.count() == 1
-        exercise_playground(page, roots.first, shot_dir(tmp_path), "playground-360.png")
-        assert blocked == [] and errors == []
-        # The site's axe check runs before the reader scrolls here: check the built playground too.
-        from axe_playwright_python.sync_playwright import Axe
+    opened = walled_page(**PHONE, allow=(book_server,), has_touch=True)
+    page, blocked, errors = opened.page, opened.blocked, opened.console_errors
+    page.goto(book_server + "chapters/jumlah_v.html", wait_until="load")
+    roots = page.locator(".atensi-playground")
+    assert roots.count() == 1
+    exercise_playground(page, roots.first, shot_dir(tmp_path), "playground-360.png")
+    assert blocked == [] and errors == []
+    # The site's axe check runs before the reader scrolls here: check the built playground too.
+    from axe_playwright_python.sync_playwright import Axe
 
-        violations = Axe().run(page).response["violations"]
-        assert [v["id"] for v in violations if v["impact"] in ("serious", "critical")] == []
-    finally:
-        context.close()
+    violations = Axe().run(page).response["violations"]
+    assert [v["id"] for v in violations if v["impact"] in ("serious", "critical")] == []
