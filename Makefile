@@ -1,6 +1,9 @@
 # make book: bangun buku ke _build/html.  make test: semua tes.
 # make check: tes cepat pustaka dan kernel (tanpa buku, peramban, sanitizer), untuk kontributor.
 # Keduanya membuat .venv bila belum ada dan memasang paket bila requirements berubah.
+# book, test, pdf dan zip lebih dulu memasang paket sistem yang belum ada
+# (scripts/paket_sistem.sh, lewat sudo bila bukan root), atau berhenti dengan
+# perintah yang perlu dijalankan, sebelum pekerjaan lain.
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -13,14 +16,21 @@ BUILD_FLAGS := --warningiserror --nitpick --keep-going
 OUTPUT ?= .
 BUILD := $(OUTPUT)/_build
 
-.PHONY: book test check notebooks clean train pdf zip lab
+.PHONY: book test check notebooks clean train pdf zip lab paket-sistem
+
+# The system packages of the goals at hand (make alone builds the book), checked
+# before anything else: every step that does work waits for paket-sistem. Other
+# goals (check, notebooks, lab, train) check nothing.
+SYSTEM_GOALS := $(filter book test pdf zip,$(or $(MAKECMDGOALS),book))
+paket-sistem:
+	@$(if $(SYSTEM_GOALS),VENV=$(VENV) PYTHON=$(PYTHON) bash scripts/paket_sistem.sh $(SYSTEM_GOALS),:)
 
 # The execution cache sees only a chapter's own cells: when the library or a
 # kernel changes, drop it so every chapter runs again against the new code.
 LIB_SOURCES := $(shell find src kernels -name '*.py' -o -name '*.cu' -o -name '*.h' 2>/dev/null)
 LIB_STAMP := $(BUILD)/.pustaka-terakhir
 
-book: $(STAMP) $(LIB_STAMP)
+book: paket-sistem $(STAMP) $(LIB_STAMP)
 	$(VENV)/bin/jupyter-book build . --path-output $(OUTPUT) $(BUILD_FLAGS)
 	@echo
 	@echo "Buku siap. Buka berkas ini di peramban:"
@@ -30,7 +40,9 @@ book: $(STAMP) $(LIB_STAMP)
 # tests/scheduling.py: one worker builds the book while the others run the
 # tests that do not need it. At the end: the 15 slowest tests, and the CPU
 # time of each test file against its budget (tests/budgets.py).
-test: $(DEV_STAMP)
+# A browser test that cannot start fails here instead of skipping (tests/conftest.py).
+test: export ATENSI_BROWSER_REQUIRED := 1
+test: paket-sistem $(DEV_STAMP)
 	$(VENV)/bin/pytest -n auto --dist loadgroup --durations=15
 
 # The contributor's fast loop: the unit tier only (tests marked slow, book,
@@ -40,12 +52,12 @@ check: $(DEV_STAMP)
 	$(VENV)/bin/pytest -q -n auto --dist loadfile -m "not slow and not book and not browser and not gpu"
 
 # The whole book as one PDF, printed by Chromium (needs requirements-dev.txt).
-pdf: $(DEV_STAMP) $(LIB_STAMP)
+pdf: paket-sistem $(DEV_STAMP) $(LIB_STAMP)
 	$(VENV)/bin/jupyter-book build . --path-output $(OUTPUT) --builder singlehtml $(BUILD_FLAGS)
 	$(PY) scripts/make_pdf.py --build $(BUILD)
 
 # The built site as one zip, for reading offline: _build/html/unduh/.
-zip: $(STAMP)
+zip: paket-sistem $(STAMP)
 	@test -f $(BUILD)/html/index.html || { echo "Bangun bukunya dulu: make book"; exit 1; }
 	$(PY) scripts/make_zip.py --build $(BUILD)
 
@@ -75,11 +87,11 @@ notebooks: $(STAMP)
 clean:
 	rm -rf $(BUILD) _ext/atensi_book/locale/*/LC_MESSAGES/*.mo
 
-$(LIB_STAMP): $(LIB_SOURCES)
+$(LIB_STAMP): $(LIB_SOURCES) | paket-sistem
 	rm -rf $(BUILD)/.jupyter_cache $(BUILD)/.doctrees $(BUILD)/jupyter_execute
 	mkdir -p $(BUILD) && touch $@
 
-$(PY):
+$(PY): | paket-sistem
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 

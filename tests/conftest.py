@@ -15,7 +15,8 @@
   127.0.0.1; every request to anywhere else is blocked and recorded.
 
 Without Chromium the browser tests skip with a message, except under
-``CI=true``, where a missing browser is a failure.
+``CI=true`` or ``make test`` (``ATENSI_BROWSER_REQUIRED=1``), where a missing
+browser is a failure.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from budgets import (  # noqa: F401 (pytest finds the hooks by name here)
     pytest_terminal_summary,
     shared_work,
 )
-from chapter_runs import cache_for_the_build, shared_run
+from chapter_runs import BOOK_REPOSITORY, cache_for_the_build, shared_run
 from sharing import locked, shared_folder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,6 +113,7 @@ def build_book(output_root: Path) -> BookBuild:
     proc = subprocess.run(
         cmd + BUILD_FLAGS,
         cwd=ROOT,
+        env={**os.environ, **BOOK_REPOSITORY},  # launch buttons and setup cells point there
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -184,11 +186,14 @@ def built_book(request) -> Path:
 
 def _browser_missing(reason: str):
     message = (
-        f"{reason} Pasang dengan: apt-get update && apt-get install -y chromium "
-        "(atau jalankan bash .ci/run)."
+        f"{reason} Pasang dengan: bash scripts/paket_sistem.sh test "
+        "(atau apt-get update && apt-get install -y chromium)."
     )
     if in_ci():
         pytest.fail(f"CI=true dan uji peramban tidak bisa dijalankan: {message}")
+    # make test sets this: a run that tested no page must not pass.
+    if os.environ.get("ATENSI_BROWSER_REQUIRED") == "1":
+        pytest.fail(f"make test dan uji peramban tidak bisa dijalankan: {message}")
     pytest.skip(message)
 
 

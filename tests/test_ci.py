@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 import zipfile
 
 import pytest
@@ -17,30 +18,43 @@ import conftest
 from conftest import ROOT
 
 STUB = """#!/bin/sh
-echo "$(basename "$0") $*" >> "{log}"
+echo "{name} $*" >> "{log}"
 """
+# sudo as a test sees it: recorded, then the command it was given.
+SUDO = """#!/bin/sh
+echo "sudo $*" >> "{log}"
+exec "$@"
+"""
+# apt-get that records and, when asked to install chromium, "installs" it.
+APT_INSTALLS_CHROMIUM = """#!/bin/sh
+echo "apt-get $*" >> "{log}"
+case " $* " in *" chromium "*) printf '#!/bin/sh\\n' > "{chromium}"; chmod +x "{chromium}" ;; esac
+"""
+
+
+def script(path, text: str):
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o755)
+    return path
 
 
 def test_ci_run_updates_apt_before_installing_the_browser(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     log = tmp_path / "calls.log"
-    for name in ("apt-get", "sudo", "make"):  # recorded, not run
-        stub = bin_dir / name
-        stub.write_text(STUB.format(log=log), encoding="utf-8")
-        stub.chmod(0o755)
-    (bin_dir / "id").write_text("#!/bin/sh\necho 0\n", encoding="utf-8")  # as root: no sudo
-    (bin_dir / "id").chmod(0o755)
-    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}",
-               ATENSI_CHROMIUM=str(tmp_path / "tidak-ada" / "chromium"))
+    chromium = tmp_path / "chromium"
+    script(bin_dir / "make", STUB.format(log=log, name="make"))  # recorded, not run
+    script(bin_dir / "sudo", STUB.format(log=log, name="sudo"))
+    script(bin_dir / "apt-get", APT_INSTALLS_CHROMIUM.format(log=log, chromium=chromium))
+    script(bin_dir / "id", "#!/bin/sh\necho 0\n")  # as root: no sudo
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}", ATENSI_CHROMIUM=str(chromium))
+    env.pop("ATENSI_MATH_FONT", None)
     proc = subprocess.run(["bash", str(ROOT / ".ci" / "run")], env=env, cwd=tmp_path,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     calls = log.read_text(encoding="utf-8").splitlines()
-    assert calls[0] == "apt-get update"
-    assert calls[1].startswith("apt-get install -y") and calls[1].split()[-1] == "chromium"
-    assert calls[-1] == "make test"
-    assert not any(call.startswith("sudo") for call in calls)
+    assert calls == ["apt-get update", "apt-get install -y --no-install-recommends chromium",
+                     "make test"]
 
 
 @pytest.mark.parametrize("args, make", [([], "make test"), (["book", "pdf", "zip"], "make book pdf zip")])
@@ -50,21 +64,138 @@ def test_ci_run_installs_nothing_when_everything_is_there(tmp_path, args, make):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     log = tmp_path / "calls.log"
-    for name in ("apt-get", "make"):
-        stub = bin_dir / name
-        stub.write_text(STUB.format(log=log), encoding="utf-8")
-        stub.chmod(0o755)
+    for name in ("apt-get", "sudo", "make"):
+        script(bin_dir / name, STUB.format(log=log, name=name))
     env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
     env.pop("ATENSI_CHROMIUM", None)
+    env.pop("ATENSI_MATH_FONT", None)
     proc = subprocess.run(["bash", str(ROOT / ".ci" / "run"), *args], env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert log.read_text(encoding="utf-8").splitlines() == [make]
 
 
-@pytest.mark.parametrize("ci, outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
-def test_missing_browser_fails_under_ci_and_skips_locally(monkeypatch, ci, outcome):
+# --- make on a machine without the system packages ---------------------------------
+#
+# A PATH of its own holds only the tools the case keeps; node, g++, git, the
+# math font and Chromium are missing unless the case lists them. apt-get and
+# sudo are stubs that record their arguments and install nothing, so after the
+# "install" the packages are still missing and make must stop there. The venv
+# and the build go to the test's folder, where nothing may appear.
+
+KEPT = ("bash", "sh", "make", "find", "env", "cat", "mkdir", "rm", "touch", "dirname")
+
+
+def bare_machine(tmp_path, *, keep=(), root=False, sudo=True, apt=True, venv_module=True):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "calls.log"
+    log.touch()
+    for name in KEPT + tuple(keep):
+        found = shutil.which(name)
+        assert found, name
+        (bin_dir / name).symlink_to(found)
+    script(bin_dir / "id", f"#!/bin/sh\necho {0 if root else 1000}\n")
+    if apt:
+        script(bin_dir / "apt-get", STUB.format(log=log, name="apt-get"))
+    if sudo:
+        script(bin_dir / "sudo", SUDO.format(log=log))
+    python = script(tmp_path / "python3", f"#!/bin/sh\nexit {0 if venv_module else 1}\n")
+    env = {"PATH": str(bin_dir), "HOME": str(tmp_path), "LANG": "C.UTF-8",
+           "ATENSI_CHROMIUM": str(tmp_path / "tidak-ada" / "chromium"),
+           "ATENSI_MATH_FONT": str(tmp_path / "tidak-ada" / "latinmodern-math.otf")}
+    return env, log, python
+
+
+def run_make(tmp_path, env, python, *targets):
+    out = tmp_path / "keluaran"
+    proc = subprocess.run(["make", "-C", str(ROOT), f"VENV={tmp_path / 'venv'}", f"OUTPUT={out}",
+                           f"PYTHON={python}", *targets],
+                          env=env, capture_output=True, text=True, timeout=60)
+    # Stopped before any work: no virtual environment, no build folder.
+    assert not (tmp_path / "venv").exists() and not out.exists(), proc.stdout + proc.stderr
+    return proc
+
+
+@pytest.mark.parametrize("target, keep, packages", [
+    ("book", ("node", "g++"), ["fonts-lmodern"]),
+    ("book", ("g++",), ["nodejs", "fonts-lmodern"]),
+    ("pdf", ("node", "g++"), ["fonts-lmodern", "chromium"]),
+    ("test", ("node",), ["g++", "fonts-lmodern", "chromium", "git"]),
+])
+def test_make_installs_what_its_target_needs_through_sudo_then_stops_if_still_missing(
+        tmp_path, target, keep, packages):
+    env, log, python = bare_machine(tmp_path, keep=keep)
+    proc = run_make(tmp_path, env, python, target)
+    assert proc.returncode != 0
+    calls = log.read_text(encoding="utf-8").splitlines()
+    install = f"apt-get install -y --no-install-recommends {' '.join(packages)}"
+    assert calls == ["sudo apt-get update", "apt-get update",
+                     f"sudo {install}", install], proc.stdout + proc.stderr
+    assert "lewat sudo (mungkin diminta kata sandi)" in proc.stdout
+    assert "masih belum ada" in proc.stderr and f"jalankan lagi: make {target}" in proc.stderr
+
+
+def test_make_as_root_installs_without_sudo(tmp_path):
+    env, log, python = bare_machine(tmp_path, keep=("g++", "node", "git"), root=True, sudo=False)
+    proc = run_make(tmp_path, env, python, "test")
+    assert proc.returncode != 0
+    assert log.read_text(encoding="utf-8").splitlines() == [
+        "apt-get update", "apt-get install -y --no-install-recommends fonts-lmodern chromium"]
+
+
+def test_make_without_root_or_sudo_stops_first_with_the_one_command(tmp_path):
+    env, log, python = bare_machine(tmp_path, keep=("g++",), sudo=False)
+    proc = run_make(tmp_path, env, python, "book")
+    assert proc.returncode != 0
+    assert log.read_text(encoding="utf-8") == ""  # nothing attempted
+    assert ("Paket sistem untuk 'make book' belum terpasang: nodejs fonts-lmodern." in proc.stderr)
+    assert ("apt-get update && apt-get install -y --no-install-recommends nodejs fonts-lmodern"
+            in proc.stderr)
+    assert "Belum ada yang dibangun." in proc.stderr
+
+
+def test_make_zip_on_a_distribution_without_apt_names_what_to_install(tmp_path):
+    env, log, python = bare_machine(tmp_path, apt=False, venv_module=False)
+    proc = run_make(tmp_path, env, python, "zip")
+    assert proc.returncode != 0
+    assert log.read_text(encoding="utf-8") == ""
+    assert "belum terpasang: python3-venv." in proc.stderr
+    assert "tidak memakai apt-get" in proc.stderr
+
+
+def test_make_check_looks_for_no_system_package(tmp_path):
+    """The contributor's loop on a machine without node, g++ or the font: no apt, no sudo."""
+    env, log, python = bare_machine(tmp_path)
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    script(venv / "bin" / "python", "#!/bin/sh\n")
+    script(venv / "bin" / "pytest", STUB.format(log=log, name="pytest"))
+    for stamp in (".terpasang", ".terpasang-dev"):
+        (venv / stamp).touch()
+    start = time.perf_counter()
+    proc = subprocess.run(["make", "-C", str(ROOT), f"VENV={venv}", f"PYTHON={python}", "check"],
+                          env=env, capture_output=True, text=True, timeout=60)
+    seconds = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert log.read_text(encoding="utf-8").splitlines() == [
+        f"pytest -q -n auto --dist loadfile {FAST_TIER.replace(chr(34), '')}"]
+    assert seconds < 1.0, seconds
+
+
+def test_system_package_script_refuses_an_unknown_target():
+    proc = subprocess.run(["bash", str(ROOT / "scripts" / "paket_sistem.sh"), "buku"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "target 'buku' tidak dikenal" in proc.stderr
+
+
+@pytest.mark.parametrize("ci, required, outcome", [("true", "", pytest.fail.Exception),
+                                                  ("", "1", pytest.fail.Exception),
+                                                  ("", "", pytest.skip.Exception)])
+def test_missing_browser_fails_under_ci_and_make_test_and_skips_otherwise(monkeypatch, ci, required,
+                                                                         outcome):
     monkeypatch.setenv("CI", ci)
+    monkeypatch.setenv("ATENSI_BROWSER_REQUIRED", required)
     with pytest.raises(outcome, match="chromium"):
         conftest._browser_missing("Chromium tidak ada di /usr/bin/chromium.")
 
@@ -74,7 +205,9 @@ FAST_TIER = '-m "not slow and not book and not browser and not gpu"'
 
 def make_recipe(target: str) -> list[str]:
     lines = (ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
-    start = next(n for n, line in enumerate(lines) if line.startswith(f"{target}:"))
+    # The rule line, not a target-specific variable (``test: export X := 1``).
+    start = next(n for n, line in enumerate(lines)
+                 if line.startswith(f"{target}:") and lines[n + 1].startswith("\t"))
     recipe = []
     for line in lines[start + 1:]:
         if not line.startswith("\t"):
@@ -95,6 +228,8 @@ def test_readme_commands_are_the_make_targets_ci_runs():
     # make test runs every test, make check the fast tier only; both on every core.
     (test,) = make_recipe("test")
     assert test.startswith("$(VENV)/bin/pytest") and " -m " not in test
+    # ... and a browser test that cannot start fails it (tests/conftest.py).
+    assert "test: export ATENSI_BROWSER_REQUIRED := 1" in (ROOT / "Makefile").read_text(encoding="utf-8")
     if " -n " in test:
         # The book's tests wait for one build (tests/scheduling.py).
         assert "--dist loadgroup" in test

@@ -75,5 +75,17 @@ def test_without_the_math_font_the_build_says_which_package(monkeypatch, tmp_pat
     from sphinx.errors import ExtensionError
 
     monkeypatch.setattr(formulas, "FONT_SOURCES", (tmp_path / "tidak-ada.otf",))
+    monkeypatch.delenv("ATENSI_MATH_FONT", raising=False)
     with pytest.raises(ExtensionError, match="apt-get install fonts-lmodern"):
         formulas.font_source()
+
+
+def test_the_math_font_is_read_from_where_the_system_package_script_looks(monkeypatch, tmp_path):
+    from sphinx.errors import ExtensionError
+
+    font = tmp_path / "latinmodern-math.otf"
+    monkeypatch.setenv("ATENSI_MATH_FONT", str(font))
+    with pytest.raises(ExtensionError, match=str(font)):
+        formulas.font_source()
+    font.write_bytes(b"")
+    assert formulas.font_source() == font

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -310,13 +311,15 @@ def mathjax_source() -> Path:
 
 
 def font_source() -> Path:
-    for path in FONT_SOURCES:
+    # ATENSI_MATH_FONT: a font elsewhere, the same variable scripts/paket_sistem.sh reads.
+    given = os.environ.get("ATENSI_MATH_FONT")
+    for path in (Path(given),) if given else FONT_SOURCES:
         if path.is_file():
             return path
     raise ExtensionError(
         "Font rumus Latin Modern Math tidak ditemukan (dicari di "
-        + ", ".join(str(p) for p in FONT_SOURCES)
-        + "). Pasang: sudo apt-get install fonts-lmodern (atau bash .ci/run), lalu bangun ulang."
+        + ", ".join(str(p) for p in ((Path(given),) if given else FONT_SOURCES))
+        + "). Pasang: sudo apt-get install fonts-lmodern (make book memasangnya sendiri), lalu bangun ulang."
     )
 
 
@@ -325,7 +328,7 @@ def node() -> str:
     if path is None:
         raise ExtensionError(
             "Node.js tidak ditemukan: rumus buku dirender saat build oleh MathJax di Node.js. "
-            "Pasang Node.js 18 atau lebih baru (sudo apt-get install nodejs, atau bash .ci/run), "
+            "Pasang Node.js 18 atau lebih baru (sudo apt-get install nodejs; make book memasangnya sendiri), "
             "lalu bangun ulang."
         )
     return path
