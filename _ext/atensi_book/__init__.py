@@ -9,7 +9,10 @@ One module per job:
     formulas    formulas turned into MathML by MathJax at build time, their font, wide equations on phones
     pages       clean, light pages: no thebe, deferred scripts, sized images, small icon fonts
     explorers   static explorers in every build; their frames as files
+    folding     code folded on phones, a one-line summary each, one control for the page
+    questions   "Cek pemahaman": questions answered in the page, answers hashed, progress on the device
     site        the published site: address, social card, 404, sitemap, robots.txt, index.html
+    repository  the repository the book is built from: launch buttons and each setup cell
     single_page the single page of `make pdf`: the site's writer for every custom node
 
 Every hook is connected below, in one place and in the order it must run.
@@ -24,6 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import explorers, figures, formulas, guard, indonesian, pages, search, single_page, site
+from . import folding, repository
 
 
 def finish(app, exception):
@@ -51,7 +55,7 @@ def finish(app, exception):
             page.write_text(new, encoding="utf-8")
     indonesian.copybutton_messages(outdir)
     search.write_roots(app)
-    if is_site:
+    if is_site and app.config.html_baseurl:  # a local build without a repository has no address
         site.write_sitemap(outdir, app.config.html_baseurl, sorted(app.env.found_docs))
         site.write_robots(outdir, app.config.html_baseurl)
 
@@ -92,6 +96,8 @@ def setup(app):
     app.add_post_transform(indonesian.SolutionTitleInIndonesian)
     app.add_post_transform(figures.FigureAltText)
     formulas.register_renderer(app)
+    folding.setup(app)  # code folded on phones: its transform, head script, CSS and JS
+    questions.setup(app)  # "Cek pemahaman": the directive, its CSS and JS
 
     # config-inited. sphinx-external-toc adds the pages missing from the toc
     # to exclude_patterns, and sets root_doc, at priority 900.
@@ -99,6 +105,7 @@ def setup(app):
     app.connect("config-inited", indonesian.configure, priority=100)  # before the book theme reads its options
     app.connect("config-inited", pages.configure, priority=100)
     app.connect("config-inited", formulas.use_renderer, priority=100)
+    app.connect("config-inited", repository.configure, priority=200)  # before site.configure reads repository_url
     app.connect("config-inited", site.configure, priority=950)  # after root_doc and repository_url are known
     app.connect("config-inited", guard.refuse_pages_missing_from_toc, priority=950)
 
@@ -110,7 +117,10 @@ def setup(app):
     # env-updated
     app.connect("env-updated", site.skip_404_without_toc)
 
+    app.connect("source-read", repository.write_setup_cell)
+
     # html-page-context: after the other extensions have added their scripts.
+    app.connect("html-page-context", repository.say_when_there_is_no_repository)
     app.connect("html-page-context", site.link_downloads_to_the_site)
     app.connect("html-page-context", pages.drop_thebe_assets, priority=900)
     app.connect("html-page-context", pages.defer_scripts, priority=950)
