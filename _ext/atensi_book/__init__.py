@@ -27,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import explorers, figures, formulas, guard, indonesian, pages, search, single_page, site
-from . import folding, repository
+from . import folding, questions, repository
 
 
 def finish(app, exception):
