@@ -152,17 +152,20 @@ ragged shape (T = 70, d_k = 65) is a test (test_cudacpu_checks.py).
 
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError, SanitizerError
 from .module import RawKernel, RawModule, build_library, raw_kernel
+from .profiling import Profile, profile
 from .sanitizer import SubprocessResult, run_in_subprocess, run_python_in_subprocess, sanitizer_env
 
 __all__ = [
     "BarrierDeadlockError",
     "CudaCpuError",
     "LaunchConfigError",
+    "Profile",
     "RawKernel",
     "RawModule",
     "SanitizerError",
     "SubprocessResult",
     "build_library",
+    "profile",
     "raw_kernel",
     "run_in_subprocess",
     "run_python_in_subprocess",

@@ -44,7 +44,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(CUDACPU_PROFILE) && !defined(CUDACPU_FIBERS)
+#error "cuda_cpu.h: CUDACPU_PROFILE hanya untuk mode fibers"
+#endif
+
+// A profile build uses g++'s kernel-address instrumentation for its hooks
+// (cuda_cpu_profile.h), not AddressSanitizer's runtime.
+#if defined(__SANITIZE_ADDRESS__) && !defined(CUDACPU_PROFILE)
 #define CUDACPU_ASAN 1
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -56,8 +62,26 @@
 // The runtime's own bookkeeping is not what ThreadSanitizer should check:
 // in fibers mode its switches deliberately carry no happens-before.
 #define CUDACPU_RT __attribute__((no_sanitize("thread")))
+#elif defined(CUDACPU_PROFILE)
+// The runtime's own accesses and branches are not the kernel's.
+#define CUDACPU_RT __attribute__((no_sanitize_address, no_sanitize_coverage))
 #else
 #define CUDACPU_RT
+#endif
+#if defined(CUDACPU_PROFILE)
+// Not counted as the kernel's accesses (the function records what the GPU does itself).
+#define CUDACPU_PROF_OFF __attribute__((no_sanitize_address, no_sanitize_coverage))
+// A vector copy is one 8- or 16-byte access: recorded at the caller's address,
+// so the copy must stay a call of its own.
+#define CUDACPU_PROF_VEC_ATTR __attribute__((noinline, no_sanitize_address, no_sanitize_coverage))
+#define CUDACPU_PROF_VEC(p, n, store) \
+  ::cudacpu::prof::access(reinterpret_cast<std::uintptr_t>(__builtin_return_address(0)), nullptr, 0, (p), (n), (store))
+#define CUDACPU_PROF_COUNT(c) ::cudacpu::prof::count(c)
+#else
+#define CUDACPU_PROF_OFF
+#define CUDACPU_PROF_VEC_ATTR
+#define CUDACPU_PROF_VEC(p, n, store) ((void)0)
+#define CUDACPU_PROF_COUNT(c) ((void)0)
 #endif
 
 #if defined(CUDACPU_FIBERS) && (!defined(__x86_64__) || defined(CUDACPU_UCONTEXT))
@@ -106,17 +130,32 @@ namespace cudacpu {
 [[noreturn]] inline void misaligned(const char* type, const void* p, unsigned align, bool store, const char* file,
                              unsigned line);
 }
+#if defined(CUDACPU_PROFILE)
+namespace cudacpu::prof {
+inline bool g_in_fiber = false;  // a CUDA thread (not the scheduler) is running
+enum Counter : unsigned { kBarrier, kShfl, kVote, kSyncwarp, kMma, kBlocks, kCounters };
+inline std::uint64_t g_count[kCounters] = {};
+inline void count(unsigned c) { if (g_in_fiber) ++g_count[c]; }
+inline void access(std::uintptr_t pc, const char* file, int line, const void* p, unsigned size, bool store,
+                   unsigned extra = 0);
+inline void block_begin();
+inline void block_end(unsigned n);
+}  // namespace cudacpu::prof
+#endif
 #define CUDACPU_VEC_CHECKED(N, A, BODY, CTOR_P, CTOR_I, COPY)                                          \
   struct alignas(A) N {                                                                             \
     BODY                                                                                            \
     N() = default;                                                                                  \
     constexpr N(CTOR_P) : CTOR_I {}                                                                 \
-    N(const N& o, std::source_location loc = std::source_location::current()) {                     \
+    CUDACPU_PROF_VEC_ATTR N(const N& o, std::source_location loc = std::source_location::current()) { \
+      CUDACPU_PROF_VEC(&o, sizeof(N), false);                                                       \
       if (reinterpret_cast<std::uintptr_t>(&o) % (A))                                               \
         ::cudacpu::misaligned(#N, &o, A, false, loc.file_name(), loc.line());                       \
       COPY                                                                                          \
     }                                                                                               \
-    N& operator=(const N& o) {                                                                      \
+    CUDACPU_PROF_VEC_ATTR N& operator=(const N& o) {                                                \
+      CUDACPU_PROF_VEC(&o, sizeof(N), false);                                                       \
+      CUDACPU_PROF_VEC(this, sizeof(N), true);                                                      \
       if (reinterpret_cast<std::uintptr_t>(&o) % (A))                                               \
         ::cudacpu::misaligned(#N, &o, A, false, "", 0);                                             \
       if (reinterpret_cast<std::uintptr_t>(this) % (A))                                             \
@@ -873,7 +912,13 @@ CUDACPU_RT inline void switch_to_fiber(unsigned t) {
 #if defined(CUDACPU_TSAN)
   __tsan_switch_to_fiber(g_tsan_fib[t], __tsan_switch_to_fiber_no_sync);
 #endif
+#if defined(CUDACPU_PROFILE)
+  prof::g_in_fiber = true;
+#endif
   ctx_raw_switch(g_sched, g_fib[t]);
+#if defined(CUDACPU_PROFILE)
+  prof::g_in_fiber = false;
+#endif
 #if defined(CUDACPU_ASAN)
   __sanitizer_finish_switch_fiber(g_fake_sched, &g_prev_bottom, &g_prev_size);
 #endif
@@ -925,6 +970,7 @@ CUDACPU_RT inline void sync_threads(const char* file, int line) {
   char* hb = block_sync_object(g_sync.sync_epoch & 1);
   __tsan_release(hb);
 #endif
+  CUDACPU_PROF_COUNT(prof::kBarrier);
   g_sync.arrive_sync(g_cur, Site{file, line, "__syncthreads()"});
   yield_to_scheduler();
 #if defined(CUDACPU_TSAN)
@@ -941,6 +987,8 @@ CUDACPU_RT inline std::uint64_t warp_op(const char* file, int line, const char* 
   char* hb = block_sync_object(2 + 2 * w + (g_sync.warp_epoch[w] & 1));
   if (op == Op::Sync) __tsan_release(hb);
 #endif
+  CUDACPU_PROF_COUNT(op == Op::Sync ? prof::kSyncwarp
+                     : (op == Op::Ballot || op == Op::Any || op == Op::All) ? prof::kVote : prof::kShfl);
   g_sync.arrive_warp(g_cur, Site{file, line, what}, op, mask, val, arg, width);
   yield_to_scheduler();
 #if defined(CUDACPU_TSAN)
@@ -1018,6 +1066,9 @@ CUDACPU_RT inline int run_blocks(unsigned n) {
     g_bid = block_index_of(block_order(b, blocks));
     g_sync.begin(n, g_bid);
     poison_shared();
+#if defined(CUDACPU_PROFILE)
+    prof::block_begin();
+#endif
 #if defined(CUDACPU_TSAN)
     tsan_end_fibers(n);
     // New fibers on new stacks: the old stacks' history would be a race between blocks.
@@ -1056,6 +1107,9 @@ CUDACPU_RT inline int run_blocks(unsigned n) {
         if (g_sync.failed) return g_sync.failed;
       }
     }
+#if defined(CUDACPU_PROFILE)
+    prof::block_end(n);
+#endif
   }
   return kOk;
 }
@@ -1489,8 +1543,13 @@ CUDACPU_RT inline unsigned async_take_done(int pending, AsyncCopy* done) {
   abort_thread(kMisuse);
 }
 
-inline void cp_async(const char* file, int line, void* dst, const void* src, unsigned cp_size,
-                     unsigned src_size) {
+CUDACPU_PROF_OFF inline void cp_async(const char* file, int line, void* dst, const void* src, unsigned cp_size,
+                                      unsigned src_size) {
+#if defined(CUDACPU_PROFILE)
+  // LDGSTS: a global read and a shared write by one instruction, at the .cu line.
+  if (src_size) prof::access(0, file, line, src, src_size, false, 4u);
+  prof::access(0, file, line, dst, cp_size, true, 4u);
+#endif
   if (cp_size != 4 && cp_size != 8 && cp_size != 16)
     async_misuse(file, line, "ukuran salinan %u byte; cp.async hanya menyalin 4, 8 atau 16 byte.", cp_size);
   if (src_size > cp_size)
@@ -1505,7 +1564,7 @@ inline void cp_async(const char* file, int line, void* dst, const void* src, uns
   std::memset(d, 0xff, cp_size);  // in flight: NaN until a wait completes it
 }
 
-inline void cp_async_wait(const char* file, int line, int pending) {
+CUDACPU_PROF_OFF inline void cp_async_wait(const char* file, int line, int pending) {
   if (pending < 0) async_misuse(file, line, "wait_group %d tidak sah (harus >= 0).", pending);
   AsyncCopy done[kMaxAsync];
   const unsigned n = async_take_done(pending, done);
@@ -1626,3 +1685,7 @@ CUDACPU_EXPORT void cudacpu_set_seed(unsigned long long seed) {
 
 // Tensor cores (nvcuda::wmma, TF32): warp-collective, on the machinery above.
 #include "cuda_cpu_wmma.h"
+
+#if defined(CUDACPU_PROFILE)
+#include "cuda_cpu_profile.h"
+#endif

@@ -366,6 +366,7 @@ inline void mma_sync(fragment<accumulator, 16, 16, 8, float>& d,
                                "b.x[i] = wmma::__float_to_tf32(b.x[i]) sesudah load_matrix_sync.", i, b.x[i]);
   detail::Call mine{nullptr, 0, -1, 0, {d.x, const_cast<float*>(a.x), const_cast<float*>(b.x), const_cast<float*>(c.x)}};
   const detail::Call* all = ::cudacpu::wmma_rt::arrive(s, mine);
+  if (t % ::cudacpu::kWarp == 0) CUDACPU_PROF_COUNT(::cudacpu::prof::kMma);
   if (t % ::cudacpu::kWarp == 0) ::cudacpu::wmma_rt::mma_tile(all);
   ::cudacpu::wmma_rt::depart(s);
 }

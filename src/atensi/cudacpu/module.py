@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import environment, hardware
 from . import args as _args
-from . import build, resources, source
+from . import build, profiling, resources, source
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError
 
 MODES = ("fibers", "threads", "shuffle")
@@ -246,6 +246,10 @@ class RawKernel:
                                    int(shared_mem), arch)
         packed = _args.pack(self.params, args, self.name)
         cfg = (ctypes.c_uint * 6)(*g, *b)
+        prof = profiling.current()
+        if prof is not None and self.module.sanitize is None:  # inside atensi.cudacpu.profile()
+            profiling.run(self, cfg, int(shared_mem), packed, prof)
+            return
         if self.module.mode == "shuffle":
             self.module._lib.cudacpu_set_seed(ctypes.c_ulonglong(self.module.seed))
         copies = _AsanCopies(packed) if self.module.sanitize == "address" else None
