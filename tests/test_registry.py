@@ -89,11 +89,13 @@ def test_get_function_compiles_with_the_registry_defines(monkeypatch):
             return name
 
     monkeypatch.setattr(cudacpu, "RawModule", Module)
+    monkeypatch.delenv("ATENSI_ARCH", raising=False)
     monkeypatch.setattr(loading, "_modules", {})
     monkeypatch.setattr(loading, "_functions", {})
     assert loading.get_function("weighted_sum.cu", "weighted_sum_v2_tiled", "cpu") == \
         "weighted_sum_v2_tiled"
-    assert seen == [("kernels/weighted_sum.cu", registry.defines("weighted_sum.cu"))]
+    # ... and the emulator the architecture it models (ATENSI_ARCH, default sm_90).
+    assert seen == [("kernels/weighted_sum.cu", registry.defines("weighted_sum.cu") + ("-arch=sm_90",))]
     assert "-DWS_THREADS=256" in seen[0][1]
 
 

@@ -2,7 +2,11 @@
 
 Dua GPU yang dibicarakan buku, NVIDIA H200 SXM (Hopper, sm_90) dan A100 SXM
 80 GB (Ampere, sm_80), beserta batas setiap arsitektur (*compute capability*)
-yang diperiksa kode: *warp*, *block*, register, *shared memory*, *grid*.
+yang diperiksa kode: *warp*, *block*, register, *shared memory*, *grid*, dan
+fitur yang baru ada sejak arsitektur tertentu (``cp.async``, tensor core
+TF32). Arsitekturnya sm_60 sampai sm_90, termasuk GPU yang dimiliki pembaca
+(:data:`CARDS`: GTX 10xx, Tesla T4 di Colab, RTX 20xx/30xx/40xx, L4, A100,
+H100, H200).
 Roofline, model SASS, okupansi, peluncuran, emulator CPU dan bab-bab membaca
 angkanya dari sini; tidak ada modul lain yang mengetik angka perangkat keras.
 
@@ -52,6 +56,16 @@ MAX_REGISTERS_PER_THREAD = 255
 DEFAULT_SHARED_PER_BLOCK = 48 * KIB
 
 
+# Hardware features a kernel may need, with the first compute capability that has
+# them (CUDA C++ Programming Guide, "Compute Capabilities": cp.async and the
+# TF32 forms of wmma/mma arrive with 8.0, Ampere). Values: what the feature is,
+# in Indonesian, for refusals and the book's table.
+FEATURES = {
+    "cp.async": ((8, 0), "salinan asinkron global → shared memory (cp.async)"),
+    "tf32_wmma": ((8, 0), "tensor core TF32 (wmma/mma dengan operan .tf32)"),
+}
+
+
 @dataclass(frozen=True)
 class Arch:
     """Batas satu arsitektur (``sm_XX``), sama untuk semua GPU arsitektur itu.
@@ -72,8 +86,28 @@ class Arch:
     def max_threads_per_sm(self) -> int:
         return self.max_warps_per_sm * WARP_SIZE
 
+    def has(self, feature: str) -> bool:
+        """Whether this architecture has ``feature`` (a key of :data:`FEATURES`)."""
+        return self.compute_capability >= FEATURES[feature][0]
 
-# CUDA C++ Programming Guide, technical specifications per compute capability.
+    @property
+    def cp_async(self) -> bool:
+        return self.has("cp.async")
+
+    @property
+    def tf32_wmma(self) -> bool:
+        return self.has("tf32_wmma")
+
+
+# CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"
+# (the table of resident warps and blocks per SM, 32-bit registers per SM,
+# shared memory per SM and the most one block may opt into): 6.0 64 KB per SM,
+# 6.1 96 KB per SM, both 48 KB per block with no opt-in above it; 7.0 96/96 KB;
+# 7.5 64/64 KB; 8.0 164/163 KB; 8.6 and 8.9 100/99 KB; 8.7 164/163 KB; 9.0
+# 228/227 KB. 1 KB per block is reserved by the system from 8.0 on. Pascal
+# GP100 (6.0) has two warp schedulers per SM, every later SM four.
+SM_60 = Arch("sm_60", (6, 0), 64, 32, 64 * KIB, 64 * KIB, 48 * KIB, 0, schedulers_per_sm=2)
+SM_61 = Arch("sm_61", (6, 1), 64, 32, 64 * KIB, 96 * KIB, 48 * KIB, 0)
 SM_70 = Arch("sm_70", (7, 0), 64, 32, 64 * KIB, 96 * KIB, 96 * KIB, 0)
 SM_75 = Arch("sm_75", (7, 5), 32, 16, 64 * KIB, 64 * KIB, 64 * KIB, 0)
 SM_80 = Arch("sm_80", (8, 0), 64, 32, 64 * KIB, 164 * KIB, 163 * KIB, 1 * KIB)
@@ -81,8 +115,53 @@ SM_86 = Arch("sm_86", (8, 6), 48, 16, 64 * KIB, 100 * KIB, 99 * KIB, 1 * KIB)
 SM_87 = Arch("sm_87", (8, 7), 48, 16, 64 * KIB, 164 * KIB, 163 * KIB, 1 * KIB)
 SM_89 = Arch("sm_89", (8, 9), 48, 24, 64 * KIB, 100 * KIB, 99 * KIB, 1 * KIB)
 SM_90 = Arch("sm_90", (9, 0), 64, 32, 64 * KIB, 228 * KIB, 227 * KIB, 1 * KIB)
-ARCHS = {a.name: a for a in (SM_70, SM_75, SM_80, SM_86, SM_87, SM_89, SM_90)}
+ARCHS = {a.name: a for a in (SM_60, SM_61, SM_70, SM_75, SM_80, SM_86, SM_87, SM_89, SM_90)}
 DEFAULT_ARCH = SM_90  # the architecture the book models when none is named: H100/H200
+# The architectures the book's support matrix is tested on (NVRTC compiles and
+# ATENSI_ARCH runs): one per kind of GPU students own, from GTX 10xx to H100.
+MATRIX_ARCHS = ("sm_61", "sm_75", "sm_86", "sm_89", "sm_90")
+
+
+@dataclass(frozen=True)
+class Card:
+    """Satu jenis GPU yang dimiliki pembaca, dengan arsitekturnya."""
+
+    name: str
+    arch: Arch
+    where: str  # where a reader meets it, in Indonesian
+
+
+# The GPUs readers run the book on: Colab's free T4 and paid L4, their own
+# GeForce cards, and the data-centre cards of a lab or a cloud.
+CARDS = (
+    Card("Tesla P100", SM_60, "pusat data lama, Kaggle"),
+    Card("GeForce GTX 10xx", SM_61, "laptop dan PC lama"),
+    Card("Tesla T4", SM_75, "Colab gratis"),
+    Card("GeForce RTX 20xx", SM_75, "laptop dan PC"),
+    Card("GeForce RTX 30xx", SM_86, "laptop dan PC"),
+    Card("GeForce RTX 40xx", SM_89, "laptop dan PC"),
+    Card("NVIDIA L4", SM_89, "Colab berbayar"),
+    Card("A100", SM_80, "Colab berbayar, pusat data"),
+    Card("H100", SM_90, "pusat data"),
+    Card("H200", SM_90, "pusat data"),
+)
+
+
+def cards_of(arch: Arch) -> tuple[str, ...]:
+    """Names of the reader GPUs built on ``arch`` (empty for one no reader card uses)."""
+    return tuple(c.name for c in CARDS if c.arch is arch)
+
+
+def describe(arch: Arch) -> str:
+    """``"sm_75 (Tesla T4, GeForce RTX 20xx)"``: the architecture with its cards."""
+    cards = cards_of(arch)
+    return f"{arch.name} ({', '.join(cards)})" if cards else arch.name
+
+
+def arch_for(compute_capability: tuple[int, int]) -> Arch | None:
+    """The table's entry for a device of ``compute_capability``; None when not in the table."""
+    return next((a for a in ARCHS.values() if a.compute_capability == tuple(compute_capability)),
+                None)
 
 
 @dataclass(frozen=True)

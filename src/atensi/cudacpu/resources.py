@@ -3,7 +3,9 @@
 When NVRTC is importable (``cupy`` with the ``nvidia-cuda-nvrtc`` wheel), a
 ``RawModule`` compiles its .cu once more for the GPU architecture it models
 (``-arch=sm_XX`` in its ``options``, default sm_90) and reads each kernel's
-registers and static shared memory from ``-Xptxas=-v``. That compile (up to
+registers and static shared memory from ``-Xptxas=-v``. Without ``-arch``
+the architecture is ``$ATENSI_ARCH`` (:func:`modelled_arch`), so the whole CPU
+path can model a reader's GPU, e.g. ``ATENSI_ARCH=sm_75`` for a Tesla T4. That compile (up to
 tens of seconds for a file of unrolled kernels) happens only for the first
 launch that could be refused at all (``could_be_refused``: more than 256
 threads per block, or more dynamic shared memory than the limit less the
@@ -13,7 +15,8 @@ for it. A launch the GPU would refuse is then refused here too, before any work:
 * registers of one block (per warp: registers × 32, rounded up to 256) above
   the 64K an SM has: CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
 * static + dynamic shared memory above the architecture's per-block limit
-  (227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/89, 96 KiB on sm_70):
+  (227 KiB on sm_90, 163 KiB on sm_80, 99 KiB on sm_86/89, 96 KiB on sm_70,
+  64 KiB on sm_75, 48 KiB on sm_60/61):
   CUDA_ERROR_INVALID_VALUE.
 
 (More than 48 KiB of dynamic shared memory without raising
@@ -31,7 +34,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from atensi import files, hardware, ptxas
+from atensi import environment, files, hardware, ptxas
 
 from . import build
 from .errors import LaunchConfigError
@@ -47,13 +50,26 @@ class KernelUse:
     static_shared: int
 
 
+ARCH_VARIABLE = "ATENSI_ARCH"
+
+
+def modelled_arch() -> hardware.Arch:
+    """The GPU architecture the CPU path models: ``$ATENSI_ARCH`` (one of
+    ``hardware.ARCHS``, e.g. ``sm_75`` for a Tesla T4), default sm_90.
+
+    An unknown value is refused by the variable's name, not ignored: a typo
+    would otherwise test the matrix on the wrong GPU."""
+    name = environment.choice(ARCH_VARIABLE, tuple(hardware.ARCHS), DEFAULT_ARCH)
+    return hardware.ARCHS[name]
+
+
 def arch_of(options) -> str:
-    """The ``sm_XX`` named by ``-arch=`` in ``options`` (default sm_90)."""
+    """The ``sm_XX`` named by ``-arch=`` in ``options``; without one, :func:`modelled_arch`."""
     for opt in options:
         m = _ARCH.match(opt) if isinstance(opt, str) else None
         if m:
             return m.group(1)
-    return DEFAULT_ARCH
+    return modelled_arch().name
 
 
 def shared_limit(arch: str) -> int:

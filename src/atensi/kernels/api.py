@@ -13,7 +13,7 @@ import numpy as np
 from atensi import memory, position_checks
 from atensi import validation as _v
 from atensi.formatting import id_int
-from atensi.kernels import arrays, launch, limits, registry
+from atensi.kernels import arrays, launch, limits, loading, registry
 from atensi.kernels.launch import (
     DEFAULT_PRECISION,
     FUSED,
@@ -212,6 +212,30 @@ def _check_precision(precision, impl: str):
     return precision
 
 
+_told: set = set()  # (impl, width, GPU) whose fallback line was shown
+
+
+def _runnable_backend(kernels_, backend: str, given, *, what: str, impl=None, d_k=None,
+                      precision=DEFAULT_PRECISION) -> tuple[str, bool]:
+    """``(backend, on_cpu_instead)``: where ``kernels_`` run.
+
+    A GPU (real, or modelled by ``ATENSI_ARCH``) that cannot run one of them:
+    refused before any work when the caller asked for ``backend='cupy'``;
+    otherwise one line says so (once per kernel and GPU) and the emulator CPU
+    runs them without that GPU's limits.
+    """
+    found = launch.first_unsupported(kernels_, backend)
+    if found is None:
+        return backend, False
+    if given == "cupy":
+        launch.check_runs(kernels_, backend, impl=impl, d_k=d_k, precision=precision)
+    k, where = found
+    if (k.name, where.name) not in _told:
+        _told.add((k.name, where.name))
+        print(launch.fallback_note(k, where, what))
+    return "cpu", True
+
+
 def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
               precision=None, backend=None):
     """Satu *attention head* utuh dengan kernel: ``softmax(mask(Q Kᵀ/√d_k)) V``.
@@ -243,6 +267,19 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     pembagian. ``splits > 1`` memakai memori sementara float32 sebesar
     4 · splits · B·H · T · (d_k + 2) byte (o parsial, serta m dan ℓ).
 
+    ``impl=None``: versi terbaik yang bisa dijalankan GPU ini pada d_k ini
+    (fused terbaru lebih dulu, :func:`atensi.kernels.launch.best_impl`; rantai
+    ``"chain-v2"`` bila tidak ada).
+
+    GPU yang tidak bisa menjalankan *kernel* versi yang diminta (misalnya
+    ``"fused-v3"`` di Tesla T4, sm_75: tensor core TF32 baru ada sejak sm_80;
+    atau ``"fused-v2"`` dengan d_k > 64 di RTX 30xx/40xx: 104 KiB *shared
+    memory* per *block*, batasnya 99 KiB): dengan ``backend="cupy"`` ditolak
+    sebelum peluncuran, dengan pesan yang menyebut *kernel*, GPU, yang kurang,
+    dan penggantinya; dengan ``backend=None`` atau ``"cpu"`` satu baris
+    catatan dicetak dan *kernel* yang sama dijalankan di emulator CPU.
+    ``ATENSI_ARCH=sm_75`` membuat emulator CPU berlaku seperti GPU itu.
+
     ``precision`` (*fused kernel* dengan format *tensor core*,
     :data:`atensi.kernels.launch.PRECISION_IMPLS`; di buku ``"fused-v3"``):
     ``"tf32"``: setiap operan dibulatkan ke TF32 (galat sekitar 1e-3);
@@ -253,9 +290,17 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
     batas itu) dihitung sebagai nol. Nilai K (dan Q · log₂e) dalam 2⁻¹¹ dari
     batas float32 ditolak, karena pembulatan TF32 menjadikannya inf.
     """
-    backend = resolve_backend(backend)
+    given, backend = backend, resolve_backend(backend)
+    asked = precision
     causal = _v.check_flag(causal, "causal")
     scale = _v.check_flag(scale, "scale")
+    if impl is None:  # the best version this GPU runs at this d_k
+        _v.check_array(Q, "Q")
+        _check_splits(splits, SPLIT_IMPLS[-1])
+        if precision is not None:
+            _check_precision(precision, PRECISION_IMPLS[-1])
+        impl = launch.best_impl(Q.shape[-1], loading.target(backend).arch,
+                                splits=splits, precision=precision)
     _v.check_version(impl, dict.fromkeys(IMPLS), "impl")
     splits = _check_splits(splits, impl)
     precision = _check_precision(precision, impl)
@@ -267,6 +312,13 @@ def attention(Q, K, V, *, causal=True, scale=True, impl="chain-v2", splits=None,
                                      tf32=impl in PRECISION_IMPLS)
     else:
         H, T, d_k = limits.check_qkv(Q, K, V)
+    backend, on_cpu = _runnable_backend(
+        launch.impl_kernels(impl, d_k, precision), backend, given, what=f"impl={impl!r}",
+        impl=impl, d_k=d_k, precision=precision)
+    if on_cpu:
+        with loading.unmodelled():
+            return attention(Q, K, V, causal=causal, scale=scale, impl=impl, splits=splits,
+                             precision=asked, backend="cpu")
     if splits is not None and splits > 1:
         memory.check_output_bytes(4.0 * splits * H * T * (d_k + 2),
                                   f"Memori sementara split-K ({splits} rentang, float32)",

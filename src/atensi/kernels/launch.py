@@ -85,8 +85,119 @@ def scale_factor(d_k: int, scale: bool) -> np.float32:
     return np.float32(1.0) / np.sqrt(np.float32(d_k)) if scale else np.float32(1.0)
 
 
+# --- which GPU runs which kernel (the registry's needs against hardware) ------
+
+
+class UnsupportedKernelError(RuntimeError):
+    """The GPU (real, or modelled by ATENSI_ARCH) cannot launch this kernel."""
+
+
+def impl_kernels(impl: str, d_k: int, precision: str = DEFAULT_PRECISION) -> tuple:
+    """Every kernel ``attention(impl=impl)`` may launch for ``d_k``: its width's
+    variants (causal, split-K) and their combine kernel, or the chain's steps."""
+    if impl in FUSED:
+        width = registry.width_for(min(max(d_k, 1), registry.WIDTHS[-1]))
+        found = [k for k in registry.of_step("fused", FUSED[impl])
+                 if k.width in (None, width) and k.precision in (None, precision)]
+        found += [registry.get(k.combine) for k in found if k.combine]
+        return tuple(dict.fromkeys(found))
+    version, _, ws_version = CHAINS[impl]
+    return (registry.of_step("scores", version) + registry.of_step("causal_mask", "v1")
+            + registry.of_step("softmax", version) + registry.of_step("weighted_sum", ws_version))
+
+
+def impl_runs(impl: str, d_k: int, arch: hardware.Arch, precision: str = DEFAULT_PRECISION) -> bool:
+    """``attention(impl=impl)`` at ``d_k`` runs on ``arch``: d_k within the kernel's
+    limit, and every kernel it may launch fits the architecture."""
+    if impl in FUSED and d_k > fused_max_d_k(FUSED[impl]):
+        return False
+    return all(registry.runs_on(k, arch) for k in impl_kernels(impl, d_k, precision))
+
+
+def best_impl(d_k: int, arch: hardware.Arch, *, splits=None, precision=None) -> str:
+    """``impl=None``: the newest fused version that runs on ``arch`` at ``d_k`` (with
+    ``splits``/``precision`` only those that take them), else the chain ``chain-v2``."""
+    for impl in reversed(tuple(FUSED)):
+        if (splits is not None and impl not in SPLIT_IMPLS) or (
+                precision is not None and impl not in PRECISION_IMPLS):
+            continue
+        if impl_runs(impl, d_k, arch, precision or DEFAULT_PRECISION):
+            return impl
+    return "chain-v2"
+
+
+def _instead(impl: str | None, d_k: int | None, arch: hardware.Arch, precision: str) -> str:
+    """What runs on ``arch`` in place of ``impl``: other impls at this d_k."""
+    if impl is None or d_k is None:
+        return ""
+    others = [i for i in IMPLS if i != impl and impl_runs(i, d_k, arch, precision)]
+    fused = [i for i in others if i in FUSED] or others[:1]
+    return (f"{' atau '.join(f'impl={i!r}' for i in fused[::-1])} (berjalan di GPU ini untuk "
+            f"d_k = {d_k}), atau " if fused else "")
+
+
+def unsupported_message(k: registry.Kernel, where: loading.Target, *, impl: str | None = None,
+                        d_k: int | None = None, precision: str = DEFAULT_PRECISION) -> str:
+    """The refusal of ``k`` on ``where``: the kernel, the GPU and its
+    architecture, what is missing, and what to use instead."""
+    lacks = "; ".join(registry.missing(k, where.arch))
+    asked = f" (impl={impl!r}, d_k = {d_k})" if impl is not None and d_k is not None else ""
+    gpu = where.name if where.modelled else f"{where.name} ({where.arch.name})"
+    cpu = ("backend='cpu' (kernel yang sama di emulator CPU)" if not where.modelled else
+           "emulator CPU tanpa model GPU (hapus variabel lingkungan ATENSI_ARCH)")
+    return (f"Kernel {k.name}{asked} tidak bisa berjalan di {gpu}: butuh {lacks}. "
+            f"Pakai {_instead(impl, d_k, where.arch, precision)}{cpu}.")
+
+
+def first_unsupported(kernels_, backend: str):
+    """(kernel, target) of the first of ``kernels_`` the GPU of ``backend`` cannot run; None."""
+    where = loading.target(backend)
+    return next(((k, where) for k in kernels_ if not registry.runs_on(k, where.arch)), None)
+
+
+def check_runs(kernels_, backend: str, *, impl: str | None = None, d_k: int | None = None,
+               precision: str = DEFAULT_PRECISION) -> None:
+    """Refuse, before any launch, a kernel the GPU of ``backend`` cannot run
+    (:func:`atensi.kernels.loading.target`; ``ATENSI_ARCH`` on the CPU)."""
+    found = first_unsupported(kernels_, backend)
+    if found:
+        raise UnsupportedKernelError(unsupported_message(*found, impl=impl, d_k=d_k,
+                                                         precision=precision))
+
+
+def fallback_note(k: registry.Kernel, where: loading.Target, what: str) -> str:
+    """The one line a chapter shows when ``what`` runs on the CPU because the GPU cannot."""
+    gpu = where.name if where.modelled else f"{where.name} ({where.arch.name})"
+    return (f"Catatan: {what} tidak bisa berjalan di {gpu} (kernel {k.name} butuh "
+            f"{'; '.join(registry.missing(k, where.arch))}), jadi dijalankan di emulator CPU.")
+
+
+def support_table(archs=None) -> list[dict]:
+    """Per GPU a reader owns (:data:`atensi.hardware.CARDS`), what runs on it.
+
+    One dict per card: ``gpu``, ``arch``, ``where``, and per impl the largest
+    d_k (32, 64, 128) it runs at, 0 when none, None for no limit (the chain).
+    ``archs``: only the cards of these architectures."""
+    rows = []
+    for card in hardware.CARDS:
+        if archs is not None and card.arch.name not in archs:
+            continue
+        row = {"gpu": card.name, "arch": card.arch.name, "where": card.where}
+        for impl in IMPLS:
+            if impl in FUSED:
+                widths = [w for w in registry.WIDTHS
+                          if all(impl_runs(impl, w, card.arch, p) for p in PRECISIONS)]
+                row[impl] = max(widths, default=0)
+            else:
+                row[impl] = None if impl_runs(impl, 1, card.arch) else 0
+        rows.append(row)
+    return rows
+
+
 def _get(k: registry.Kernel, backend: str):
-    """The kernel of registry entry ``k``, from the file it names."""
+    """The kernel of registry entry ``k``, from the file it names; refused first
+    when the GPU of ``backend`` cannot run it."""
+    check_runs((k,), backend)
     return loading.get_function(k.file, k.name, backend)
 
 
@@ -249,6 +360,9 @@ def launch_fused(Qd, Kd, Vd, *, causal, scale, backend, version="v1",
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     H = _v.leading(Qd.shape)
     limits.check_d_k_limit(d_k, fused_max_d_k(version), fused_family(version, precision))
+    impl = f"fused-{version}"
+    check_runs(impl_kernels(impl, d_k, precision), backend, impl=impl, d_k=d_k,
+               precision=precision)
     if splits is None:
         splits = default_splits(version, H, T, _sm_count(backend))
     Od = arrays.empty(Qd.shape, backend)

@@ -11,15 +11,25 @@ Hanya modul ini yang membaca berkas ``kernels/*.cu``. ``backend``:
 dari :mod:`atensi.kernels.registry` sebagai opsi ``-D``. Di mesin yang hanya
 punya driver NVIDIA, NVRTC dan cuBLAS dari wheel pip dimuat lebih dulu untuk
 CuPy (:func:`atensi.cuda_wheels.preload`).
+
+``target(backend)`` menyebut GPU tempat kernel akan berjalan: perangkat CUDA
+untuk ``"cupy"``; untuk ``"cpu"`` GPU yang dimodelkan emulator
+(``ATENSI_ARCH=sm_75`` memodelkan Tesla T4, bawaannya sm_90), lengkap dengan
+batas *shared memory* dan fiturnya dari :mod:`atensi.hardware`.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
-from atensi import cuda_wheels
+from atensi import cuda_wheels, hardware
+from atensi.cudacpu import resources
+from atensi.cudacpu import source as cu_source
 from atensi.kernels import registry
 
 BACKENDS = ("cupy", "cpu")
@@ -36,7 +46,13 @@ def kernels_dir() -> Path:
     env = os.environ.get("ATENSI_KERNELS_DIR")
     here = Path(__file__).resolve()  # .../atensi/kernels/loading.py
     if env:
-        folder = Path(env)
+        folder = Path(env).expanduser()
+        if not folder.is_dir():
+            raise FileNotFoundError(
+                f"Variabel lingkungan ATENSI_KERNELS_DIR={env!r} tidak menunjuk ke folder "
+                f"({'itu sebuah berkas' if folder.exists() else 'folder itu tidak ada'}). Setel ke "
+                "folder berisi berkas .cu (kernels/ di repo), atau hapus dengan: unset "
+                "ATENSI_KERNELS_DIR")
     elif any(here.parent.glob("*.cu")):
         folder = here.parent  # installed from a wheel
     else:
@@ -52,10 +68,17 @@ def kernels_dir() -> Path:
 def kernel_path(file: str) -> Path:
     """Path lengkap satu berkas kernel, misalnya ``kernel_path("scores.cu")``."""
     path = kernels_dir() / file
+    origin = (" (folder dari variabel lingkungan ATENSI_KERNELS_DIR)"
+              if os.environ.get("ATENSI_KERNELS_DIR") else "")
+    if path.is_dir():
+        raise IsADirectoryError(
+            f"'{path}'{origin} adalah folder, padahal kernel '{file}' harus berupa berkas .cu. "
+            "Pindahkan atau ganti nama folder itu, lalu letakkan berkas kernelnya di sana.")
     if not path.is_file():
-        known = ", ".join(sorted(p.name for p in kernels_dir().glob("*.cu")))
+        known = ", ".join(sorted(p.name for p in kernels_dir().glob("*.cu") if p.is_file()))
         raise FileNotFoundError(
-            f"Berkas kernel '{file}' tidak ada di {kernels_dir()}. Berkas yang ada: {known}."
+            f"Berkas kernel '{file}' tidak ada di {kernels_dir()}{origin}. Berkas .cu yang ada: "
+            f"{known or '(tidak ada)'}."
         )
     return path
 
@@ -135,6 +158,67 @@ def resolve_backend(backend) -> str:
     return backend
 
 
+@dataclass(frozen=True)
+class Target:
+    """Where a kernel would run: the architecture whose limits apply, and its name for messages."""
+
+    arch: hardware.Arch
+    name: str  # "Tesla T4", or the GPU ATENSI_ARCH models
+    modelled: bool  # the CPU emulator standing in for ``arch`` (ATENSI_ARCH)
+
+
+# Set while the public functions run a kernel on the CPU because the (real or
+# modelled) GPU cannot: the emulator then keeps no GPU's limits but sm_90's, the
+# largest.
+_unmodelled = contextvars.ContextVar("atensi_unmodelled", default=False)
+
+
+@contextlib.contextmanager
+def unmodelled():
+    """Run the CPU emulator as itself, not as the GPU ``ATENSI_ARCH`` names."""
+    token = _unmodelled.set(True)
+    try:
+        yield
+    finally:
+        _unmodelled.reset(token)
+
+
+_devices: dict = {}
+
+
+def _device_target() -> Target:
+    """The current CUDA device: its name, and its architecture from the table (or,
+    for one the table lacks, from the device's own limits)."""
+    from cupy.cuda import runtime
+
+    dev = runtime.getDevice()
+    if dev not in _devices:
+        p = runtime.getDeviceProperties(dev)
+        name = p["name"].decode() if isinstance(p["name"], bytes) else str(p["name"])
+        cc = (int(p["major"]), int(p["minor"]))
+        arch = hardware.arch_for(cc) or hardware.Arch(
+            f"sm_{cc[0]}{cc[1]}", cc, int(p["maxThreadsPerMultiProcessor"]) // hardware.WARP_SIZE,
+            int(p.get("maxBlocksPerMultiProcessor", 32)), int(p["regsPerMultiprocessor"]),
+            int(p["sharedMemPerMultiprocessor"]), int(p["sharedMemPerBlockOptin"]),
+            int(p.get("reservedSharedMemPerBlock", 0)))
+        _devices[dev] = Target(arch, name, False)
+    return _devices[dev]
+
+
+def target(backend: str) -> Target:
+    """The GPU ``backend`` runs kernels on: the CUDA device for ``"cupy"``; for
+    ``"cpu"`` the GPU the emulator models (``ATENSI_ARCH``, default sm_90)."""
+    if backend == "cupy":
+        return _device_target()
+    if _unmodelled.get():
+        return Target(hardware.DEFAULT_ARCH, "emulator CPU", False)
+    arch = resources.modelled_arch()
+    if resources.ARCH_VARIABLE in os.environ and os.environ[resources.ARCH_VARIABLE]:
+        return Target(arch, f"GPU {hardware.describe(arch)} yang dimodelkan "
+                            f"{resources.ARCH_VARIABLE}={arch.name}", True)
+    return Target(arch, "emulator CPU", False)
+
+
 _modules: dict = {}  # (path, backend) -> compiled module
 _functions: dict = {}  # (file, name, backend, $ATENSI_KERNELS_DIR) -> kernel
 
@@ -152,6 +236,8 @@ def get_function(file: str, name: str, backend: str):
     # built, so a module built under another mode or seed is not this one.
     emulator = tuple(os.environ.get(v) for v in ("ATENSI_CUDACPU_MODE", "ATENSI_CUDACPU_SEED",
                                                  "ATENSI_CUDACPU_SANITIZE"))
+    if backend == "cpu":  # the GPU the emulator models enforces that GPU's limits
+        emulator += (target(backend).arch.name,)
     key = (file, name, backend, os.environ.get("ATENSI_KERNELS_DIR"), emulator)
     kernel = _functions.get(key)
     if kernel is not None:
@@ -160,7 +246,7 @@ def get_function(file: str, name: str, backend: str):
     path = kernel_path(file)
     module = _modules.get((str(path), backend, emulator))
     if module is None:
-        source = path.read_text()
+        source = cu_source.read_cu(path)  # UTF-8 whatever the locale; a BOM dropped
         if backend == "cupy":
             cuda_wheels.preload()
             import cupy
@@ -170,7 +256,7 @@ def get_function(file: str, name: str, backend: str):
             from atensi import cudacpu
 
             module = cudacpu.RawModule(code=source, path=_display_name(path),
-                                       options=registry.defines(file))
+                                       options=registry.defines(file) + (f"-arch={emulator[-1]}",))
         _modules[(str(path), backend, emulator)] = module
     kernel = _functions[key] = module.get_function(name)
     return kernel

@@ -162,6 +162,38 @@ class Kernel:
     # (kernels.limits.pair_work). Measured at T = 2048, d_k = 1 and 64 (fused
     # v1: 3-9x, v2: 0.9-3x, tensor cores: 0.4-0.7x), rounded down.
     emulated_speed: float = 1.0
+    # What the kernel asks of the GPU, so the support matrix is a fact of this
+    # table (hardware.FEATURES keys): ``needs`` it cannot run without (the
+    # tensor-core kernels' TF32 wmma, sm_80 on), ``uses`` where present and
+    # replaces otherwise (fused v2 copies tiles with cp.async on sm_80 and
+    # through registers below). ``static_shared``: bytes of its __shared__
+    # arrays (ptxas reports the same; tests/test_arch_matrix.py checks it);
+    # with ``dynamic_shared`` that is the shared memory one block needs.
+    # ``min_blocks``: the second argument of its __launch_bounds__, which caps
+    # its registers (:attr:`max_registers`).
+    needs: tuple[str, ...] = ()
+    uses: tuple[str, ...] = ()
+    static_shared: int = 0
+    min_blocks: int | None = None
+
+    @property
+    def shared(self) -> int:
+        """Shared memory one block needs, static and dynamic, in bytes."""
+        return self.static_shared + self.dynamic_shared
+
+    @property
+    def min_compute_capability(self) -> tuple[int, int]:
+        """The first compute capability with everything in :attr:`needs`."""
+        return max((hardware.FEATURES[f][0] for f in self.needs), default=(0, 0))
+
+    @property
+    def max_registers(self) -> int:
+        """Registers per thread ptxas may give it: the register file shared by
+        ``min_blocks`` blocks (``__launch_bounds__``), at most 255."""
+        cap = hardware.MAX_REGISTERS_PER_THREAD
+        if self.min_blocks:
+            cap = min(cap, hardware.MAX_REGISTERS_PER_BLOCK // (self.threads * self.min_blocks))
+        return cap
 
     @property
     def threads(self) -> int:
@@ -282,38 +314,51 @@ def _entries():
     ws = CONSTANTS["weighted_sum.cu"]
     fused = CONSTANTS["attention_fused.cu"]
     tc = CONSTANTS["attention_tensorcore.cu"]
+    # Static __shared__ arrays, as the .cu declares them: Qs[TILE][TILE] and
+    # Ks[TILE][TILE + 1]; red[MAX_BLOCK] (softmax v1), warp_results[MAX_BLOCK / 32]
+    # (softmax v2, backward); As[BK][BM + 1] and Vs[BK][BN] (weighted_sum v2).
+    scores_smem = FLOAT_BYTES * tile * (2 * tile + 1)
+    softmax_block = CONSTANTS["softmax.cu"]["SOFTMAX_MAX_BLOCK"]
+    backward_block = CONSTANTS["attention_backward.cu"]["BACKWARD_MAX_BLOCK"]
+    ws_smem = FLOAT_BYTES * ws["WS_BK"] * (ws["WS_BM"] + 1 + ws["WS_BN"])
     out = [
         Kernel("rope.cu", "rope_v1", (256, 1, 1), model=_rope, step="rope", version="v1"),
         Kernel("scores.cu", "scores_v1_naive", (tile, tile, 1), model=_scores,
                step="scores", version="v1"),
         Kernel("scores.cu", "scores_v2_tiled", (tile, tile, 1), model=_scores,
-               step="scores", version="v2"),
+               step="scores", version="v2", static_shared=scores_smem),
         Kernel("scores.cu", "scores_v2_tiled_causal", (tile, tile, 1), model=_scores_causal,
-               step="scores", version="v2", causal=True),
+               step="scores", version="v2", causal=True, static_shared=scores_smem),
         Kernel("causal_mask.cu", "causal_mask_v1", (16, 16, 1), model=_causal_mask,
                step="causal_mask", version="v1"),
         # Softmax rows: the launcher picks a power of two from 32 up to this block.
         Kernel("softmax.cu", "softmax_v1_shared", (256, 1, 1), model=_softmax,
-               step="softmax", version="v1"),
+               step="softmax", version="v1", static_shared=FLOAT_BYTES * softmax_block),
         Kernel("softmax.cu", "softmax_v2_warp", (256, 1, 1), model=_softmax,
-               step="softmax", version="v2"),
+               step="softmax", version="v2",
+               static_shared=FLOAT_BYTES * softmax_block // hardware.WARP_SIZE),
         Kernel("softmax.cu", "softmax_v2_warp_causal", (256, 1, 1), model=_softmax_causal,
-               step="softmax", version="v2", causal=True),
+               step="softmax", version="v2", causal=True,
+               static_shared=FLOAT_BYTES * softmax_block // hardware.WARP_SIZE),
         Kernel("weighted_sum.cu", "weighted_sum_v1", (32, 8, 1), model=_weighted_sum,
                step="weighted_sum", version="v1"),
         Kernel("weighted_sum.cu", "weighted_sum_v2_tiled", (ws["WS_THREADS"], 1, 1),
-               rows=ws["WS_BM"], model=_weighted_sum, step="weighted_sum", version="v2"),
+               rows=ws["WS_BM"], model=_weighted_sum, step="weighted_sum", version="v2",
+               static_shared=ws_smem),
         Kernel("weighted_sum.cu", "weighted_sum_v2_tiled_causal", (ws["WS_THREADS"], 1, 1),
                rows=ws["WS_BM"], model=_weighted_sum_causal, step="weighted_sum", version="v2",
-               causal=True),
+               causal=True, static_shared=ws_smem),
     ]
-    # Fused v1: rows per block = threads / P threads per row (P = 2, or 4 for D = 128).
+    # Fused v1: rows per block = threads / P threads per row (P = 2, or 4 for D = 128);
+    # Ks and Vs of FUSED_TILE(D, P) = BK · (D + P · SKEW) floats each, static.
     for width, lanes_per_row in ((32, 2), (64, 2), (128, 4)):
         out.append(Kernel("attention_fused.cu", f"attention_fused_d{width}",
                           (fused["FUSED_THREADS"], 1, 1), rows=fused["FUSED_THREADS"] // lanes_per_row,
                           width=width, max_d_k=fused["FUSED_MAX_DK"], model=_fused,
                           step="fused", version="v1", key_tile=fused["FUSED_BK"],
-                          emulated_speed=2.0))
+                          emulated_speed=2.0, min_blocks=3,
+                          static_shared=2 * FLOAT_BYTES * fused["FUSED_BK"]
+                          * (width + lanes_per_row * fused["FUSED_SKEW"])))
     # Fused v2: Qs + Ks + Vs + Ps = (BQ + 4 BK) · D + BQ · BK floats (FV2_SMEM in the
     # .cu); above 48 KiB as extern __shared__.
     for kind in ("v2", "v2_split"):
@@ -323,6 +368,8 @@ def _entries():
             out.append(Kernel("attention_fused.cu", f"attention_fused_{kind}_d{width}",
                               (fused["FV2_THREADS"], 1, 1), rows=fused["FV2_BQ"], width=width,
                               max_d_k=WIDTHS[-1], dynamic_shared=smem if smem > hardware.DEFAULT_SHARED_PER_BLOCK else 0,
+                              static_shared=0 if smem > hardware.DEFAULT_SHARED_PER_BLOCK else smem,
+                              uses=("cp.async",), min_blocks=2 if width == WIDTHS[-1] else 4,
                               model=_fused, step="fused", version="v2", split=kind == "v2_split",
                               combine="attention_fused_v2_combine" if kind == "v2_split" else None,
                               auto_splits=kind == "v2", key_tile=fused["FV2_BK"],
@@ -337,7 +384,8 @@ def _entries():
         Kernel("attention_backward.cu", "attention_backward_da_v1", (16, 16, 1),
                model=_product("dA = dO Vᵀ")),
         Kernel("attention_backward.cu", "softmax_backward_v1", (256, 1, 1),
-               model=_softmax_backward),
+               model=_softmax_backward,
+               static_shared=FLOAT_BYTES * backward_block // hardware.WARP_SIZE),
         Kernel("attention_backward.cu", "attention_backward_dq_v1", (32, 8, 1),
                model=_product("dQ = dS K · s", extra_vec=True)),
         Kernel("attention_backward.cu", "attention_backward_dk_v1", (32, 8, 1),
@@ -357,7 +405,8 @@ def _entries():
                                   max_d_k=WIDTHS[-1], dynamic_shared=smem, step="fused",
                                   version="v3", split=bool(split),
                                   combine="attention_fused_v2_combine" if split else None,
-                                  key_tile=tc["TC_BK"], precision=precision, emulated_speed=0.25))
+                                  key_tile=tc["TC_BK"], precision=precision, emulated_speed=0.25,
+                                  needs=("tf32_wmma",), min_blocks=2))
     return tuple(out)
 
 
@@ -425,6 +474,24 @@ def emulated_speed(step: str, version: str) -> float:
     new version's speed is its registry entry, e.g. ``emulated_speed("fused", "v1") == 2.0``.
     """
     return min(k.emulated_speed for k in of_step(step, version))
+
+
+def missing(k: Kernel, arch: hardware.Arch) -> tuple[str, ...]:
+    """What ``arch`` lacks to run ``k``, one Indonesian phrase each; empty when it runs there."""
+    lacks = []
+    for feature in k.needs:
+        if not arch.has(feature):
+            first, what = hardware.FEATURES[feature]
+            lacks.append(f"{what}, yang baru ada sejak sm_{first[0]}{first[1]}")
+    if k.shared > arch.max_shared_per_block:
+        lacks.append(f"{k.shared // hardware.KIB} KiB shared memory per block, padahal "
+                     f"{arch.name} paling banyak {arch.max_shared_per_block // hardware.KIB} KiB")
+    return tuple(lacks)
+
+
+def runs_on(k: Kernel, arch: hardware.Arch) -> bool:
+    """Whether ``arch`` can launch ``k`` (its features, and its shared memory per block)."""
+    return not missing(k, arch)
 
 
 def files() -> tuple[str, ...]:
