@@ -118,7 +118,7 @@ def test_repository_url_is_validated(url):
 def test_repository_url_is_quoted_as_python():
     sync = _sync()
     source = sync.setup_source("https://github.com/atensi-id/atensi")
-    assert '"git+" + "https://github.com/atensi-id/atensi"' in source
+    assert '_repositori = "git+https://github.com/atensi-id/atensi@main"' in source
     compile(source, "<setup>", "exec")
     assert sync.setup_source() == sync.setup_source(sync.repo_url())
 
@@ -199,3 +199,20 @@ def test_ctrl_c_is_one_indonesian_line_and_exit_code_130(owner, name, tool, args
                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip() == f"python -m {tool}: dihentikan (Ctrl-C)."
+
+
+def test_profil_unknown_kernel_is_refused_before_running(tmp_path):
+    line = _one_line(run_kernels_cli("--profil", "bukan_kernel", cwd=tmp_path))
+    assert "'bukan_kernel'" in line and "--daftar" in line
+
+
+@pytest.mark.slow
+def test_profil_prints_ncu_names_cu_lines_and_the_binding_resource(tmp_path):
+    proc = run_kernels_cli("--profil", "softmax_v2_warp", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "== softmax_v2_warp (softmax.cu)" in out
+    assert "smsp__inst_executed_op_shfl.sum" in out
+    assert "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" in out
+    assert "kernels/softmax.cu:" in out  # per access site, with its .cu line
+    assert "yang mengikat: DRAM" in out  # a softmax reads and writes its (T, T) matrix once

@@ -5,6 +5,7 @@
     python -m atensi.kernels --tabel                    tabel ptxas sm_80 dan sm_90
     python -m atensi.kernels --sass [berkas.cu ...]     campuran instruksi SASS (model)
     python -m atensi.kernels --daftar                   semua kernel di registri (tanpa kompilasi)
+    python -m atensi.kernels --profil [NAMA ...]        hitungan profiler di emulator dan batasnya
 
 Kesalahan (berkas tidak ada, NVRTC tidak ada, argumen salah) dilaporkan dalam
 satu baris bahasa Indonesia, tanpa *traceback*. :func:`main` mengembalikan
@@ -48,11 +49,30 @@ def _cli_file_problem(file: str):
     return None
 
 
+def _profil(names) -> int:
+    from atensi.kernels import profil
+
+    known = {k.name for k in registry.KERNELS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        print(f"Kernel '{unknown[0]}' tidak ada di registri. Lihat daftarnya dengan "
+              "python -m atensi.kernels --daftar.", file=sys.stderr)
+        return 2
+    try:
+        print(profil.table(names or None), end="")
+    except Exception as err:  # a compile error, binutils missing: one line
+        first = str(err).splitlines()[0] if str(err) else type(err).__name__
+        print(f"Profil gagal: {first}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv=None) -> int:
     parser = Parser(
         prog="python -m atensi.kernels",
         description="Kompilasi kernel dengan NVRTC dan tampilkan laporan ptxas.",
-        usage_line="python -m atensi.kernels [--arch sm_XX | --tabel | --sass | --daftar] [berkas.cu ...]",
+        usage_line="python -m atensi.kernels [--arch sm_XX | --tabel | --sass | --daftar | --profil] "
+                   "[berkas.cu ... | NAMA ...]",
     )
     parser.add_argument("files", nargs="*", help="berkas .cu (bawaan: semua di kernels/)")
     parser.add_argument("--arch", default="sm_90", help="arsitektur, misalnya sm_80 (bawaan sm_90)")
@@ -62,7 +82,12 @@ def main(argv=None) -> int:
                         help="campuran instruksi SASS per kernel, bagian FFMA dan batas puncak FP32 (model)")
     parser.add_argument("--daftar", action="store_true",
                         help="satu baris per kernel dari registri: berkas, nama, block (tanpa kompilasi)")
+    parser.add_argument("--profil", action="store_true",
+                        help="jalankan kernel registri (NAMA, bawaan semuanya) di emulator dan cetak hitungan "
+                             "ala Nsight Compute per baris .cu, serta batas kecepatan dari hitungan itu")
     args = parser.parse_args(argv)
+    if args.profil:
+        return _profil(args.files)
     if args.daftar:
         print(registry.table())
         return 0
