@@ -2,9 +2,10 @@
 
 Run by ``make notebooks``. For each ``chapters/*.md`` (MyST text notebook):
 
-1. the code cell tagged ``atensi-setup`` gets the text of ``SETUP_TEMPLATE``,
-   with the repository URL read from ``_config.yml`` (``repository: url:``),
-   the one place the URL is written;
+1. the code cell tagged ``atensi-setup`` gets the setup cell of
+   ``_ext/atensi_book/repository.py``, for the repository that module
+   resolves (``ATENSI_REPOSITORY``/``ATENSI_BRANCH``, else ``repository:`` in
+   ``_config.yml``; none: the cell installs from the reader's checkout only);
 2. ``chapters/X.ipynb`` is rewritten from the .md by jupytext, without
    outputs. That file is what the Colab and Binder buttons open.
 
@@ -30,6 +31,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import importlib.util
+
 import jupytext
 import yaml
 
@@ -40,17 +43,14 @@ from atensi import files  # noqa: E402
 from atensi.arguments import Parser  # noqa: E402
 
 CHAPTERS = ROOT / "chapters"
-SETUP_TAG = "atensi-setup"
 
-SETUP_TEMPLATE = '''\
-# Sel persiapan (disembunyikan di buku). Bila atensi belum terpasang (Colab,
-# Binder), sel ini memasangnya: dari salinan repositori bila bab dibuka di
-# sana, selain itu dari GitHub. Di komputer sendiri sel ini tidak berbuat apa-apa.
-import importlib.util, os, subprocess, sys
-if importlib.util.find_spec("atensi") is None:
-    _sumber = ".." if os.path.isdir(os.path.join("..", "src", "atensi")) else "git+" + {repo_url}
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", _sumber], check=True)
-    importlib.invalidate_caches()'''
+# The book's extension and this script write the same cell: one module, loaded
+# by path (importing the package would load Sphinx).
+_spec = importlib.util.spec_from_file_location("atensi_book_repository",
+                                               ROOT / "_ext" / "atensi_book" / "repository.py")
+repository = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(repository)
+SETUP_TAG = repository.SETUP_TAG
 
 # A MyST code cell: opening fence, option lines (":key: value"), body, closing fence.
 CELL_RE = re.compile(
@@ -97,25 +97,42 @@ def cause(err: BaseException) -> str:
     return f"tidak bisa dibaca sebagai notebook ({type(err).__name__}: {err})"
 
 
-def repo_url() -> str:
+def _repository_config() -> dict:
     path = ROOT / "_config.yml"
     try:
         config = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, yaml.YAMLError) as err:
         raise ValueError(f"_config.yml {cause(err)}. Perbaiki berkas itu.") from err
-    repository = config.get("repository") if isinstance(config, dict) else None
-    if not isinstance(repository, dict):
-        raise ValueError("_config.yml harus berisi bagian 'repository:' dengan 'url: https://...' "
-                         "di bawahnya (pemetaan YAML), tetapi bagian itu tidak ada atau bentuknya "
-                         "lain. Perbaiki berkas itu.")
-    url = repository.get("url")
-    return check_repo_url(url.rstrip("/") if isinstance(url, str) else url)
+    section = config.get("repository") if isinstance(config, dict) else None
+    if not isinstance(section, dict):
+        raise ValueError("_config.yml harus berisi bagian 'repository:' dengan 'url:' dan "
+                         "'branch:' di bawahnya (pemetaan YAML; url boleh kosong), tetapi bagian "
+                         "itu tidak ada atau bentuknya lain. Perbaiki berkas itu.")
+    return section
+
+
+def repo_url() -> str | None:
+    """The URL of the repository the setup cells install from, or None."""
+    config = _repository_config()
+    try:
+        found = repository.resolve(config.get("url"), config.get("branch"))
+    except ValueError as err:
+        raise ValueError(f"repository.url: {err}") from err
+    return None if found is None else found.url
 
 
 def setup_source(url: str | None = None) -> str:
-    """The setup cell; the URL is validated and written as a quoted Python string."""
-    url = check_repo_url(repo_url() if url is None else url)
-    return SETUP_TEMPLATE.format(repo_url=json.dumps(url))
+    """The setup cell, for ``url`` or for the resolved repository; the URL is
+    validated and written as a quoted Python string."""
+    config = _repository_config()
+    if url is not None:
+        check_repo_url(url)
+    try:
+        found = (repository.resolve(config.get("url"), config.get("branch")) if url is None
+                 else repository.resolve(url, config.get("branch"), environ={}))
+    except ValueError as err:
+        raise ValueError(f"repository.url: {err}") from err
+    return repository.setup_source(found)
 
 
 def chapter_files() -> list[Path]:

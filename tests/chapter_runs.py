@@ -42,6 +42,26 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 CELL_TIMEOUT_S = 300
 
+# The repository the test builds are made for (never published): the build
+# writes it into every setup cell (_ext/atensi_book/repository.py), so a chapter
+# is read here with the same cell. On GitHub Actions it is the repository under
+# test, as in the Pages build, so both builds share one execution cache.
+BOOK_REPOSITORY = {
+    "ATENSI_REPOSITORY": os.environ.get("GITHUB_REPOSITORY") or "pemilik-uji/atensi",
+    "ATENSI_BRANCH": (os.environ.get("GITHUB_REF_NAME") if os.environ.get("GITHUB_REF_TYPE") == "branch"
+                      else None) or "main",
+}
+
+
+def _book_repository():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "atensi_book_repository", ROOT / "_ext" / "atensi_book" / "repository.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
 
 @dataclass
 class ChapterRun:
@@ -61,8 +81,11 @@ def read_like_the_build(path: Path) -> nbformat.NotebookNode:
     from myst_nb.core.read import read_myst_markdown_notebook
     from myst_parser.config.main import MdParserConfig
 
+    repository = _book_repository()
+    text = repository.with_setup_cell(path.read_text(encoding="utf-8"),
+                                      repository.resolve(environ=BOOK_REPOSITORY))
     return read_myst_markdown_notebook(
-        path.read_text(encoding="utf-8"),
+        text,
         MdParserConfig(enable_extensions={"amsmath", "dollarmath", "colon_fence"}),
         add_source_map=True,
         path=path,

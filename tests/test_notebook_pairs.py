@@ -11,7 +11,6 @@ from pathlib import Path
 
 import jupytext
 import pytest
-import yaml
 
 from conftest import ROOT, toc_pages
 
@@ -90,11 +89,11 @@ def test_chapter_starts_with_the_setup_cell(page):
     assert len(setup_cells) == 1
 
 
-def test_setup_cell_uses_the_configured_repository_url():
-    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-    url = config["repository"]["url"]
-    assert url.startswith("https://github.com/")
-    assert f'"git+" + "{url.rstrip("/")}"' in sync_notebooks.setup_source()
+def test_setup_cell_uses_the_repository_the_book_is_made_for(monkeypatch):
+    monkeypatch.setenv("ATENSI_REPOSITORY", "budi/buku-atensi")
+    monkeypatch.setenv("ATENSI_BRANCH", "terbit")
+    assert ('_repositori = "git+https://github.com/budi/buku-atensi@terbit"'
+            in sync_notebooks.setup_source())
 
 
 def test_sync_check_reports_a_stale_pair(tmp_path, monkeypatch):
@@ -166,9 +165,17 @@ def test_setup_cell_installs_the_checkout_it_is_opened_in(monkeypatch):
 
 
 def test_setup_cell_installs_from_the_repository_on_colab(monkeypatch, tmp_path):
+    monkeypatch.setenv("ATENSI_REPOSITORY", "budi/buku-atensi")
     calls = run_setup_cell(monkeypatch, tmp_path, hidden={"atensi"})
-    url = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
-    assert calls == [[sys.executable, "-m", "pip", "install", "-q", "git+" + url.rstrip("/")]]
+    assert calls == [[sys.executable, "-m", "pip", "install", "-q",
+                      "git+https://github.com/budi/buku-atensi@main"]]
+
+
+def test_setup_cell_without_a_repository_says_how_to_install(monkeypatch, tmp_path):
+    monkeypatch.delenv("ATENSI_REPOSITORY", raising=False)
+    monkeypatch.setattr(sync_notebooks, "_repository_config", lambda: {"url": "", "branch": "main"})
+    with pytest.raises(RuntimeError, match="pip install git\\+https://github.com/PEMILIK/REPO"):
+        run_setup_cell(monkeypatch, tmp_path, hidden={"atensi"})
 
 
 def test_setup_cell_is_short():

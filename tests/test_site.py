@@ -15,6 +15,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
+from chapter_runs import BOOK_REPOSITORY
 from conftest import ROOT, toc_pages
 
 sys.path.insert(0, str(ROOT / "_ext"))
@@ -22,9 +23,8 @@ from atensi_book import guard as book_guard  # noqa: E402
 from atensi_book import site as site_meta  # noqa: E402
 
 WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
-CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
-REPO_URL = CONFIG["repository"]["url"]
-SITE = site_meta.github_pages_url(REPO_URL)
+# The test builds are made for BOOK_REPOSITORY (tests/chapter_runs.py).
+SITE = site_meta.github_pages_url("https://github.com/" + BOOK_REPOSITORY["ATENSI_REPOSITORY"])
 
 
 # --- The workflow ---------------------------------------------------------------
@@ -259,6 +259,9 @@ def test_download_links_point_at_the_site_address():
     """make pdf and make zip write unduh/ after the site; a page links there at
     the site's address, so the link also works from a plain make book and the PDF."""
     class App:
+        class builder:
+            name = "html"
+
         class config:
             html_baseurl = "https://pemilik.github.io/atensi/"
     body = ('<a href="../unduh/atensi.pdf">PDF</a> <a href="../unduh/atensi-luring.zip">zip</a> '

@@ -1,9 +1,12 @@
 """What the published site needs beyond the pages: its address, a sitemap,
 robots.txt, a social card, an Indonesian 404 page and the front door.
 
-- **The site's address** comes from the one repository URL in ``_config.yml``:
-  ``https://github.com/OWNER/REPO`` is published by GitHub Pages at
-  ``https://OWNER.github.io/REPO/``. Someone who hosts the book elsewhere sets
+- **The site's address** comes from the repository the book is built from
+  (``repository.py``: the Pages workflow gives it): ``https://github.com/OWNER/REPO``
+  is published by GitHub Pages at ``https://OWNER.github.io/REPO/``. A local
+  build without a repository has no address: no sitemap or robots.txt, and the
+  download links are plain text (``make pdf`` and ``make zip`` write them for
+  the Pages site only). Someone who hosts the book elsewhere sets
   ``atensi_site_url`` under ``sphinx: config:`` (or ``ATENSI_SITE_URL``);
   nothing else changes. The sitemap, the social card and the 404 page follow it.
 - **The sitemap** lists every page of the book, from the build environment.
@@ -18,22 +21,21 @@ robots.txt, a social card, an Indonesian 404 page and the front door.
 - **The downloads** (``unduh/atensi.pdf``, ``unduh/atensi-luring.zip``) are
   written by ``make pdf`` and ``make zip`` after the site, and only the Pages
   job runs both. A page links to them at the site's address, so the link works
-  from a plain ``make book``, from the offline copy and from inside the PDF.
+  from a plain ``make book``; the offline zip and the PDF link to their own
+  copies instead (``downloads``).
 """
 
 from __future__ import annotations
 
 import html
 import os
-import re
 from pathlib import Path
 from urllib.parse import urlparse
 
+from . import downloads
 from .pages import FAVICON
 
 CARD = "_static/kartu-atensi.png"
-DOWNLOADS = ("atensi.pdf", "atensi-luring.zip")
-_DOWNLOAD_HREF = re.compile(r'href="(?:\.\./)*unduh/(' + "|".join(map(re.escape, DOWNLOADS)) + ')"')
 NOT_FOUND_TITLE = "Halaman tidak ditemukan"
 
 
@@ -56,7 +58,7 @@ def site_url(config) -> str:
     if override:
         return override.rstrip("/") + "/"
     repository = (config.html_theme_options or {}).get("repository_url", "")
-    return github_pages_url(repository)
+    return github_pages_url(repository) if repository else ""
 
 
 def configure(app, config):
@@ -76,11 +78,14 @@ def configure(app, config):
 
 
 def link_downloads_to_the_site(app, pagename, templatename, context, doctree):
-    """``../unduh/atensi.pdf`` in a page's body → ``SITE/unduh/atensi.pdf``."""
+    """``../unduh/atensi.pdf`` in a page's body → ``SITE/unduh/atensi.pdf``
+    (without an address, the words stay, without a dead link). On the single
+    page that ``make pdf`` prints, the PDF's link to itself is its words."""
     body = context.get("body")
     if body and "unduh/" in body:
-        url = app.config.html_baseurl
-        context["body"] = _DOWNLOAD_HREF.sub(lambda m: f'href="{url}unduh/{m.group(1)}"', body)
+        if app.builder.name == "singlehtml":
+            body = downloads.words_only(body, {downloads.PDF})
+        context["body"] = downloads.at_site(body, app.config.html_baseurl)
 
 
 def not_found_body(config, url: str) -> str:
