@@ -42,6 +42,12 @@ def test_parse_number_reads_indonesian_and_english_notation(text, value):
     assert questions.parse_number(text) == pytest.approx(value)
 
 
+def test_a_glued_value_with_a_unit_gives_its_number_and_unit():
+    assert questions.number_and_unit("'48 MiB'") == (48.0, "MiB")
+    assert questions.number_and_unit("33,3 %") == (pytest.approx(33.3), "%")
+    assert questions.number_and_unit("1.048.576") == (1048576.0, "")
+
+
 def test_accepted_bins_lie_inside_the_tolerance():
     width, bins = questions.accepted_bins(0.661, 0.01)
     assert width == pytest.approx(0.0025)

@@ -89,9 +89,21 @@ def unmask(masked: str, seed: str) -> str:
     return bytes(a ^ b for a, b in zip(data, _keystream(seed, len(data)))).decode("utf-8")
 
 
+UNIT = re.compile(r"^(?P<number>.*?\d)\s*(?P<unit>%|[A-Za-z]+)$")
+
+
+def number_and_unit(text: str) -> tuple[float, str]:
+    """A glued value such as '48 MiB' or '95,3 %': its number and its unit ('' for none)."""
+    text = text.strip().strip("'\"").strip()
+    match = UNIT.match(text)
+    if match:
+        return parse_number(match["number"]), match["unit"]
+    return parse_number(text), ""
+
+
 def parse_number(text: str) -> float:
     """A glued or typed number in Indonesian or English notation: '1.048.576',
-    '0,66', '0.66', '-1,5 × 10⁻⁷' is not accepted (a plain number only)."""
+    '0,66', '0.66' (a plain number; '1,5 × 10⁻⁷' is not one)."""
     text = text.strip().strip("'\"").replace("\u2212", "-").replace(" ", "")
     if "," in text:
         text = text.replace(".", "").replace(",", ".")
@@ -236,25 +248,26 @@ class CekPemahaman(SphinxDirective):
                                  "(nama nilai glue jawabannya dan toleransinya, misalnya 0.01).")
         shown = self.glued(self.options["jawaban"])
         try:
-            answer = parse_number(shown)
+            answer, glued_unit = number_and_unit(shown)
         except ValueError:
             raise self.error(f"cek-pemahaman: nilai glue '{self.options['jawaban']}' ({shown!r}) "
                              "bukan satu bilangan; tempelkan angkanya saja, misalnya id_float(x, 3).")
         tolerance = self.options["toleransi"]
-        unit_text = f" {self.options['satuan']}" if "satuan" in self.options else ""
-        wrong = parse_number(self.glued(self.options["keliru"])) if "keliru" in self.options else None
+        unit_name = self.options.get("satuan", glued_unit)
+        wrong = number_and_unit(self.glued(self.options["keliru"]))[0] if "keliru" in self.options else None
         data.update(number_data(
-            data["garam"], answer, tolerance, shown + unit_text,
+            data["garam"], answer, tolerance, shown if glued_unit or not unit_name else f"{shown} {unit_name}",
             wrong_feedback=self.options.get("umpan-salah", "Coba hitung sekali lagi."),
             explanation=self.options.get("penjelasan", "Tepat."),
             typical_mistake=wrong, mistake_feedback=self.options.get("umpan-keliru", "")))
         tolerance_text = f"{tolerance:g}".replace(".", ",")
-        unit = f" {self.options['satuan']}" if "satuan" in self.options else ""
         return nodes.raw("", (
-            f'<div class="cek-angka"><label for="cek-{qid}-isian">Jawaban Anda{unit and " (" + unit.strip() + ")"}'
+            f'<div class="cek-angka"><label for="cek-{qid}-isian">Jawaban Anda'
+            f'{f" (dalam {unit_name})" if unit_name else ""}'
             f'</label> <input id="cek-{qid}-isian" type="text" inputmode="decimal" autocomplete="off" '
             f'spellcheck="false"><span class="cek-toleransi">diterima bila selisihnya paling banyak '
-            f'{tolerance_text}; koma atau titik desimal boleh</span></div>'), format="html")
+            f'{tolerance_text}{" " + unit_name if unit_name else ""}; koma atau titik desimal boleh</span></div>'),
+            format="html")
 
 
 def count_question(env, docname: str) -> None:

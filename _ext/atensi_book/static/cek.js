@@ -28,7 +28,8 @@
 
   // Typed numbers: "0,66", "0.66", "1.048.576", "1.048,5".
   function parseNumber(text) {
-    let t = text.trim().replace(/\u2212/g, "-").replace(/\s/g, "");
+    // A unit the reader typed after the number ("48 MiB", "33 %") is the one asked for.
+    let t = text.trim().replace(/\u2212/g, "-").replace(/\s*(%|[A-Za-z]+)$/, "").replace(/\s/g, "");
     if (t.includes(",")) t = t.replace(/\./g, "").replace(",", ".");
     else if ((t.match(/\./g) || []).length > 1) t = t.replace(/\./g, "");
     if (!/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t)) return NaN;
