@@ -157,7 +157,8 @@ def test_leftovers_of_a_killed_compile_are_removed(cache):
     assert not old.exists() and not old_cpp.exists() and fresh.exists()
     RawModule(CODE, path="one.cu", options=("-DVALUE=5.0f",))
     left = sorted(p.name for p in cache.iterdir() if p != fresh)
-    assert all(name.endswith((".so", ".so.sha256")) for name in left), left  # no .cpp, .su, .tmp
+    # no .cpp, .su, .tmp; .lock is the one lock file of the whole cache
+    assert all(name.endswith((".so", ".so.sha256")) or name == ".lock" for name in left), left
 
 
 def test_warning_is_given_once_per_process(cache):
@@ -274,3 +275,42 @@ def test_threads_mode_under_a_process_limit_says_to_use_fibers(cache, monkeypatc
     monkeypatch.setattr(module.RawKernel, "_run", lambda self, *a: failed)
     with pytest.raises(CudaCpuError, match='hanya 40 yang berhasil.*ulimit -u.*mode="fibers"'):
         kernel((1,), (256,), (x,))
+
+
+# ---- a full disk, and several processes compiling at once ------------------------------------
+
+
+def test_a_full_disk_under_the_cache_is_an_indonesian_message_and_leaves_nothing(cache, monkeypatch):
+    import errno
+
+    real = os.replace
+
+    def full(src, dst, *a, **k):
+        if str(dst).startswith(str(cache)):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(src, dst, *a, **k)
+
+    monkeypatch.setenv("ATENSI_CACHE", str(cache.parent))
+    monkeypatch.setattr(build.os, "replace", full)
+    with pytest.raises(CudaCpuError) as info:
+        RawModule(CODE, path="one.cu", options=("-DVALUE=9.0f",))
+    msg = str(info.value)
+    assert f"folder cache kompilasi {cache}" in msg and "disk penuh" in msg
+    assert "ATENSI_CACHE=" in msg and "No space" not in msg
+    assert sorted(p.name for p in cache.iterdir()) == [".lock"]  # no .cpp, .tmp, .so, .sha256
+
+
+def test_four_processes_compiling_into_one_fresh_cache_compile_once_and_leave_one_pair(cache):
+    script = ("import sys\nfrom atensi.cudacpu import RawModule\n"
+              f"m = RawModule({CODE!r}, path='one.cu', options=('-DVALUE=6.0f',))\n"
+              "print(int(m.compiled))\n")
+    env = {**os.environ, "ATENSI_CACHE": str(cache.parent)}
+    procs = [subprocess.Popen([sys.executable, "-c", script], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for _ in range(4)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err[-1500:] for _, err in outs]
+    assert sum(int(out) for out, _ in outs) == 1, outs  # the others waited and loaded it
+    names = sorted(p.name for p in cache.iterdir())
+    assert len(names) == 3 and names[0] == ".lock", names
+    assert names[1].endswith(".so") and names[2] == names[1] + ".sha256"
+    assert build.damage(cache / names[1]) is None

@@ -497,3 +497,98 @@ def test_row_loops_do_not_overflow_near_2_to_31_blocks(file, kernel, args):
             out = res.arrays[names.index("out")]
             assert np.isfinite(out[:2]).all() and (out[:2] != 0).any()
             np.testing.assert_array_equal(out[2:], 0.0)  # rows 2, 3 belong to blocks that never ran
+
+
+# ---- writes past an array's ends: guard bytes in the modes without a sanitizer ------------
+
+OOB = "gap_out_of_bounds_write.cu"
+
+
+def _causal_mask_off_by_one_args(T=100, H=2):
+    S = np.random.default_rng(3).standard_normal((H, T, T)).astype(f32)
+    grid = (-(-T // 16), -(-T // 16), H)  # more than T rows and columns: row T runs
+    return grid, (S, np.zeros_like(S), i32(H), i32(T))
+
+
+def test_write_past_the_end_is_an_error_not_a_crash_of_the_process(tmp_path):
+    """The launch runs in a child: before the guards it aborted the interpreter."""
+    import subprocess
+    import sys
+
+    script = f"""
+import numpy as np
+from atensi.cudacpu import RawModule
+from atensi.cudacpu.errors import OutOfBoundsWriteError
+mod = RawModule(path={str(FIX / OOB)!r})
+k = mod.get_function("causal_mask_off_by_one")
+T, H = 100, 2
+S = np.random.default_rng(3).standard_normal((H, T, T)).astype(np.float32)
+for _ in range(3):
+    try:
+        k((7, 7, H), (16, 16), (S, np.zeros_like(S), np.int32(H), np.int32(T)))
+    except OutOfBoundsWriteError as err:
+        print(err)
+import gc; gc.collect()
+print([np.ones(1000).sum() for _ in range(200)][-1])
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.splitlines()
+    assert len(lines) == 4 and lines[-1] == "1000.0", proc.stdout
+    assert "argumen ke-2 ('out', 80000 bita)" in lines[0] and "sesudah akhirnya" in lines[0]
+    assert 'jalankan lagi dengan sanitize="address" untuk baris .cu-nya' in lines[0]
+
+
+@pytest.mark.parametrize("mode", ["fibers", "shuffle"])
+def test_write_past_the_end_names_the_argument_and_keeps_what_was_in_bounds(mode):
+    from atensi.cudacpu.errors import OutOfBoundsWriteError
+
+    k = load(OOB, mode=mode).get_function("causal_mask_off_by_one")
+    grid, args = _causal_mask_off_by_one_args()
+    with pytest.raises(OutOfBoundsWriteError) as info:
+        k(grid, (16, 16), args)
+    msg = str(info.value)
+    assert "Kernel 'causal_mask_off_by_one' (tests/fixtures/cudacpu/gap_out_of_bounds_write.cu)" in msg
+    assert "argumen ke-2 ('out', 80000 bita) sampai 404 bita sesudah akhirnya" in msg  # T + 1 floats
+    assert "'S'" not in msg and "sebelum" not in msg
+    S, out = args[0], args[1]
+    # What the kernel wrote within bounds is back in the array: the diagonal is S's
+    # (but for [0, 0], which the stray writes of the head before also reach), and
+    # in head 0 (where no stray write lands above the diagonal) everything above it -inf.
+    np.testing.assert_array_equal(np.diagonal(out, axis1=1, axis2=2)[:, 1:],
+                                  np.diagonal(S, axis1=1, axis2=2)[:, 1:])
+    assert (out[0][np.triu_indices(100, 1)] == -np.inf).all()
+
+
+def test_write_before_the_start_is_named_as_before():
+    from atensi.cudacpu.errors import OutOfBoundsWriteError
+
+    k = load(OOB).get_function("shift_left_before_start")
+    x, y = np.arange(1, 9, dtype=f32), np.zeros(8, f32)
+    with pytest.raises(OutOfBoundsWriteError, match=r"argumen ke-2 \('y', 32 bita\) sampai 4 bita "
+                                                    r"sebelum awalnya"):
+        k((1,), (8,), (x, y, i32(8)))
+    np.testing.assert_array_equal(y[:7], x[1:])
+
+
+def test_arrays_that_share_memory_alias_in_the_guarded_copy():
+    """Two views of one buffer see each other's writes, as on a GPU: fibers run the
+    threads of this block in order, so thread i reads what thread i - 2 wrote."""
+    k = load(OOB).get_function("add_from")
+    buf = np.arange(10, dtype=f32)
+    k((1,), (8,), (buf[:8], buf[2:], i32(8)))
+    expect = np.arange(10, dtype=f32)
+    for i in range(8):
+        expect[i + 2] += expect[i]
+    np.testing.assert_array_equal(buf, expect)
+    same = np.arange(4, dtype=f32)
+    k((1,), (4,), (same, same, i32(4)))
+    np.testing.assert_array_equal(same, 2 * np.arange(4))
+
+
+@pytest.mark.slow
+def test_address_sanitizer_names_the_line_the_guard_message_points_to():
+    grid, args = _causal_mask_off_by_one_args(T=20, H=1)
+    res = run_in_subprocess((FIX / OOB).read_text(), path=f"{SHOWN}/{OOB}", kernel="causal_mask_off_by_one",
+                            grid=grid, block=(16, 16), args=args, sanitize="address")
+    assert f"{SHOWN}/{OOB}:17" in res.report, res.report[-3000:]

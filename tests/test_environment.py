@@ -60,3 +60,35 @@ def test_the_readers_accept_what_they_should():
     assert environment.positive_number("ATENSI_TIDAK_ADA", 5.0) == 5.0
     assert environment.integer("ATENSI_TIDAK_ADA", 3) == 3
     assert environment.choice("ATENSI_TIDAK_ADA", ("a",)) is None
+
+
+def test_a_command_that_is_no_compiler_is_refused_naming_the_variable(monkeypatch):
+    monkeypatch.setenv("ATENSI_CXX", "/bin/false")
+    with pytest.raises(RuntimeError, match="ATENSI_CXX='/bin/false' tidak menunjuk ke kompilator C\\+\\+"
+                                           ".*unset ATENSI_CXX"):
+        RawModule('extern "C" __global__ void k(float* x) {}', path="k.cu")
+
+
+def test_a_sanitizer_from_the_environment_is_named_when_its_runtime_is_missing(monkeypatch):
+    monkeypatch.setenv("ATENSI_CUDACPU_SANITIZE", "address")
+    monkeypatch.setattr(build, "build", lambda *a, **k: pytest.fail("dikompilasi sebelum ditolak"))
+    with pytest.raises(RuntimeError, match="dari variabel lingkungan ATENSI_CUDACPU_SANITIZE=address"
+                                           ".*unset ATENSI_CUDACPU_SANITIZE"):
+        RawModule('extern "C" __global__ void k(float* x) {}', path="k.cu")
+
+
+@pytest.mark.parametrize("make", ["missing", "file"])
+def test_a_kernel_folder_from_the_environment_is_named(monkeypatch, tmp_path, make):
+    from atensi.kernels import loading
+
+    target = tmp_path / "kernels"
+    if make == "file":
+        target.write_text("bukan folder")
+    monkeypatch.setenv("ATENSI_KERNELS_DIR", str(target))
+    with pytest.raises(FileNotFoundError, match=f"ATENSI_KERNELS_DIR='{target}' tidak menunjuk ke folder"
+                                                ".*unset ATENSI_KERNELS_DIR"):
+        loading.kernel_path("softmax.cu")
+    (tmp_path / "kosong").mkdir()
+    monkeypatch.setenv("ATENSI_KERNELS_DIR", str(tmp_path / "kosong"))
+    with pytest.raises(FileNotFoundError, match="folder dari variabel lingkungan ATENSI_KERNELS_DIR"):
+        loading.kernel_path("softmax.cu")

@@ -20,7 +20,9 @@ includes (``cuda_cpu.h`` and ``#include`` files found in ``-I`` folders,
 followed recursively), so an edited header is recompiled.
 
 Files are written under a temporary name, fsync'ed and moved into place with
-``os.replace``, so two processes compiling the same kernel at once are safe.
+``os.replace``. One process at a time compiles a given library (a record lock
+on one byte of the folder's single ``.lock`` file); the others wait, then load
+what it wrote. A full disk is reported in Indonesian, naming ATENSI_CACHE.
 A compiler that exits 0 without writing an ELF file is an error, never a
 cache entry. Next to every ``.so`` its SHA-256 is kept (``.so.sha256``); a
 library whose bytes no longer match (a power loss, a damaged disk) is
@@ -37,6 +39,9 @@ not fit is refused with a clear message instead of crashing the interpreter.
 from __future__ import annotations
 
 import atexit
+import contextlib
+import errno
+import fcntl
 import functools
 import hashlib
 import os
@@ -45,11 +50,12 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import threading
 import time
 import warnings
 from pathlib import Path
 
-from .. import environment
+from .. import environment, files
 from .errors import CudaCpuError
 
 HEADER = Path(__file__).with_name("cuda_cpu.h")
@@ -182,21 +188,36 @@ def cache_dir() -> Path:
     return path
 
 
+def _origin() -> str:
+    return " (dari variabel lingkungan ATENSI_CXX)" if environment.is_set("ATENSI_CXX") else ""
+
+
 def compiler() -> str:
     cxx = environment.text("ATENSI_CXX") or "g++"
     if shutil.which(cxx) is None:
-        origin = " (dari variabel lingkungan ATENSI_CXX)" if environment.is_set("ATENSI_CXX") else ""
         raise CudaCpuError(
-            f"Kompilator C++ '{cxx}'{origin} tidak ditemukan. cudacpu butuh g++ (GCC 11 atau lebih "
+            f"Kompilator C++ '{cxx}'{_origin()} tidak ditemukan. cudacpu butuh g++ (GCC 11 atau lebih "
             "baru); pasang dengan `sudo apt install g++` (Debian/Ubuntu/Colab)."
+        )
+    if environment.is_set("ATENSI_CXX") and _compiler_version(cxx) is None:
+        raise CudaCpuError(
+            f"Variabel lingkungan ATENSI_CXX={cxx!r} tidak menunjuk ke kompilator C++: "
+            f"'{cxx} --version' gagal. Setel ATENSI_CXX ke g++ (GCC 11 atau lebih "
+            "baru), misalnya ATENSI_CXX=g++-12, atau hapus dengan: unset ATENSI_CXX"
         )
     return cxx
 
 
 @functools.lru_cache(maxsize=None)
-def _compiler_version(cxx: str) -> str:
-    out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False)
-    return out.stdout.splitlines()[0] if out.stdout else "unknown"
+def _compiler_version(cxx: str) -> str | None:
+    try:
+        out = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=False,
+                             encoding="utf-8", errors="replace")
+    except OSError:  # not executable after all
+        return None
+    if out.returncode != 0:  # no compiler fails to say its version (/bin/false does)
+        return None
+    return out.stdout.splitlines()[0] if out.stdout.strip() else "unknown"
 
 
 @functools.lru_cache(maxsize=None)
@@ -299,7 +320,7 @@ def cache_key(tu: str, flags, cxx: str) -> str:
     put(str(len(flags)))
     for flag in flags:
         put(flag)
-    put(_compiler_version(cxx))
+    put(_compiler_version(cxx) or "unknown")
     for name, data in _headers(tu, [HEADER.parent, *_include_dirs(flags)]):
         put(name)
         put(data)
@@ -373,11 +394,16 @@ def _install(tmp_lib: str, lib: Path, path: str) -> None:
     os.chmod(tmp_lib, 0o700)
     digest = _sha256(Path(tmp_lib))
     fd, tmp_hash = tempfile.mkstemp(dir=lib.parent, prefix=lib.name + ".", suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(digest + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp_hash, _hash_file(lib))
+    try:
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(digest + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp_hash, _hash_file(lib))
+    except BaseException:
+        if os.path.exists(tmp_hash):
+            os.unlink(tmp_hash)
+        raise
     os.replace(tmp_lib, lib)
     try:
         dir_fd = os.open(lib.parent, os.O_RDONLY)
@@ -389,12 +415,83 @@ def _install(tmp_lib: str, lib: Path, path: str) -> None:
         pass
 
 
+_lock_files: dict[str, int] = {}     # cache folder -> this process's descriptor of its .lock
+_key_locks: dict[str, threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+@contextlib.contextmanager
+def _compile_lock(lib: Path):
+    """One compile of ``lib`` at a time, across threads and processes.
+
+    Between processes: a POSIX record lock on one byte of the folder's ``.lock``
+    (one file for the whole cache, so nothing is left per library), chosen by the
+    library's name. Record locks belong to the process, so threads of one process
+    take a lock per library first, and the descriptor stays open (closing any
+    descriptor of the file would drop every lock the process holds on it).
+    """
+    with _locks_guard:
+        key_lock = _key_locks.setdefault(str(lib), threading.Lock())
+        folder = str(lib.parent)
+        fd = _lock_files.get(folder)
+        if fd is None:
+            try:
+                fd = _lock_files[folder] = os.open(os.path.join(folder, ".lock"),
+                                                   os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError:
+                fd = None  # a read-only cache: the compile below reports it
+    byte = int(hashlib.sha256(lib.name.encode()).hexdigest()[:7], 16)
+    with key_lock:
+        if fd is not None:
+            fcntl.lockf(fd, fcntl.LOCK_EX, 1, byte)
+        try:
+            yield
+        finally:
+            if fd is not None:
+                fcntl.lockf(fd, fcntl.LOCK_UN, 1, byte)
+
+
+def _cached(lib: Path) -> bool:
+    """Is a whole, trusted ``lib`` already there? A damaged one is removed."""
+    if not lib.exists() or trusted_library(lib) is not None:
+        return False
+    if damage(lib) is None:
+        return True
+    discard(lib)
+    return False
+
+
+def _cache_full(out_dir: Path, err: OSError) -> CudaCpuError:
+    """A write into the cache failed (``err``): say so in Indonesian, naming ATENSI_CACHE."""
+    problem = files.write_problem(out_dir, err)
+    where = (f"variabel lingkungan ATENSI_CACHE={environment.text('ATENSI_CACHE')!r}"
+             if environment.is_set("ATENSI_CACHE") else "bawaannya; setel ATENSI_CACHE untuk memilih "
+             "folder lain")
+    return CudaCpuError(
+        f"Pustaka kernel tidak bisa disimpan di folder cache kompilasi {out_dir} ({where}): "
+        f"{problem.message.split(': ', 1)[-1]} Setel ATENSI_CACHE ke folder di disk yang masih "
+        "punya ruang, lalu coba lagi."
+    )
+
+
 def build(tu: str, *, path: str, flags: tuple[str, ...]) -> tuple[Path, bool]:
     """Compile ``tu`` unless cached. Returns (library path, was it compiled now)."""
     cxx = compiler()
     key = cache_key(tu, flags, cxx)
     out_dir = cache_dir()
     lib = out_dir / f"{_stem(path)}-{key}.so"
+    if _cached(lib):
+        return lib, False
+    try:
+        with _compile_lock(lib):
+            return _build_locked(tu, path, flags, cxx, out_dir, lib)
+    except OSError as err:
+        if err.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise _cache_full(out_dir, err) from None
+        raise
+
+
+def _build_locked(tu: str, path: str, flags, cxx: str, out_dir: Path, lib: Path) -> tuple[Path, bool]:
     if lib.exists():
         problem = trusted_library(lib)
         if problem is None:
@@ -407,15 +504,27 @@ def build(tu: str, *, path: str, flags: tuple[str, ...]) -> tuple[Path, bool]:
             lib = out_dir / lib.name
             if lib.exists() and trusted_library(lib) is None and damage(lib) is None:
                 return lib, False
-    fd, cpp = tempfile.mkstemp(dir=out_dir, prefix=f"{_stem(path)}-{key}.", suffix=".cpp")
-    with os.fdopen(fd, "w") as f:
-        f.write(tu)
-    fd, tmp_lib = tempfile.mkstemp(dir=out_dir, prefix=lib.name + ".", suffix=".tmp")
-    os.close(fd)
-    cmd = [cxx, *flags, "-fstack-usage", "-I", str(HEADER.parent), "-o", tmp_lib, cpp]
-    sanitize = next((s for s, f in SANITIZE_FLAGS.items() if s and f[-1] in flags), None)
+    fd, cpp = tempfile.mkstemp(dir=out_dir, prefix=f"{lib.stem}.", suffix=".cpp")
+    tmp_lib = None
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:  # UTF-8 whatever the locale
+            f.write(tu)
+        fd, tmp_lib = tempfile.mkstemp(dir=out_dir, prefix=lib.name + ".", suffix=".tmp")
+        os.close(fd)
+        cmd = [cxx, *flags, "-fstack-usage", "-I", str(HEADER.parent), "-o", tmp_lib, cpp]
+        sanitize = next((s for s, f in SANITIZE_FLAGS.items() if s and f[-1] in flags), None)
+        # g++ quotes the .cu lines: UTF-8, whatever the locale says.
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, encoding="utf-8",
+                              errors="replace")
+        if proc.returncode != 0 and "No space left on device" in proc.stderr:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        if proc.returncode != 0 and not proc.stderr.strip():
+            raise CudaCpuError(
+                f"Kompilasi {path} dengan '{cxx}'{_origin()} gagal (kode keluar {proc.returncode}) "
+                "tanpa pesan apa pun. Periksa kompilatornya"
+                + (": setel ATENSI_CXX ke g++ (GCC 11 atau lebih baru), atau hapus dengan: unset "
+                   "ATENSI_CXX" if _origin() else " (g++ --version)") + "."
+            )
         if proc.returncode != 0:
             raise CudaCpuError(
                 f"Kompilasi {path} dengan g++ gagal (kode keluar {proc.returncode}). "
@@ -432,7 +541,8 @@ def build(tu: str, *, path: str, flags: tuple[str, ...]) -> tuple[Path, bool]:
             )
         _install(tmp_lib, lib, path)
     finally:
-        for leftover in [tmp_lib, cpp, *out_dir.glob(Path(tmp_lib).name + "*.su")]:
-            if os.path.exists(leftover):
+        stack_files = out_dir.glob(Path(tmp_lib).name + "*.su") if tmp_lib else ()
+        for leftover in [tmp_lib, cpp, *stack_files]:
+            if leftover and os.path.exists(leftover):
                 os.unlink(leftover)
     return lib, True

@@ -23,3 +23,11 @@ class SanitizerError(CudaCpuError):
     def __init__(self, message: str, report: str = ""):
         super().__init__(message)
         self.report = report
+
+
+class OutOfBoundsWriteError(CudaCpuError):
+    """A kernel wrote past the end (or before the start) of an array argument.
+
+    Seen without a sanitizer through guard bytes around each array; the .cu
+    line comes from AddressSanitizer (``sanitize="address"``).
+    """

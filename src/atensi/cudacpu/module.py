@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import environment, hardware
 from . import args as _args
-from . import build, profiling, resources, source
+from . import build, guards, profiling, resources, source
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError
 
 MODES = ("fibers", "threads", "shuffle")
@@ -253,12 +253,17 @@ class RawKernel:
         if self.module.mode == "shuffle":
             self.module._lib.cudacpu_set_seed(ctypes.c_ulonglong(self.module.seed))
         copies = _AsanCopies(packed) if self.module.sanitize == "address" else None
+        # Without AddressSanitizer, guard bytes around each array catch a write past
+        # its ends before it damages the Python heap (ThreadSanitizer builds too).
+        guarded = guards.GuardedCopies(packed) if copies is None else None
         rc, msg = -1, ""
         try:
             rc, msg = self._run(cfg, int(shared_mem), packed.argv)
         finally:
             if copies is not None:
                 copies.finish(copy_back=rc == 0)
+            if guarded is not None:
+                guarded.finish(self.name, self.module.path)
         if rc != 0:
             if self.module.mode == "threads" and msg.startswith("Gagal membuat"):
                 msg = (f"{msg.rstrip('.')}. Mode \"threads\" memakai satu thread OS per thread "
@@ -392,10 +397,11 @@ class RawModule:
         if code is None:
             if path is None:
                 raise TypeError("Berikan 'code' (teks .cu) atau 'path' (berkas .cu).")
-            code = Path(path).read_text()
+            code = source.read_cu(path)
         if not isinstance(code, str):
             raise TypeError(f"'code' harus str berisi kode CUDA C, bukan {type(code).__name__}.")
         self.path = str(path) if path is not None else "<kode-cuda>"
+        from_env = sanitize is None and environment.is_set("ATENSI_CUDACPU_SANITIZE")
         self.mode, self.sanitize = resolve_mode(mode, sanitize)
         self.options = tuple(options) if not isinstance(options, str) else (options,)
         if seed is None:
@@ -403,18 +409,22 @@ class RawModule:
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
             raise TypeError(f"'seed' harus int >= 0, bukan {seed!r}.")
         self.seed = int(seed) % 2**64
+        if self.sanitize and not runtime_loaded(self.sanitize):  # before the compile
+            lib = "libasan.so" if self.sanitize == "address" else "libtsan.so"
+            origin = (f" (dari variabel lingkungan ATENSI_CUDACPU_SANITIZE={self.sanitize})"
+                      if from_env else "")
+            unset = (" Atau, untuk menjalankan tanpa sanitizer, hapus variabelnya dengan: unset "
+                     "ATENSI_CUDACPU_SANITIZE" if from_env else "")
+            raise CudaCpuError(
+                f"Modul dengan sanitize={self.sanitize!r}{origin} hanya bisa dimuat di proses Python "
+                f"yang dijalankan dengan LD_PRELOAD=$(g++ -print-file-name={lib}). Jalankan lewat "
+                f"atensi.cudacpu.run_in_subprocess(...) atau run_python_in_subprocess(...).{unset}"
+            )
         t0 = time.perf_counter()
         self._code_for_rebuild = code
         self.library_path, self.compiled, self._decls = build_library(
             code, path=self.path, mode=self.mode, sanitize=self.sanitize, options=self.options)
         self.compile_seconds = time.perf_counter() - t0
-        if self.sanitize and not runtime_loaded(self.sanitize):
-            lib = "libasan.so" if self.sanitize == "address" else "libtsan.so"
-            raise CudaCpuError(
-                f"Modul dengan sanitize={self.sanitize!r} hanya bisa dimuat di proses Python yang "
-                f"dijalankan dengan LD_PRELOAD=$(g++ -print-file-name={lib}). Jalankan lewat "
-                "atensi.cudacpu.run_in_subprocess(...) atau run_python_in_subprocess(...)."
-            )
         self._lib = self._load_healing()
         self._functions: dict[str, RawKernel] = {}
         self.arch = resources.arch_of(self.options)  # the GPU whose limits launches obey

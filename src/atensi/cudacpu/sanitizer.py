@@ -19,6 +19,7 @@ from pathlib import Path
 from . import build
 from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError, SanitizerError
 from .module import resolve_mode
+from .source import read_cu
 
 _REPORT = re.compile(
     r"^.*(?:ERROR: AddressSanitizer|WARNING: AddressSanitizer|WARNING: ThreadSanitizer|"
@@ -109,7 +110,7 @@ def run_in_subprocess(code: str | None = None, *, path: str, kernel: str, grid, 
     """
     mode, sanitize = resolve_mode(mode, sanitize)
     if code is None:
-        code = Path(path).read_text()
+        code = read_cu(path)
     job = dict(code=code, path=str(path), kernel=kernel, grid=grid, block=block, args=tuple(args),
                shared_mem=shared_mem, mode=mode, sanitize=sanitize, options=tuple(options))
     with tempfile.TemporaryDirectory(prefix="cudacpu-") as tmp:

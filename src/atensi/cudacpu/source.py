@@ -15,8 +15,10 @@ point at the .cu line through ``#line``):
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from .errors import CudaCpuError
 
@@ -285,6 +287,50 @@ def _rewrite_extern_shared(code: str, plain: str) -> str:
     return "".join(out)
 
 
+BOM = "\ufeff"  # editors on Windows start UTF-8 files with it; NVRTC and nvcc skip it
+
+
+def read_cu(path, name: str = "path") -> str:
+    """The text of a .cu file: UTF-8 whatever the locale, a leading BOM dropped.
+
+    A folder, a missing file, or bytes that are not UTF-8 (a Latin-1 "é", a
+    binary file) are refused in Indonesian, naming the file, and for bytes the
+    line, column and byte value.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"Argumen '{name}' harus path berkas .cu (str atau pathlib.Path), bukan "
+                        f"{type(path).__name__}.")
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise IsADirectoryError(
+            f"Argumen '{name}' = '{path}' adalah folder. Sebutkan satu berkas .cu di dalamnya, "
+            f"misalnya '{path / 'softmax.cu'}'.")
+    if not path.is_file():
+        raise FileNotFoundError(f"Berkas .cu '{path}' (argumen '{name}') tidak ditemukan. Periksa "
+                                "nama dan foldernya.")
+    try:
+        data = path.read_bytes()
+    except OSError as err:
+        raise OSError(err.errno, f"Berkas .cu '{path}' tidak bisa dibaca: {err.strerror}.") from None
+    return decode_cu(data, str(path))
+
+
+def decode_cu(data: bytes, shown: str) -> str:
+    """``data`` (the bytes of .cu file ``shown``) as text; see :func:`read_cu`."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise ValueError(
+            f"Berkas .cu '{shown}' bukan teks UTF-8: baris {line}, kolom {column} berisi bita "
+            f"0x{data[err.start]:02X}, yang tidak sah di UTF-8 (berkas itu disimpan dengan "
+            "pengodean lain, misalnya Latin-1, atau bukan berkas teks). Simpan ulang berkasnya "
+            "sebagai UTF-8 (di editor: Save with Encoding -> UTF-8), atau ganti karakter itu."
+        ) from None
+    return text.removeprefix(BOM)
+
+
 def _display_name(path: str) -> str:
     return path.replace("\\", "/").replace('"', "'")
 
@@ -299,6 +345,7 @@ def translation_unit(code: str, path: str, kernels: dict[str, KernelDecl]) -> st
     """The C++ text that g++ compiles for ``code``."""
     if "\0" in code:
         raise CudaCpuError(f"Kode sumber {path} berisi karakter NUL.")
+    code = code.removeprefix(BOM)  # g++ would read it as stray bytes in the line after #line
     code = _align_before_shared(code, _blank(_blank(code, _COMMENTS), _STRINGS))
     plain = _blank(_blank(code, _COMMENTS), _STRINGS)
     body = _rewrite_extern_shared(code, plain)

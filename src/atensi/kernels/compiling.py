@@ -29,6 +29,7 @@ from pathlib import Path
 
 from atensi import cuda_wheels, files, hardware, ptxas
 from atensi.cudacpu import build
+from atensi.cudacpu import source as cu_source
 from atensi.kernels import registry
 from atensi.kernels.launch import ceil_div
 from atensi.kernels.loading import (
@@ -114,7 +115,7 @@ def compile_report(path, *, arch: str = "sm_90") -> CompileReport:
     cache = _cache_file(source, name, options, nvrtc.getVersion())
     cached = _read_cache(cache)
     if cached is None:
-        log, cubin, seconds = _compile(nvrtc, source.decode("utf-8"), name, options)
+        log, cubin, seconds = _compile(nvrtc, cu_source.decode_cu(source, name), name, options)
         _write_cache(cache, log, cubin, seconds)
     else:
         log, cubin, seconds = cached
