@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from atensi import number_formats
+from atensi import number_formats, reference
+from atensi.kernels import limits
 
 
 def tf32_by_hand(value: float) -> float:
@@ -63,3 +64,59 @@ def test_to_tf32_refuses_other_dtypes_in_indonesian():
         number_formats.to_tf32(np.ones(3))
     with pytest.raises(TypeError, match="'x' harus float32"):
         number_formats.to_tf32("1.0")
+
+
+FLT_MAX = np.finfo(np.float32).max
+
+
+def _qkv(T=8, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    return tuple(rng.standard_normal((2, T, d)).astype(np.float32) for _ in range(3))
+
+
+@pytest.mark.parametrize("where", ["Q", "K"])
+def test_attention_tf32_refuses_flt_max_in_q_or_k_as_the_kernels_do(where):
+    Q, K, V = _qkv()
+    (Q if where == "Q" else K)[1, 3, 2] = FLT_MAX
+    with pytest.raises(ValueError) as info:
+        number_formats.attention_tf32(Q, K, V)
+    with pytest.raises(ValueError) as kernel_info:  # the same check, before any launch
+        limits.check_qkv(Q, K, V, tf32=True)
+    assert str(info.value) == str(kernel_info.value) and f"Argumen '{where}'" in str(info.value)
+
+
+def test_attention_tf32_with_flt_max_in_v_is_finite_and_right():
+    Q, K, V = _qkv()
+    V[0, 5, 1] = FLT_MAX
+    V[1, :, :] *= np.float32(1e37)
+    out = number_formats.attention_tf32(Q, K, V, precision="3xtf32")
+    assert np.isfinite(out).all()
+    ref = reference.attention(Q.astype(np.float64), K.astype(np.float64), V.astype(np.float64))
+    # V is divided by a power of two near max|v| (as in the kernels), so the error is
+    # relative to each head's largest value.
+    size = np.abs(V.astype(np.float64)).max(axis=(-2, -1), keepdims=True)
+    assert (np.abs(out - ref) <= 1e-5 * size).all()
+
+
+def test_attention_tf32_refuses_nan_and_bad_shapes_by_name():
+    Q, K, V = _qkv()
+    K[0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="Argumen 'K' berisi 1 nilai NaN"):
+        number_formats.attention_tf32(Q, K, V)
+    Q, K, V = _qkv()
+    with pytest.raises(ValueError, match="'V' harus punya T yang sama dengan 'K'"):
+        number_formats.attention_tf32(Q, K, V[:, :5])
+
+
+@pytest.mark.parametrize("precision", number_formats.PRECISIONS)
+def test_matmul_tf32_refuses_operands_that_round_to_inf_or_overflow(precision):
+    a = np.ones((3, 4), np.float32)
+    b = np.ones((4, 2), np.float32)
+    a[1, 1] = FLT_MAX
+    with pytest.raises(ValueError, match="Argumen 'a' berisi nilai sebesar .*menjadi inf"):
+        number_formats.matmul_tf32(a, b, precision=precision)
+    a[1, 1] = 1e30
+    with pytest.raises(ValueError, match="hasil kali a·b .* melampaui batas float32"):
+        number_formats.matmul_tf32(a, b * np.float32(1e30), precision=precision)
+    with pytest.raises(ValueError, match="K yang sama"):
+        number_formats.matmul_tf32(a, b.T.copy(), precision=precision)

@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import validation as _v
+from .formatting import id_sci
+
 TF32_MANTISSA_BITS = 10
 _DROPPED = 23 - TF32_MANTISSA_BITS  # 13 bit terendah float32 dibuang
 _HALF = np.uint32(1 << (_DROPPED - 1))
@@ -111,6 +114,18 @@ def _check_precision(precision):
         )
 
 
+def _check_operand(x, name: str, hint: str) -> None:
+    """A finite operand that rounds to a finite TF32 number (below ``TF32_OVERFLOW``):
+    else the product is inf, then NaN, where the kernels refuse the same input."""
+    _v.check_finite(x, name)
+    if x.size and _v.max_abs(x) >= _v.TF32_OVERFLOW:
+        raise ValueError(
+            f"Argumen '{name}' berisi nilai sebesar {id_sci(_v.max_abs(x))}: dibulatkan ke TF32 "
+            "(10 bit mantissa) nilai itu menjadi inf, karena setiap nilai dalam 2⁻¹¹ dari batas "
+            f"float32 dibulatkan ke atas, melewati batas itu. {hint}"
+        )
+
+
 def matmul_tf32(a, b, *, precision="tf32") -> np.ndarray:
     """``A B`` dengan operan TF32 (atau 3xTF32): galat format operan saja.
 
@@ -123,6 +138,13 @@ def matmul_tf32(a, b, *, precision="tf32") -> np.ndarray:
     """
     _check_precision(precision)
     a, b = _as_float32(a, "a"), _as_float32(b, "b")
+    for x, name in ((a, "a"), (b, "b")):
+        _check_operand(x, name, f"Perkecil {name}, misalnya {name} / 2.")
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
+        raise ValueError(
+            f"matmul_tf32 butuh a (..., M, K) dan b (..., K, N) dengan K yang sama, tetapi yang "
+            f"diterima a {a.shape} dan b {b.shape}."
+        )
     if precision == "tf32":
         pairs = [(to_tf32(a), to_tf32(b))]
     else:
@@ -130,6 +152,13 @@ def matmul_tf32(a, b, *, precision="tf32") -> np.ndarray:
         b_hi, b_lo = split_tf32(b)
         pairs = [(a_lo, b_hi), (a_hi, b_lo), (a_hi, b_hi)]
     total = sum(np.matmul(x.astype(np.float64), y.astype(np.float64)) for x, y in pairs)
+    top = float(np.finfo(np.float32).max)
+    if total.size and np.abs(total).max() > top:
+        raise ValueError(
+            f"Argumen 'a' dan 'b' terlalu besar: hasil kali a·b mencapai "
+            f"{id_sci(float(np.abs(total).max()))}, melampaui batas float32 ({id_sci(top)}), "
+            "dan akan menjadi inf. Perkecil keduanya, misalnya a / 1e3 dan b / 1e3."
+        )
     return total.astype(np.float32)
 
 
@@ -141,7 +170,19 @@ def attention_tf32(Q, K, V, *, causal=True, scale=True, precision="tf32") -> np.
     3xTF32) untuk P·V, lalu dibagi jumlah P float32. Q, K, V (..., T, d_k) float32.
     """
     _check_precision(precision)
-    Q, K, V = (_as_float32(x, n) for x, n in ((Q, "Q"), (K, "K"), (V, "V")))
+    Q, K, V = (_v.as_float_array(_as_float32(x, n), n) for x, n in ((Q, "Q"), (K, "K"), (V, "V")))
+    # The checks of kernels.attention(impl="fused-v3") (atensi.kernels.limits.check_qkv),
+    # but for the memory layout, which a NumPy model does not care about.
+    _v.check_qk_shapes(Q, K, square=True)
+    _v.check_leading({"Q": Q, "K": K, "V": V}, broadcast=False)
+    _v.check_v(V, K, Q)
+    for x, name in ((Q, "Q"), (K, "K"), (V, "V")):
+        _v.check_finite(x, name)
+    _v.check_score_overflow(Q, K, tf32=True)
+    # V divided by a power of two when T · max|v| could overflow, as every fused kernel does.
+    v_scale = _v.online_softmax_v_scale(V, K.shape[-2])
+    if v_scale is not None:
+        V = (V / np.float32(v_scale)).astype(np.float32)
     d_k = Q.shape[-1]
     factor = np.float32(1.0) / np.sqrt(np.float32(d_k)) if scale else np.float32(1.0)
     S = matmul_tf32((Q * factor).astype(np.float32), np.swapaxes(K, -1, -2).copy(), precision=precision)
@@ -151,4 +192,5 @@ def attention_tf32(Q, K, V, *, causal=True, scale=True, precision="tf32") -> np.
     m = S.max(axis=-1, keepdims=True)
     P = np.exp(S - m).astype(np.float32)
     l = P.sum(axis=-1, keepdims=True, dtype=np.float32)
-    return (matmul_tf32(P, V, precision=precision) / l).astype(np.float32)
+    out = (matmul_tf32(P, V, precision=precision) / l).astype(np.float32)
+    return out if v_scale is None else (out * np.float32(v_scale)).astype(np.float32)
