@@ -1,7 +1,8 @@
 """GPT kecil tingkat karakter atau kata, dirakit dari langkah-langkah buku ini.
 
 Satu tugas: modelnya. Korpus ada di ``atensi.corpus``, perulangan pelatihan
-di ``atensi.training_loop`` (dipakai ``atensi.train`` dan ``atensi.recall_train``).
+di ``atensi.training_loop`` (dipakai ``atensi.train`` dan ``atensi.recall_train``),
+format berkas bobot di ``atensi.weight_file``.
 
 Susunannya (pre-layer-norm, seperti GPT-2)::
 
@@ -31,20 +32,15 @@ array milik bobotnya (``array_module``), jadi model yang dipindah ke CuPy
 
 from __future__ import annotations
 
-import json
 import math
-import zipfile
-import zlib
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 
-from . import files, memory, model_checks, reference
+from . import memory, model_checks, reference, weight_file
 from . import validation as _v
 from .reference import array_module
 
-FORMAT = 1  # version of the .npz layout written by save()
 POSITIONS = ("learned", "rope", "none")  # Config.positions
 _GELU_C = math.sqrt(2.0 / math.pi)
 
@@ -514,176 +510,32 @@ class TinyGPT:
 
     # -- files ------------------------------------------------------------
     def save(self, path, *, curve: dict | None = None, info: dict | None = None):
-        """Tulis ``.npz``: bobot (float32), config, kosakata, kurva latihan, info (JSON)."""
-        files.check_output_path(files.as_path(path), "path", ".npz")  # before any work
-        info = model_checks.check_json_object(info, "info")
-        data = {f"param/{k}": np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.float32)
-                for k, v in self.params.items()}
-        for k, v in (curve or {}).items():
-            data[f"curve/{k}"] = np.asarray(v)
-        data["format"] = np.array(FORMAT)
-        data["config"] = np.array(json.dumps(asdict(self.config)))
-        data["chars"] = np.array(self.chars)
-        data["info"] = np.array(json.dumps(info or {}, ensure_ascii=False))
-        path = Path(path)
-        with files.replacing(path) as f:  # the old weights stay whole until the new are on disk
-            np.savez_compressed(f, **data)
-        return path
+        """Tulis ``.npz`` (format di ``atensi.weight_file``): bobot (float32), config,
+        kosakata, kurva latihan, info (JSON). ``~`` di path dibaca sebagai folder rumah.
+        Mengembalikan path yang ditulis."""
+        return weight_file.write(path, params=self.params, config=asdict(self.config),
+                                 chars=self.chars, curve=curve, info=info)
 
     @classmethod
     def load(cls, path):
         """Baca berkas dari ``save``. Mengembalikan model; ``model.curve``, ``model.info``."""
-        path = files.as_path(path)
-        remake = "Buat ulang dengan: python -m atensi.train"
-        if path.is_dir():
-            raise IsADirectoryError(
-                f"Argumen 'path' = '{path}' adalah folder, bukan berkas bobot. Sebutkan berkas "
-                f".npz-nya, misalnya {path / 'model_kecil.npz'}.")
-        if not path.is_file():
-            raise FileNotFoundError(
-                f"Berkas bobot '{path}' tidak ditemukan. {remake} (menulis "
-                "results/model_kecil.npz), atau ambil berkas itu dari repositori buku."
-            )
-        try:
-            data, config = _read_weights(path, remake)
-        except (zipfile.BadZipFile, EOFError, OSError, zlib.error, KeyError) as err:
-            raise ValueError(
-                f"Berkas bobot '{path}' rusak atau terpotong ({type(err).__name__}: {err}). "
-                f"Hapus berkas itu, lalu {remake[0].lower() + remake[1:]}."
-            ) from err
-        # A character vocabulary is stored as one string, a word vocabulary as a list.
-        chars = str(data["chars"]) if data["chars"].ndim == 0 else tuple(data["chars"].tolist())
-        expected = param_shapes(config)
-        params = {k[len("param/"):]: v for k, v in data.items() if k.startswith("param/")}
+        contents = weight_file.read(path, _config_and_shapes)
+        config, chars = contents.config, contents.chars
         if len(chars) != config.vocab:
-            raise ValueError(f"Bobot di berkas '{path}' tidak cocok dengan config-nya: kosakata "
-                             f"{len(chars)} token, config.vocab {config.vocab}. {remake}.")
-        for name in expected:
-            if not np.isfinite(params[name]).all():
-                raise ValueError(f"Parameter '{name}' di berkas bobot '{path}' berisi NaN atau "
-                                 f"inf. {remake}.")
-        try:
-            info = json.loads(str(data["info"])) if "info" in data else {}
-        except ValueError:
-            info = None
-        if not isinstance(info, dict):
-            raise ValueError(f"'info' di berkas bobot '{path}' bukan objek JSON. {remake}.")
-        model = cls(config, chars, {k: params[k].astype(np.float32) for k in expected})
-        model.curve = {k[len("curve/"):]: v for k, v in data.items() if k.startswith("curve/")}
-        model.info = info
-        model.path = path
+            raise ValueError(f"Bobot di berkas '{contents.path}' tidak cocok dengan config-nya: "
+                             f"kosakata {len(chars)} token, config.vocab {config.vocab}. "
+                             f"{weight_file.REMAKE}.")
+        model = cls(config, chars, contents.params)
+        model.curve, model.info, model.path = contents.curve, contents.info, contents.path
         return model
 
 
-_META_KEYS = ("format", "config", "chars", "info")
-# What save writes for each: an int, three texts (a word vocabulary: a 1-D text array).
-_META_KINDS = {"format": ("iu", (0,)), "config": ("U", (0,)), "chars": ("U", (0, 1)),
-               "info": ("U", (0,))}
-_META_BYTES = 1 << 20     # config, vocabulary, info: small texts
-_CURVE_BYTES = 64 << 20   # every curve/... member together
-_HEADER_BYTES = 4096      # the .npy header of one member
-
-
-def _npy_header(archive: zipfile.ZipFile, member: str):
-    """(shape, dtype, declared size) of one .npy member, read without its data."""
-    try:
-        with archive.open(member) as f:
-            version = np.lib.format.read_magic(f)
-            read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                    else np.lib.format.read_array_header_2_0)
-            shape, _, dtype = read(f)
-    except ValueError as err:  # not a .npy header
-        raise zipfile.BadZipFile(f"{member}: {err}") from None
-    return tuple(shape), dtype, archive.getinfo(member).file_size
-
-
-def _read_weights(path: Path, remake: str):
-    """The members of a weights file, checked before any of them is decompressed:
-    known keys only, the shapes and dtypes its config implies, declared sizes within
-    the parameter bytes (a few MiB can hold a zip bomb of many GiB)."""
-    problem = f"Berkas bobot '{path}'"
-    try:
-        archive = np.load(path, allow_pickle=False)
-    except ValueError as err:  # neither .npz nor .npy (NumPy would try pickle)
-        raise zipfile.BadZipFile(str(err)) from None
-    if not isinstance(archive, np.lib.npyio.NpzFile):
-        raise ValueError(f"{problem} bukan arsip .npz (satu array .npy saja). {remake}.")
-    with archive as f:
-        keys = list(f.files)
-        unknown = [k for k in keys if k not in _META_KEYS
-                   and not k.startswith(("param/", "curve/"))]
-        for key in _META_KEYS[:3]:
-            if key not in keys:
-                raise ValueError(
-                    f"Berkas '{path}' bukan berkas bobot atensi.model (kunci '{key}' tidak ada). "
-                    f"Periksa nama berkasnya. {remake}.")
-        if unknown:
-            raise ValueError(f"{problem} berisi kunci yang tidak dikenal: "
-                             f"{', '.join(unknown[:4])}. {remake}.")
-        twice = sorted({k for k in keys if keys.count(k) > 1})
-        if twice:
-            raise ValueError(f"{problem} berisi dua array atau lebih bernama "
-                             f"{', '.join(twice[:4])}: tidak jelas mana yang dimaksud. Berkas itu "
-                             f"rusak atau disunting. {remake}.")
-        headers = {k: _npy_header(f.zip, k + ".npy") for k in keys}
-        for k, (shape, dtype, size) in headers.items():
-            # NumPy allocates what the header declares before reading: a damaged header
-            # would ask for terabytes.
-            if dtype.hasobject or math.prod(shape) * dtype.itemsize > size:
-                raise ValueError(f"{problem}: '{k}' mengaku berisi {shape} {dtype}, lebih dari "
-                                 f"{size} bita yang ada di arsip. Berkas itu rusak. {remake}.")
-        for key in _META_KEYS:
-            if key in headers and headers[key][2] > _META_BYTES:
-                raise ValueError(f"{problem}: '{key}' berukuran {headers[key][2]} bita, terlalu "
-                                 f"besar untuk teks. {remake}.")
-            kinds, ndims = _META_KINDS[key]
-            if key in headers and (headers[key][1].kind not in kinds
-                                   or len(headers[key][0]) not in ndims):
-                what = "satu bilangan bulat" if key == "format" else "teks"
-                raise ValueError(f"{problem}: '{key}' harus {what}, tetapi berisi array "
-                                 f"{headers[key][1]} berbentuk {headers[key][0]}. Berkas itu "
-                                 f"rusak. {remake}.")
-        if int(f["format"]) != FORMAT:
-            raise ValueError(
-                f"Berkas bobot '{path}' berformat {int(f['format'])}, sedangkan pustaka ini "
-                f"membaca format {FORMAT}. {remake}."
-            )
-        try:
-            config = Config(**json.loads(str(f["config"])))
-        except (TypeError, ValueError) as err:
-            raise ValueError(
-                f"Config di berkas bobot '{path}' tidak cocok dengan atensi.model.Config ({err}). "
-                f"{remake}."
-            ) from err
-        expected = param_shapes(config)
-        params = {k[len("param/"):]: v for k, v in headers.items() if k.startswith("param/")}
-        missing = sorted(set(expected) - set(params))
-        extra = sorted(set(params) - set(expected))
-        wrong = sorted(k for k in set(expected) & set(params) if params[k][0] != expected[k])
-        floats = sorted(k for k in set(expected) & set(params)
-                        if params[k][1].kind != "f" or params[k][1].itemsize > 8)
-        if missing or extra or wrong or floats:
-            detail = "; ".join(s for s in (
-                f"tidak ada {', '.join(missing[:4])}" if missing else "",
-                f"berlebih {', '.join(extra[:4])}" if extra else "",
-                ", ".join(f"{k} berbentuk {params[k][0]}, seharusnya {expected[k]}"
-                          for k in wrong[:3]),
-                ", ".join(f"{k} bertipe {params[k][1]}, seharusnya float" for k in floats[:3]),
-            ) if s)
-            raise ValueError(f"Bobot di berkas '{path}' tidak cocok dengan config-nya: {detail}. "
-                             f"{remake}.")
-        for k, (shape, dtype, size) in params.items():
-            if size > math.prod(shape) * dtype.itemsize + _HEADER_BYTES:
-                raise ValueError(f"{problem}: 'param/{k}' mengaku berukuran {size} bita, lebih "
-                                 f"dari bentuknya {shape}. Berkas itu rusak. {remake}.")
-        curve_bytes = sum(size for k, (_, _, size) in headers.items() if k.startswith("curve/"))
-        if curve_bytes > _CURVE_BYTES:
-            raise ValueError(f"{problem}: kurva latihan berukuran {curve_bytes} bita, jauh lebih "
-                             f"dari yang ditulis atensi.train. {remake}.")
-        memory.check_output_bytes(float(sum(h[2] for h in headers.values())),
-                                  f"Isi berkas bobot '{path}'", "Pakai model yang lebih kecil.")
-        data = {k: f[k] for k in keys}
-    return data, config
+def _config_and_shapes(values: dict) -> tuple[Config, dict]:
+    """The Config a weights file describes, and the parameter shapes it implies."""
+    if not isinstance(values, dict):
+        raise TypeError(f"config harus objek JSON, bukan {type(values).__name__}")
+    config = Config(**values)
+    return config, param_shapes(config)
 
 
 def kv_cache_bytes(n_layer, T, d_model, batch=1, bytes_per_value=4):
