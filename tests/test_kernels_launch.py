@@ -423,3 +423,110 @@ def test_a_refusal_caused_by_splits_names_splits(no_launch, impl, monkeypatch):
     with pytest.raises(ValueError) as info:
         kernels.attention(Q, Q, Q, impl=impl, splits=1, backend="cpu")
     assert "splits" not in str(info.value)
+
+
+# --- the public launchers refuse what they cannot launch, before any launch ---------
+
+CPU = "cpu"
+
+
+def _split_v2_d32():
+    return kernels.launch.fused_kernel("v2", 32, split=True)
+
+
+def _qkv(T=40, d_k=32, lead=(2,)):
+    return rand(*lead, T, d_k), rand(*lead, T, d_k), rand(*lead, T, d_k)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda q, k, v: (rand(2, 40, 128), rand(2, 40, 128), rand(2, 40, 128)),
+     r"d_k = 128 .*melebihi lebar kernel attention_fused_v2_split_d32 \(D = 32\).*"
+     r"fused_kernel\('v2', 128, split=True\)"),
+    (lambda q, k, v: (q, k[:, :30].copy(), v[:, :30].copy()), r"Argumen 'Kd' harus berbentuk .*\(2, 40, 32\).*"
+     r"\(2, 30, 32\).*melewati ujungnya"),
+    (lambda q, k, v: (q, k, v[:, :20].copy()), r"Argumen 'Vd' harus berbentuk"),
+], ids=["d_k-128-di-kernel-d32", "K-lebih-pendek", "V-lebih-pendek"])
+def test_partials_refuse_what_the_split_kernel_cannot_read(no_launch, change, match):
+    Q, K, V = change(*_qkv())
+    with pytest.raises(ValueError, match=match):
+        kernels.launch.launch_partials(_split_v2_d32(), Q, K, V, 2, causal=False, scale=True,
+                                       backend=CPU)
+
+
+@pytest.mark.parametrize("splits, error, match", [
+    (0, ValueError, r"Argumen 'splits' harus bilangan bulat 1 sampai"),
+    (-1, ValueError, r"Argumen 'splits' harus bilangan bulat 1 sampai"),
+    ("2", TypeError, r"Argumen 'splits' harus bilangan bulat \(int\)"),
+])
+def test_partials_name_a_bad_splits(no_launch, splits, error, match):
+    with pytest.raises(error, match=match):
+        kernels.launch.launch_partials(_split_v2_d32(), *_qkv(), splits, causal=False,
+                                       scale=True, backend=CPU)
+
+
+@pytest.mark.parametrize("k, error, match", [
+    ("attention_fused_v2_split_d32", TypeError, r"Argumen 'k' harus entri registri kernel"),
+    (None, TypeError, r"Argumen 'k' harus entri registri kernel"),
+    (kernels.launch.fused_kernel("v2", 32), ValueError,
+     r"Argumen 'k' harus lintasan split-K .*attention_fused_v2_d32"),
+], ids=["nama", "None", "bukan-split"])
+def test_partials_need_a_split_entry_of_the_registry(no_launch, k, error, match):
+    with pytest.raises(error, match=match):
+        kernels.launch.launch_partials(k, *_qkv(), 2, causal=False, scale=True, backend=CPU)
+
+
+def _partials():
+    Q, K, V = _qkv()
+    return kernels.launch.launch_partials(_split_v2_d32(), Q, K, V, 3, causal=True, scale=True,
+                                          backend=CPU)
+
+
+def test_combine_refuses_outputs_and_ml_of_another_shape():
+    Op, ML = _partials()
+    combine = _split_v2_d32().combine
+    cases = [
+        (Op, ML[:, :, :20].copy(), np.empty((2, 40, 32), np.float32), r"Argumen 'ML' harus berbentuk"),
+        (Op, ML[:2].copy(), np.empty((2, 40, 32), np.float32), r"Argumen 'ML' harus berbentuk"),
+        (Op, ML, np.full((4, 40, 32), 7, np.float32), r"Argumen 'Od' harus berbentuk .*2 baris depan"),
+        (Op, ML, np.empty((1, 40, 32), np.float32), r"Argumen 'Od' harus berbentuk"),
+        (Op[0], ML, np.empty((2, 40, 32), np.float32), r"Argumen 'Op' harus berdimensi 4"),
+    ]
+    for op, ml, od, match in cases:
+        with pytest.raises(ValueError, match=match):
+            kernels.launch.launch_combine(combine, op, ml, od, backend=CPU)
+    with pytest.raises(ValueError, match=r"Argumen 'name' harus nama kernel penggabung"):
+        kernels.launch.launch_combine("attention_fused_v2_d32", Op, ML, np.empty((2, 40, 32), np.float32),
+                                      backend=CPU)
+    # The right shapes still combine to attention.
+    Od = np.empty((2, 40, 32), np.float32)
+    kernels.launch.launch_combine(combine, Op, ML, Od, backend=CPU)
+    assert np.isfinite(Od).all() and np.abs(Od).max() < 10
+
+
+def test_combine_into_a_smaller_output_is_refused_not_a_crash():
+    """It wrote past the end of Od: run in a child, so a crash fails the test."""
+    run = _child("""
+        import numpy as np
+        from atensi.kernels import launch
+        rng = np.random.default_rng(0)
+        Q, K, V = (rng.standard_normal((2, 40, 32)).astype(np.float32) for _ in range(3))
+        k = launch.fused_kernel("v2", 32, split=True)
+        Op, ML = launch.launch_partials(k, Q, K, V, 3, causal=True, scale=True, backend="cpu")
+        try:
+            launch.launch_combine(k.combine, Op, ML, np.empty((1, 2, 32), np.float32), backend="cpu")
+        except ValueError as err:
+            print("DITOLAK", err)
+    """)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "DITOLAK Argumen 'Od' harus berbentuk (..., T, d_k) = (..., 40, 32)" in run.stdout
+
+
+def test_causal_mask_launcher_refuses_a_smaller_output(no_launch):
+    S = rand(2, 16, 16)
+    for Od, name in ((np.empty((2, 8, 8), np.float32), "Od"), (np.empty((1, 16, 16), np.float32), "Od")):
+        with pytest.raises(ValueError, match=rf"Argumen '{name}' harus berisi H · T · T = 2 · 16 · 16"):
+            kernels.launch.launch_causal_mask(S, Od, 2, 16, backend=CPU)
+    with pytest.raises(ValueError, match=r"Argumen 'Sd' harus berisi"):
+        kernels.launch.launch_causal_mask(S[:1].copy(), np.empty_like(S), 2, 16, backend=CPU)
+    with pytest.raises(TypeError, match=r"Argumen 'T' harus bilangan bulat"):
+        kernels.launch.launch_causal_mask(S, np.empty_like(S), 2, 16.0, backend=CPU)

@@ -185,7 +185,8 @@ def test_launchers_find_their_kernel_by_step_and_version():
     assert "v1" not in registry.versions("scores", causal=True)
     assert registry.for_step("softmax", "v2", causal=True).name == "softmax_v2_warp_causal"
     assert registry.for_step("scores", "v1", causal=True) is None
-    assert registry.for_step("weighted_sum", "bukan-versi") is None
+    with pytest.raises(ValueError, match=r"Argumen 'version' harus salah satu dari 'v1', 'v2'"):
+        registry.for_step("weighted_sum", "bukan-versi")
     assert registry.for_step("fused", "v2", d_k=65).name == "attention_fused_v2_d128"
     assert registry.for_step("fused", "v3", d_k=3, precision="tf32").name == \
         "attention_tensorcore_tf32_d32"
@@ -450,3 +451,56 @@ def test_a_new_fused_version_needs_only_its_kernel_and_one_registry_entry(tmp_pa
     assert len(passed) == 4, log[-4000:]
     assert re.search(r"^PASSED tests/test_fused\.py::test_registry_variants_match_the_source$",
                      log, re.M), log[-4000:]
+
+
+# --- queries refuse what is not in the registry, by the argument's name ------------
+
+
+@pytest.mark.parametrize("step", ["nope", "", None, 3, "Scores"])
+def test_versions_of_an_unknown_step_are_refused(step):
+    with pytest.raises(ValueError, match=r"Argumen 'step' harus salah satu dari 'rope', 'scores'"):
+        registry.versions(step)
+    with pytest.raises(ValueError, match=r"Argumen 'step'"):
+        registry.emulated_speed(step, "v1")
+
+
+@pytest.mark.parametrize("d_k", [-5, 0, 129, 200, 1.5, "64", True])
+def test_for_step_refuses_a_d_k_no_width_holds(d_k):
+    with pytest.raises(ValueError, match=r"Argumen 'd_k' harus bilangan bulat 1 sampai 128"):
+        registry.for_step("fused", "v2", d_k=d_k)
+
+
+def test_for_step_takes_numpy_integers_and_every_width():
+    assert registry.for_step("fused", "v2", d_k=np.int64(65)).name == "attention_fused_v2_d128"
+    assert [registry.width_for(d) for d in (1, 32, 33, 64, 65, 128)] == [32, 32, 64, 64, 128, 128]
+
+
+def test_emulated_speed_of_an_unknown_version_is_refused():
+    with pytest.raises(ValueError, match=r"Argumen 'version' harus salah satu dari 'v1', 'v2', 'v3'"):
+        registry.emulated_speed("fused", "v9")
+    assert registry.emulated_speed("fused", "v1") == 2.0
+
+
+@pytest.mark.parametrize("args, kwargs, error, match", [
+    ((-1, 64), {}, ValueError, r"Argumen 'H' harus bilangan bulat >= 1"),
+    (("a", 0), {}, TypeError, r"Argumen 'H' harus bilangan bulat \(int\)"),
+    ((0, 0), {}, ValueError, r"Argumen 'H' harus bilangan bulat >= 1"),
+    ((1, 0), {}, ValueError, r"Argumen 'T' harus bilangan bulat >= 1"),
+    ((1, 64), {"version": "v9"}, ValueError, r"Argumen 'version' harus salah satu dari"),
+    ((1, 64), {"sm_count": 0}, ValueError, r"Argumen 'sm_count' harus bilangan bulat >= 1"),
+])
+def test_fused_splits_refuses_what_is_not_a_launch(args, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        kernels.fused_splits(*args, **kwargs)
+
+
+def test_an_edited_scores_entry_is_checked_against_the_constants(monkeypatch):
+    """Editing the scores_v2_tiled entry in _entries() changes KERNELS and _entries()
+    alike: the check must compare with SCORES_TILE, not with a rebuild of itself."""
+    edited = tuple(dataclasses.replace(k, block=(16, 8, 1)) if k.name == "scores_v2_tiled" else k
+                   for k in registry.KERNELS)
+    monkeypatch.setattr(registry, "KERNELS", edited)
+    monkeypatch.setattr(registry, "_entries", lambda: edited)
+    with pytest.raises(ValueError, match=r"block \(SCORES_TILE, SCORES_TILE, 1\).*"
+                                         r"scores_v2_tiled block \(16, 8, 1\)"):
+        registry.check_constants("scores.cu")

@@ -203,7 +203,8 @@ def occupancy(res: KernelResources, arch: str = "sm_90") -> float:
         per_warp = ceil_div(res.registers * warp, 256) * 256
         blocks = min(blocks, (limits.registers_per_sm // per_warp) // warps)
     smem = ceil_div(res.shared_bytes + res.dynamic_shared_bytes + limits.reserved_shared_per_block, 128) * 128
-    blocks = min(blocks, limits.shared_per_sm // smem)
+    if smem:  # sm_70/75 reserve nothing: a kernel without shared memory is not limited by it
+        blocks = min(blocks, limits.shared_per_sm // smem)
     return blocks * warps / limits.max_warps_per_sm
 
 

@@ -215,6 +215,17 @@ def launch_scores(Qd, Kd, Sd, H, T, d_k, *, scale, causal, version, backend):
 
 
 def launch_causal_mask(Sd, Od, H, T, *, backend, version="v1"):
+    H = _v.check_int(H, "H", low=1)
+    T = _v.check_int(T, "T", low=1)
+    for name, x in (("Sd", Sd), ("Od", Od)):
+        x = _check_backend_array(x, name, backend, "(..., T, T)")
+        if x.size != H * T * T or x.shape[-1] != T or (x.ndim > 1 and x.shape[-2] != T):
+            raise ValueError(
+                f"Argumen '{name}' harus berisi H · T · T = {H} · {T} · {T} angka, bentuk "
+                f"(..., {T}, {T}), tetapi yang diterima bentuk {tuple(x.shape)}. Kernel menulis "
+                "H · T · T angka; buat keluarannya dengan bentuk S, misalnya np.empty_like(S)."
+            )
+    _v.check_version(version, dict.fromkeys(registry.versions("causal_mask")))
     k = registry.for_step("causal_mask", version)
     grid = (ceil_div(T, k.block[0]), ceil_div(T, k.block[1]), min(H, MAX_GRID_YZ))
     args = (Sd, Od, np.int32(H), np.int32(T))
@@ -274,6 +285,10 @@ def fused_splits(H: int, T: int, sm_count: int = MODEL_SM_COUNT, version: str = 
     blocks already give ``FUSED_BLOCKS_PER_SM`` blocks per SM; otherwise
     enough splits to reach that, at most one per key tile.
     """
+    H = _v.check_int(H, "H", low=1)
+    T = _v.check_int(T, "T", low=1)
+    sm_count = _v.check_int(sm_count, "sm_count", low=1)
+    _v.check_version(version, dict.fromkeys(registry.versions("fused")))
     k = fused_kernel(version, 64)
     blocks = H * ceil_div(T, k.rows)
     target = FUSED_BLOCKS_PER_SM * sm_count
@@ -313,6 +328,47 @@ def _aligned_flag(k: registry.Kernel, d_k: int, *arrays_) -> tuple:
     return (np.int32(d_k % 4 == 0 and all(_aligned16(x) for x in arrays_)),)
 
 
+# --- the public launchers check what they are handed (shapes only: no host sync) ---
+
+
+def _check_backend_array(x, name: str, backend: str, layout: str):
+    """float32, C-contiguous, on ``backend``'s side (NumPy for 'cpu', CuPy for 'cupy')."""
+    _v.check_array(x, name, min_ndim=1, layout=layout)
+    want = "cupy" if backend == "cupy" else "numpy"
+    if _v.kind(x) != want:
+        move = "cupy.asarray(...)" if want == "cupy" else "... .get()"
+        raise TypeError(
+            f"Argumen '{name}' harus array {'CuPy' if want == 'cupy' else 'NumPy'} untuk "
+            f"backend={backend!r}, tetapi yang diterima array "
+            f"{'CuPy' if want == 'numpy' else 'NumPy'}. Pindahkan dulu dengan {move}."
+        )
+    return x
+
+
+def _check_shape(x, name: str, shape: tuple, layout: str, fix: str) -> None:
+    if tuple(x.shape) != tuple(shape):
+        raise ValueError(
+            f"Argumen '{name}' harus berbentuk {layout} = {tuple(shape)}, tetapi yang diterima "
+            f"{tuple(x.shape)}. Kernel membaca dan menulis memori mentah menurut bentuk itu; "
+            f"{fix}"
+        )
+
+
+def _check_entry(k, name: str, *, split: bool, how: str) -> registry.Kernel:
+    """``k`` is a registry entry (a split-K pass when ``split``)."""
+    if not isinstance(k, registry.Kernel):
+        raise TypeError(
+            f"Argumen '{name}' harus entri registri kernel (atensi.kernels.registry.Kernel), "
+            f"tetapi yang diterima {k!r} ({type(k).__name__}). Ambil dengan {how}."
+        )
+    if split and not k.split:
+        raise ValueError(
+            f"Argumen '{name}' harus lintasan split-K (entri dengan split=True), tetapi yang "
+            f"diterima kernel {k.name}. Ambil dengan {how}."
+        )
+    return k
+
+
 def launch_partials(k: registry.Kernel, Qd, Kd, Vd, splits, *, causal, scale, backend):
     """Split-K pass ``k`` (a registry entry with ``split``): ``(Op, ML)`` for
     ``splits`` key ranges per query tile.
@@ -321,7 +377,25 @@ def launch_partials(k: registry.Kernel, Qd, Kd, Vd, splits, *, causal, scale, ba
     ``ML`` (splits, H, T, 2): (m, l) per row, m in log2 units (Q is
     prescaled by log2 e). Empty ranges hold m = -inf, l = 0, o = 0.
     """
+    how = "launch.fused_kernel('v2', d_k, split=True)"
+    k = _check_entry(k, "k", split=True, how=how)
+    causal, scale = _v.check_flag(causal, "causal"), _v.check_flag(scale, "scale")
+    Qd = _check_backend_array(Qd, "Qd", backend, "(..., T, d_k)")
+    if Qd.ndim < 2:
+        raise ValueError(f"Argumen 'Qd' harus berbentuk (..., T, d_k), tetapi yang diterima "
+                         f"{tuple(Qd.shape)}. Tambahkan sumbu: Qd[None, :].")
+    for name, x in (("Kd", Kd), ("Vd", Vd)):
+        _check_shape(_check_backend_array(x, name, backend, "(..., T, d_k)"), name, Qd.shape,
+                     "(..., T, d_k) sama dengan Qd", "K dan V yang lebih pendek dibaca melewati "
+                     "ujungnya. Samakan bentuk Qd, Kd dan Vd.")
     T, d_k = Qd.shape[-2], Qd.shape[-1]
+    if k.width is not None and d_k > k.width:
+        raise ValueError(
+            f"d_k = {d_k} (sumbu terakhir 'Qd') melebihi lebar kernel {k.name} (D = {k.width}). "
+            f"Pakai k = launch.fused_kernel({k.version!r}, {d_k}, split=True)."
+        )
+    splits = _v.check_int(splits, "splits", low=1, high=FUSED_MAX_SPLITS)
+    check_runs((k, registry.get(k.combine)) if k.combine else (k,), backend)
     H = _v.leading(Qd.shape)
     Op = arrays.empty((splits, H, T, d_k), backend)
     ML = arrays.empty((splits, H, T, 2), backend)
@@ -336,8 +410,33 @@ def launch_partials(k: registry.Kernel, Qd, Kd, Vd, splits, *, causal, scale, ba
 
 def launch_combine(name: str, Op, ML, Od, *, backend):
     """Combine kernel ``name``: O = sum_s exp2(m_s - m) o_s / sum_s exp2(m_s - m) l_s, per row."""
+    combines = tuple(dict.fromkeys(e.combine for e in registry.KERNELS if e.combine))
+    if not isinstance(name, str) or name not in combines:
+        raise ValueError(
+            f"Argumen 'name' harus nama kernel penggabung ({', '.join(map(repr, combines))}), "
+            f"tetapi yang diterima {name!r}. Pakai k.combine dari entri split-K."
+        )
+    Op = _check_backend_array(Op, "Op", backend, "(splits, H, T, d_k)")
+    if Op.ndim != 4:
+        raise ValueError(
+            f"Argumen 'Op' harus berdimensi 4 dengan bentuk (splits, H, T, d_k), tetapi yang "
+            f"diterima berdimensi {Op.ndim} dengan bentuk {tuple(Op.shape)}. Pakai Op dari "
+            "launch_partials apa adanya."
+        )
     splits, H, T, d_k = Op.shape
+    _check_shape(_check_backend_array(ML, "ML", backend, "(splits, H, T, 2)"), "ML",
+                 (splits, H, T, 2), "(splits, H, T, 2)",
+                 "pakai ML dari panggilan launch_partials yang sama dengan Op.")
+    Od = _check_backend_array(Od, "Od", backend, "(..., T, d_k)")
+    if Od.ndim < 2 or Od.shape[-2:] != (T, d_k) or _v.leading(Od.shape) != H:
+        raise ValueError(
+            f"Argumen 'Od' harus berbentuk (..., T, d_k) = (..., {T}, {d_k}) dengan {H} baris "
+            f"depan (H dari 'Op' {tuple(Op.shape)}), tetapi yang diterima {tuple(Od.shape)}. "
+            "Od yang lebih kecil ditulis melewati ujungnya, yang lebih besar hanya terisi "
+            "sebagian. Buat dengan bentuk Q, misalnya np.empty(Q.shape, np.float32)."
+        )
     k = registry.get(name)
+    check_runs((k,), backend)
     n = H * T * d_k
     grid = (max(1, min(ceil_div(n, k.block[0]), MAX_GRID_X)), 1, 1)
     args = (Op, ML, Od, np.int32(T), np.int32(d_k), np.int32(H), np.int32(splits))

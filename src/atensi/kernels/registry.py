@@ -23,6 +23,7 @@ dari sini; tidak ada yang membaca angka dari teks ``.cu``.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Callable
 
@@ -63,6 +64,15 @@ RULES = {
     "scores.cu": (
         (lambda c: 1 <= c["SCORES_TILE"] <= 32,
          "SCORES_TILE x SCORES_TILE thread per block, jadi SCORES_TILE 1..32"),
+        # Stated here, not only in _entries(): an entry edited in this file is then
+        # checked against the constants, not against a rebuild of itself.
+        (lambda c: all(k.block == (c["SCORES_TILE"], c["SCORES_TILE"], 1)
+                       for k in kernels_in("scores.cu")),
+         lambda: "setiap kernel scores.cu (scores_v1_naive, scores_v2_tiled, "
+                 "scores_v2_tiled_causal) diluncurkan dengan block (SCORES_TILE, SCORES_TILE, 1), "
+                 "karena ubin Qs dan Ks berukuran SCORES_TILE (bila entri di _entries() yang "
+                 "diubah, samakan lagi dengan SCORES_TILE); sekarang entri registri "
+                 + ", ".join(f"{k.name} block {k.block}" for k in kernels_in("scores.cu"))),
     ),
     "causal_mask.cu": (),
     "softmax.cu": (
@@ -425,8 +435,44 @@ def get(name: str) -> Kernel:
         ) from None
 
 
+def _refuse_query(name: str, value, what: str, fix: str):
+    raise ValueError(f"Argumen '{name}' harus {what}, tetapi yang diterima {value!r}. {fix}")
+
+
+def _check_d_k(d_k) -> int:
+    if isinstance(d_k, bool) or not isinstance(d_k, numbers.Integral) or not 1 <= d_k <= WIDTHS[-1]:
+        _refuse_query("d_k", d_k, f"bilangan bulat 1 sampai {WIDTHS[-1]} (lebar kernel per "
+                      f"d_k: {', '.join(map(str, WIDTHS))})",
+                      "d_k yang lebih besar dijalankan rantai kernel (impl='chain-v2').")
+    return int(d_k)
+
+
+def steps() -> tuple[str, ...]:
+    """Steps the public functions run, in book order (``"rope"``, ``"scores"``, ...)."""
+    return tuple(dict.fromkeys(k.step for k in KERNELS if k.step))
+
+
+def _check_step(step) -> str:
+    if not isinstance(step, str) or step not in steps():
+        _refuse_query("step", step, f"salah satu dari {', '.join(map(repr, steps()))}",
+                      "Nama langkahnya sama dengan nama fungsi publiknya (fused: "
+                      "attention(impl='fused-vN')).")
+    return step
+
+
+def _check_step_version(step, version) -> tuple[str, str]:
+    step = _check_step(step)
+    known = versions(step) + versions(step, causal=True)
+    if not isinstance(version, str) or version not in known:
+        _refuse_query("version", version, f"salah satu dari "
+                      f"{', '.join(map(repr, dict.fromkeys(known)))} untuk langkah {step!r}",
+                      f"Lihat registry.versions({step!r}).")
+    return step, version
+
+
 def width_for(d_k: int) -> int:
-    """The smallest padded width in 32, 64, 128 that holds ``d_k``."""
+    """The smallest padded width in 32, 64, 128 that holds ``d_k`` (1..128, else refused)."""
+    d_k = _check_d_k(d_k)
     return next(w for w in WIDTHS if d_k <= w)
 
 
@@ -442,6 +488,7 @@ def versions(step: str, *, causal: bool = False) -> tuple[str, ...]:
     in); of the book's softmax versions, ``("v2",)``. Tests
     parametrize over these, so a new entry is tested without a test edit.
     """
+    step = _check_step(step)
     return tuple(dict.fromkeys(k.version for k in KERNELS if k.step == step and k.causal == causal))
 
 
@@ -454,6 +501,9 @@ def for_step(step: str, version: str, *, causal: bool = False, d_k: int | None =
     (kernels without one match any). ``split``: the split-K pass instead of
     the whole kernel.
     """
+    step, version = _check_step_version(step, version)
+    if d_k is not None:
+        _check_d_k(d_k)
     for k in KERNELS:
         if (k.step == step and k.version == version and k.causal == causal and k.split == split
                 and (d_k is None or k.width == width_for(d_k))
@@ -473,6 +523,7 @@ def emulated_speed(step: str, version: str) -> float:
     One value per step and version (every width and variant carries it), so a
     new version's speed is its registry entry, e.g. ``emulated_speed("fused", "v1") == 2.0``.
     """
+    step, version = _check_step_version(step, version)
     return min(k.emulated_speed for k in of_step(step, version))
 
 
