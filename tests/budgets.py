@@ -11,6 +11,11 @@ figure does not depend on the order in which the workers ran.
 At the end of the run a file over its budget is named in a warning, and a
 file over twice its budget fails the run, with a message naming it. This is
 CPU time with a wide margin, not a timed assertion on wall-clock speed.
+
+The budgets were measured where the GPU tests skip. Where they run for real
+(``ATENSI_REQUIRE_GPU=1``, the GPU step of scripts/gpu_check.sh) a file's
+CPU time is mostly waiting on the GPU and compiling for it, so the table is
+still printed but nothing is warned about or failed.
 """
 
 from __future__ import annotations
@@ -124,6 +129,11 @@ def budget(name: str) -> float:
     return BUDGETS.get(name, DEFAULT_BUDGET)
 
 
+def enforced() -> bool:
+    """False on a GPU run (ATENSI_REQUIRE_GPU=1): the CPU budgets do not describe it."""
+    return os.environ.get("ATENSI_REQUIRE_GPU") != "1"
+
+
 # --- hooks (imported into conftest.py) ----------------------------------------
 
 _mark: dict[str, float] = {}  # test id -> CPU seconds at the end of its last phase
@@ -172,7 +182,7 @@ def _is_worker(config) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session, exitstatus):
-    if _is_worker(session.config) or not _totals:
+    if _is_worker(session.config) or not _totals or not enforced():
         return
     _, failed = over_budget(_totals)
     if failed and exitstatus == pytest.ExitCode.OK:
@@ -188,6 +198,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     for name in sorted(_totals, key=_totals.get, reverse=True)[:15]:
         write(f"{_totals[name]:8.1f} s CPU  (anggaran {budget(name):6.1f} s)  {name}")
     write(f"{sum(_totals.values()):8.1f} s CPU  semuanya")
+    if not enforced():
+        write("ATENSI_REQUIRE_GPU=1: tes GPU berjalan sungguhan, jadi anggaran CPU (diukur "
+              "saat tes GPU dilewati) tidak dipakai untuk memperingatkan atau menggagalkan.")
+        return
     for name in warned:
         if name not in failed:
             write(f"PERINGATAN: {name} memakai {_totals[name]:.1f} s CPU, di atas anggarannya "

@@ -53,3 +53,22 @@ def test_every_budget_names_a_test_file_or_a_shared_line():
              if name not in (budgets.SHARED_CHAPTERS, budgets.SHARED_BUILD)
              and not (root / name).is_file()]
     assert stale == []
+
+
+def test_a_gpu_run_reports_but_does_not_enforce_the_cpu_budgets():
+    """Under ATENSI_REQUIRE_GPU=1 a file far over its budget does not fail the run."""
+    root = Path(__file__).resolve().parents[1]
+    code = ("import budgets, pytest\n"
+            "budgets._totals['tests/test_kernels_gpu.py'] = 10 * budgets.DEFAULT_BUDGET\n"
+            "class S:\n"
+            "    class config: pass\n"
+            "    exitstatus = pytest.ExitCode.OK\n"
+            "budgets.pytest_sessionfinish(S, pytest.ExitCode.OK)\n"
+            "print(int(S.exitstatus))\n")
+    env = {"PYTHONPATH": str(root / "tests"), "PATH": "/usr/bin:/bin"}
+    def status(**extra):
+        out = subprocess.run([sys.executable, "-c", code], env={**env, **extra},
+                             capture_output=True, text=True, check=True).stdout
+        return int(out.strip().splitlines()[-1])
+    assert status() == 1  # a CPU run fails on it
+    assert status(ATENSI_REQUIRE_GPU="1") == 0
