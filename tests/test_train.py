@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import os
 import subprocess
 import sys
 import tempfile
@@ -483,3 +484,67 @@ def test_build_snapshot_refuses_bad_chapter_lists_before_reading_any(tmp_path):
         with pytest.raises(error, match=words):
             corpus.build_snapshot(chapters)
     assert corpus.build_snapshot([good]).startswith(corpus.HEADER + "bab\n")
+
+
+@pytest.mark.parametrize("argv", [
+    ["--task", "rujukan", "--quick", "--out", "results/model_ingat.npz"],
+    ["--task", "rujukan", "--steps", "40", "--out", "results/model_rujukan.npz"],
+    ["--task", "rujukan", "--out", "results/model_rujukan.npz"],
+    ["--experiment", "rujukan", "--steps", "1", "--out", "results/eksperimen_rujukan.json"],
+    ["--experiment", "ingat", "--steps", "1", "--out", "results/eksperimen_skala.json"],
+    ["--quick", "--out", "results/model_kecil.npz"],
+    ["--task", "ingat", "--quick", "--out", "results/targets.json"],
+    ["--quick", "--out", "results/../results/model_rujukan.npz"],
+])
+def test_no_option_writes_over_a_file_the_book_ships(argv, monkeypatch, capsys):
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(root)
+    before = {p.name: p.stat().st_mtime_ns for p in (root / "results").iterdir()}
+    for module, name in ((train, "train"), (train.rujukan_train, "train_rujukan"),
+                         (train.recall_train, "train_recall")):
+        if hasattr(module, name):
+            monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("pelatihan dimulai"))
+    with pytest.raises(SystemExit) as info:
+        train.main(argv)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "dikirim buku" in err and "--out" in err
+    assert {p.name: p.stat().st_mtime_ns for p in (root / "results").iterdir()} == before
+
+
+@pytest.mark.parametrize("task, experiment", [
+    (t, e) for t in ("teks", "ingat", "rujukan") for e in ("skala", "ingat", "rujukan")
+    if (t, e) not in (("teks", "skala"), ("ingat", "ingat"), ("rujukan", "rujukan"))])
+def test_contradictory_task_and_experiment_are_refused(task, experiment, monkeypatch, capsys):
+    monkeypatch.setattr(train, "run_experiment", lambda *a, **k: pytest.fail("dijalankan"))
+    with pytest.raises(SystemExit) as info:
+        train.main(["--task", task, "--experiment", experiment, "--steps", "1"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "bertentangan" in err and f"--task {task}" in err
+
+
+def test_the_home_folder_in_out_is_expanded(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    seen = {}
+    monkeypatch.setattr(train.rujukan_train, "run_rujukan",
+                        lambda **k: seen.update(k))
+    assert train.main(["--task", "rujukan", "--quick", "--out", "~/q.npz"]) == 0
+    assert Path(seen["out"]) == tmp_path / "q.npz"
+    assert not (tmp_path / "~").exists()
+
+
+def test_a_book_folder_that_cannot_be_written_says_where_to_write_instead(tmp_path, monkeypatch,
+                                                                           capsys):
+    # A file where the folder should be: unwritable even for root (a read-only
+    # site-packages behaves the same for a student).
+    blocked = tmp_path / "site-packages"
+    blocked.write_text("bukan folder", encoding="utf-8")
+    monkeypatch.setattr(train.rujukan_train, "WEIGHTS", blocked / "model_rujukan.npz")
+    monkeypatch.setattr(train.rujukan_train, "train_rujukan",
+                        lambda *a, **k: pytest.fail("pelatihan dimulai"))
+    assert train.main(["--task", "rujukan"]) == 1
+    assert train.main(["--task", "rujukan", "--steps", "3"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("--out BERKAS") == 2 and "Traceback" not in err

@@ -18,7 +18,9 @@ memeriksa target: model < bigram dan model ≤ 0,7 × unigram.
 
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -28,6 +30,7 @@ from . import validation as _val
 from .arguments import Parser
 from .formatting import id_float, id_int
 from .model import Config, TinyGPT
+from .shipped import results_dir
 from .training_loop import RESULTS, cpu_load, dated_path
 
 WEIGHTS = RESULTS / "model_kecil.npz"
@@ -252,9 +255,54 @@ def load_experiment(path=None):
                          f"√d_k: {detail} Buat ulang dengan: {remake}") from None
 
 
+_DATED = re.compile(r"-\d{8}-\d{6}(-\d+)?$")
+# Which experiment belongs to which task: the others contradict it.
+_TASK_OF_EXPERIMENT = {"skala": "teks", "ingat": "ingat", "rujukan": "rujukan"}
+
+
+def shipped_files() -> set:
+    """Berkas yang dikirim buku (bobot, eksperimen, korpus, dan setiap berkas lain di
+    folder hasil yang bukan berkas bertanggal), sebagai path absolut."""
+    named = {WEIGHTS, EXPERIMENT, recall_train.RECALL_WEIGHTS, recall_train.RECALL_EXPERIMENT,
+             rujukan_train.WEIGHTS, rujukan_train.EXPERIMENT, corpus_mod.SNAPSHOT}
+    out = {Path(p).resolve() for p in named}
+    for folder in {Path(p).resolve().parent for p in named} | {results_dir().resolve()}:
+        if folder.is_dir():
+            out |= {p.resolve() for p in folder.iterdir()
+                    if p.is_file() and not _DATED.search(p.stem)}
+    return out
+
+
+def refuse_shipped(path, name: str = "--out") -> None:
+    """Tolak ``path`` yang menunjuk berkas yang dikirim buku, sebelum pelatihan apa pun."""
+    target = Path(path).expanduser().resolve()
+    if target in shipped_files():
+        raise ValueError(
+            f"'{name}' = '{str(path)[:80]}' adalah berkas yang dikirim buku, dan berkas itu "
+            "tidak pernah ditimpa lewat --out. Tulis ke nama lain, misalnya --out "
+            f"hasil/{target.name}; berkas buku hanya dibuat ulang oleh pelatihan penuh bawaan "
+            "(perintah yang sama tanpa --quick, --steps dan --out), dan hanya bila targetnya "
+            "tercapai.")
+
+
+def _default_target(path, full: bool) -> Path:
+    """The file a run without --out writes (the book's own for a full run, else a
+    dated name beside it), checked before training; a folder that cannot be
+    written (a read-only site-packages) is refused with the way out."""
+    try:
+        if full:
+            files.check_output_path(path, "berkas hasil", Path(path).suffix)
+            return Path(path)
+        return dated_path(path)
+    except (ValueError, OSError) as err:
+        raise ValueError(f"{err} Tulis ke folder yang bisa ditulis dengan --out BERKAS, misalnya "
+                         f"--out ~/{Path(path).name}.") from None
+
+
 def main(argv=None) -> int:
     """Hanya pelatihan penuh bawaan yang menulis berkas milik buku (dan hanya bila
-    targetnya tercapai); ``--steps`` tanpa ``--out`` menulis berkas bertanggal."""
+    targetnya tercapai); ``--steps`` tanpa ``--out`` menulis berkas bertanggal;
+    ``--out`` tidak pernah boleh menunjuk berkas buku."""
     parser = Parser(
         prog="python -m atensi.train",
         description="Latih model kecil pada prosa buku ini (deterministik dari seed).",
@@ -265,58 +313,62 @@ def main(argv=None) -> int:
     parser.add_argument("--experiment", choices=["skala", "ingat", "rujukan"],
                         help="skala: eksperimen √d_k model karakter; ingat: ablasi model kata; "
                         "rujukan: seed lain, RoPE, tanpa posisi, atensi seragam")
-    parser.add_argument("--task", choices=["teks", "ingat", "rujukan"], default="teks",
+    parser.add_argument("--task", choices=["teks", "ingat", "rujukan"], default=None,
                         help="teks: model karakter pada prosa buku (bawaan); ingat: model kata "
                         "pada tugas associative recall -> results/model_ingat.npz; rujukan: "
                         "rujukan *dia* -> results/model_rujukan.npz")
-    parser.add_argument("--out", help="berkas tujuan (bawaan: results/model_kecil.npz atau "
-                        "results/eksperimen_skala.json untuk pelatihan penuh; berkas bertanggal "
-                        "di results/ untuk --steps)")
+    parser.add_argument("--out", help="berkas tujuan, bukan berkas buku (bawaan: berkas buku "
+                        "untuk pelatihan penuh; berkas bertanggal di results/ untuk --steps)")
     parser.add_argument("--steps", type=int, help="jumlah langkah (mengganti bawaan)")
     args = parser.parse_args(argv)
     if args.steps is not None and args.steps < 1:
         parser.fail(f"--steps harus bilangan bulat >= 1, tetapi yang diterima {args.steps}")
     if args.quick and args.experiment:
         parser.fail("--quick tidak berlaku untuk --experiment; pakai --steps N")
+    if args.task is not None and args.experiment is not None \
+            and _TASK_OF_EXPERIMENT[args.experiment] != args.task:
+        parser.fail(f"--task {args.task} dan --experiment {args.experiment} saling bertentangan: "
+                    f"eksperimen {args.experiment} melatih model tugas "
+                    f"{_TASK_OF_EXPERIMENT[args.experiment]}. Pilih salah satu, misalnya "
+                    f"--experiment {args.experiment} saja")
+    args.task = args.task or "teks"
     suffix = ".json" if args.experiment else ".npz"
     if args.out is not None:
+        args.out = str(Path(args.out).expanduser())  # '~/q.npz' is the home folder
         try:
+            refuse_shipped(args.out)
             files.check_output_path(args.out, "--out", suffix)
         except ValueError as err:
             parser.fail(str(err))
     full = not args.quick and args.steps is None
     try:
         if args.experiment == "rujukan":
-            out = args.out or (rujukan_train.EXPERIMENT if full
-                               else dated_path(rujukan_train.EXPERIMENT))
+            out = args.out or _default_target(rujukan_train.EXPERIMENT, full)
             rujukan_train.run_rujukan_experiment(out=out, steps=args.steps)
         elif args.task == "rujukan" and not args.experiment:
             if args.out or args.quick:
                 rujukan_train.run_rujukan(quick=args.quick, out=args.out, steps=args.steps)
             else:
-                rujukan_train.run_rujukan(out=rujukan_train.WEIGHTS if full
-                                          else dated_path(rujukan_train.WEIGHTS),
+                rujukan_train.run_rujukan(out=_default_target(rujukan_train.WEIGHTS, full),
                                           steps=args.steps)
         elif args.experiment == "ingat":
-            out = args.out or (recall_train.RECALL_EXPERIMENT if full
-                               else dated_path(recall_train.RECALL_EXPERIMENT))
+            out = args.out or _default_target(recall_train.RECALL_EXPERIMENT, full)
             recall_train.run_recall_experiment(out=out, steps=args.steps)
         elif args.task == "ingat":
             if args.out or args.quick:
                 recall_train.run_recall(quick=args.quick, out=args.out, steps=args.steps)
             else:
-                recall_train.run_recall(out=recall_train.RECALL_WEIGHTS if full
-                                        else dated_path(recall_train.RECALL_WEIGHTS),
+                recall_train.run_recall(out=_default_target(recall_train.RECALL_WEIGHTS, full),
                                         steps=args.steps)
         elif args.experiment == "skala":
-            out = args.out or (EXPERIMENT if full else dated_path(EXPERIMENT))
+            out = args.out or _default_target(EXPERIMENT, full)
             run_experiment(out=out, steps=args.steps)
         elif args.out or args.quick:
             run_training(quick=args.quick, out=args.out, steps=args.steps)
         elif full:
-            run_training(shipped=WEIGHTS)
+            run_training(shipped=_default_target(WEIGHTS, True))
         else:
-            run_training(out=dated_path(WEIGHTS), steps=args.steps)
+            run_training(out=_default_target(WEIGHTS, False), steps=args.steps)
     except (ValueError, TypeError, OSError, MemoryError) as err:
         training_loop.release_reservations()
         print(f"python -m atensi.train: {err}", file=sys.stderr)
