@@ -554,3 +554,13 @@ def test_to_cupy_without_a_gpu_says_what_to_do(monkeypatch):
     with pytest.raises(RuntimeError, match=r"'module' = 'cupy' butuh GPU.*driver CUDA.*to\('numpy'\)"):
         model.to("cupy")
     assert isinstance(model.params["wte"], np.ndarray)
+
+
+def test_an_attention_that_is_not_a_function_is_refused_by_the_model():
+    model = tiny(np.float32)
+    x, y = _data(model)
+    for name in ("attention", "attention_backward"):
+        with pytest.raises(TypeError, match=f"Argumen '{name}' harus None.*'cepat' \\(str\\)"):
+            model.loss_and_grads(x, y, **{name: "cepat"})
+    with pytest.raises(TypeError, match="Argumen 'attention' harus None"):
+        model.forward(model.check_ids(x), attention=5)

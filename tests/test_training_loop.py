@@ -207,3 +207,31 @@ def test_a_result_that_cannot_be_written_is_kept_in_a_temporary_folder(tmp_path,
     rescued = list((tmp_path / "sementara").glob("atensi-hasil-*/hasil.json"))
     assert len(rescued) == 1 and rescued[0].read_text() == "isi"
     assert str(out) in message and f"mv '{rescued[0]}'" in message
+
+
+@pytest.mark.parametrize("name", ["attention", "attention_backward"])
+def test_an_attention_that_is_not_a_function_is_refused_before_training(name, monkeypatch):
+    tr, va = _text(1, 200), _text(2, 60)
+    chars = "".join(sorted(set(tr) | set(va)))
+    c = corpus.Corpus(tr, va, chars, corpus.SNAPSHOT)
+    model = TinyGPT(Config(vocab=len(chars), T=16, d_model=16, n_head=2, n_layer=1, d_mlp=32), chars)
+    monkeypatch.setattr(TinyGPT, "loss_and_grads", lambda *a, **k: pytest.fail("dilatih"))
+    with pytest.raises(TypeError, match=f"Argumen '{name}' harus None .* yang diterima 5 \\(int\\)"):
+        train.train(model, c, steps=1, log=None, **{name: 5})
+    x = np.zeros((1, 4), np.int64)
+    with pytest.raises(TypeError, match=f"Argumen '{name}' harus None"):
+        training_loop.fit(model, lambda rng, B: (x, x), lambda: ({}, ""), steps=1, batch_size=1,
+                          lr=1e-3, warmup=0, eval_every=1, clip=1.0, seed=0, log=None, **{name: "kernels"})
+
+
+def test_a_tilde_in_a_result_path_means_the_home_folder(tmp_path, monkeypatch):
+    home, work = tmp_path / "rumah", tmp_path / "kerja"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    lines = []
+    training_loop.write_result("~/hasil.json", {"a": 1}, lines.append)
+    assert (home / "hasil.json").is_file() and not (work / "~").exists()
+    assert lines == [f"Hasil ditulis ke {home / 'hasil.json'}."]
+    assert training_loop.read_result("~/hasil.json", "buat") == {"a": 1}

@@ -224,7 +224,7 @@ def split(snapshot_text: str):
 
 def load(path=None) -> Corpus:
     """Baca salinan beku (bawaan ``results/korpus.txt``) dan bagi latih/validasi."""
-    path = files.as_path(path) if path is not None else SNAPSHOT
+    path = files.as_path(path).expanduser() if path is not None else SNAPSHOT
     text = files.read_text(path, "korpus", "python -m atensi.corpus")
     train, val = split(text)
     if len(train) < 1000 or len(val) < 100:
@@ -246,14 +246,22 @@ def main(argv=None) -> int:
         usage_line="python -m atensi.corpus [--out BERKAS]")
     parser.add_argument("--out", default=str(SNAPSHOT), help="berkas tujuan")
     args = parser.parse_args(argv)
+    out = Path(args.out).expanduser()  # a folder literally named "~" is a trap
     try:
-        files.check_output_path(args.out, "--out", ".txt")
+        files.check_output_path(out, "--out", ".txt")
     except ValueError as err:
         parser.fail(str(err))
     text = build_snapshot()
-    files.write_text(args.out, text)
-    corpus = load(args.out)
-    print(f"Korpus ditulis ke {args.out}: latih {id_int(len(corpus.train))} karakter, "
+    try:
+        files.write_text(out, text)
+    except OSError as err:  # a full disk, or a device such as /dev/full: not a usage error
+        print(f"{parser.prog}: {files.write_problem(out, err)}", file=sys.stderr)
+        return 1
+    if not out.is_file():  # a device or a pipe: nothing to read back
+        print(f"Korpus ditulis ke {out}: {id_int(len(text))} karakter.")
+        return 0
+    corpus = load(out)
+    print(f"Korpus ditulis ke {out}: latih {id_int(len(corpus.train))} karakter, "
           f"validasi {id_int(len(corpus.val))}, kosakata {len(corpus.chars)} karakter.")
     return 0
 

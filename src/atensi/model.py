@@ -312,7 +312,7 @@ class TinyGPT:
     def forward(self, idx, *, attention=None, keep=False, maps=False):
         """Forward penuh dengan mask kausal untuk ``idx`` dari :meth:`check_ids`. Mengembalikan (logits, cache)."""
         p, c = self.params, self.config
-        attention = attention or _reference_attention
+        attention = model_checks.check_attention_function(attention) or _reference_attention
         B, T = idx.shape
         x = p["wte"][idx] + p["wpe"][:T] if c.positions == "learned" else p["wte"][idx]
         cache = {"idx": idx, "layers": [], "maps": []}
@@ -371,6 +371,8 @@ class TinyGPT:
         ``reference.attention_backward(Q, K, V, dO, *, causal, scale)``, misalnya
         versi ``atensi.kernels``.
         """
+        model_checks.check_attention_function(attention, "attention")
+        model_checks.check_attention_function(attention_backward, "attention_backward")
         p, c, xp = self.params, self.config, self.xp
         idx = self.check_ids(idx)
         targets = self.check_ids(targets, "targets")

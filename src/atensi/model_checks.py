@@ -249,6 +249,27 @@ def check_printer(log, name: str = "log"):
     return log
 
 
+_ATTENTION_SIGNATURES = {
+    "attention": ("reference.attention(Q, K, V, *, causal, scale)",
+                  "reference.attention atau kernels.attention"),
+    "attention_backward": ("reference.attention_backward(Q, K, V, dO, *, causal, scale)",
+                           "reference.attention_backward atau kernels.attention_backward"),
+}
+
+
+def check_attention_function(value, name: str = "attention"):
+    """A replacement for the model's attention: None (the NumPy reference) or a function
+    called like ``reference.attention`` / ``reference.attention_backward``."""
+    if value is None or callable(value):
+        return value
+    signature, examples = _ATTENTION_SIGNATURES[name]
+    raise TypeError(
+        f"Argumen '{name}' harus None (atensi NumPy dari atensi.reference) atau fungsi yang "
+        f"dipanggil seperti {signature}, misalnya {examples}; yang diterima {value!r:.60} "
+        f"({type(value).__name__}). Tulis {name}=None untuk memakai bawaannya."
+    )
+
+
 def check_param_dict(params, name: str = "params") -> dict:
     """Parameters to optimise: a non-empty dict name → array."""
     if not isinstance(params, dict) or not params:

@@ -57,8 +57,11 @@ def clip_gradients(grads, limit):
     return norm
 
 
-def check_settings(model, *, steps, batch_size, lr, warmup, eval_every, clip, seed, log):
+def check_settings(model, *, steps, batch_size, lr, warmup, eval_every, clip, seed, log,
+                   attention=None, attention_backward=None):
     """Tolak pengaturan pelatihan yang salah, sebelum pekerjaan apa pun dimulai."""
+    model_checks.check_attention_function(attention, "attention")
+    model_checks.check_attention_function(attention_backward, "attention_backward")
     for name, value in (("steps", steps), ("batch_size", batch_size), ("eval_every", eval_every)):
         _val.check_int(value, name, low=1)
     _val.check_int(warmup, "warmup", low=0)
@@ -84,7 +87,8 @@ def fit(model: TinyGPT, draw, measure, *, steps, batch_size, lr, warmup, eval_ev
     lalu ``seconds`` dan ``cpu_seconds``.
     """
     check_settings(model, steps=steps, batch_size=batch_size, lr=lr, warmup=warmup,
-                   eval_every=eval_every, clip=clip, seed=seed, log=log)
+                   eval_every=eval_every, clip=clip, seed=seed, log=log, attention=attention,
+                   attention_backward=attention_backward)
     rng = np.random.default_rng(seed)
     opt = Adam(model.params, lr=lr)
     curve = {k: [] for k in ("step", "train", "grad_norm", "val_step")}
@@ -175,7 +179,9 @@ def release_reservations() -> None:
 
 def save_or_rescue(write, out, log, what="Bobot") -> Path:
     """``write(out)``; when ``out`` cannot be written, the result goes to a temporary
-    folder instead and the error (``files.WriteError``) says where it is."""
+    folder instead and the error (``files.WriteError``) says where it is. ``~`` in
+    ``out`` is the home folder (never a folder literally named ``~``)."""
+    out = Path(out).expanduser()
     try:
         write(out)
         return Path(out)
@@ -222,12 +228,13 @@ def report_targets(log, checks, info):
 def write_result(out, result, log):
     """Tulis hasil eksperimen ``result`` (dict) sebagai JSON ke ``out`` (lewat berkas sementara)."""
     text = json.dumps(result, ensure_ascii=False, indent=1)
-    save_or_rescue(lambda path: files.write_text(path, text), out, log, "Hasil")
+    out = save_or_rescue(lambda path: files.write_text(path, text), out, log, "Hasil")
     log(f"Hasil ditulis ke {out}.")
 
 
 def read_result(path, remake):
     """Baca hasil eksperimen JSON; ``remake``: perintah yang membuatnya."""
+    path = files.as_path(path).expanduser()
     text = files.read_text(path, "eksperimen", remake)
     try:
         return json.loads(text)
