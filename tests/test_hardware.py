@@ -176,3 +176,55 @@ def test_the_emulator_header_agrees_with_the_table():
     assert _header_constant("kMaxThreads") == hardware.MAX_THREADS_PER_BLOCK
     assert _header_constant("kWarp") == hardware.WARP_SIZE
     assert _header_constant("kMaxDynSmem") == cudacpu_module.MAX_DYN_SMEM
+
+
+# --- the GPUs readers own ------------------------------------------------------
+
+# Most shared memory one block may opt into, per architecture (CUDA C++ Programming
+# Guide, technical specifications per compute capability), in KiB.
+OPT_IN_KIB = {"sm_60": 48, "sm_61": 48, "sm_70": 96, "sm_75": 64, "sm_80": 163, "sm_86": 99,
+              "sm_89": 99, "sm_90": 227}
+
+
+@pytest.mark.parametrize("name, kib", OPT_IN_KIB.items())
+def test_each_architecture_allows_its_opt_in_shared_memory(name, kib):
+    arch = hardware.ARCHS[name]
+    assert arch.max_shared_per_block == kib * 1024
+    assert arch.registers_per_sm == 64 * 1024 and arch.max_threads_per_sm >= 1024
+    # cp.async and the TF32 tensor cores both arrive with Ampere.
+    assert arch.cp_async == arch.tf32_wmma == (arch.compute_capability >= (8, 0))
+
+
+def test_the_matrix_covers_every_gpu_readers_own():
+    by_name = {c.name: c.arch.name for c in hardware.CARDS}
+    assert by_name["GeForce GTX 10xx"] == "sm_61"
+    assert by_name["Tesla T4"] == by_name["GeForce RTX 20xx"] == "sm_75"
+    assert by_name["GeForce RTX 30xx"] == "sm_86"
+    assert by_name["GeForce RTX 40xx"] == by_name["NVIDIA L4"] == "sm_89"
+    assert by_name["A100"] == "sm_80" and by_name["H100"] == by_name["H200"] == "sm_90"
+    assert set(hardware.MATRIX_ARCHS) <= set(hardware.ARCHS)
+    assert {c.arch.name for c in hardware.CARDS} >= set(hardware.MATRIX_ARCHS)
+    assert hardware.describe(hardware.SM_75) == "sm_75 (Tesla T4, GeForce RTX 20xx)"
+    assert hardware.arch_for((8, 6)) is hardware.SM_86 and hardware.arch_for((12, 0)) is None
+
+
+@pytest.mark.parametrize("arch", ["sm_70", "sm_75"])
+def test_occupancy_of_a_kernel_without_shared_memory_where_nothing_is_reserved(arch):
+    # sm_70/75 reserve no shared memory per block: 0 bytes must not divide by zero.
+    res = KernelResources(threads=256, registers=32)
+    limits_ = hardware.ARCHS[arch]
+    assert compiling.occupancy(res, arch) == min(
+        limits_.max_blocks_per_sm * 8, limits_.max_warps_per_sm) / limits_.max_warps_per_sm
+
+
+def test_the_modelled_architecture_is_atensi_arch(monkeypatch):
+    monkeypatch.delenv("ATENSI_ARCH", raising=False)
+    assert resources.modelled_arch() is hardware.DEFAULT_ARCH
+    monkeypatch.setenv("ATENSI_ARCH", "sm_75")
+    assert resources.modelled_arch() is hardware.SM_75 and resources.arch_of(()) == "sm_75"
+    assert resources.arch_of(("-arch=sm_80",)) == "sm_80"  # a module's own -arch still wins
+    for bad in ("sm_95", "75", "SM_75", "sm_75 "):
+        monkeypatch.setenv("ATENSI_ARCH", bad)
+        with pytest.raises(ValueError, match=r"Variabel lingkungan ATENSI_ARCH=.* tidak sah: "
+                                             r"harus salah satu dari 'sm_60', 'sm_61'"):
+            resources.modelled_arch()

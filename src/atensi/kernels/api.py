@@ -212,7 +212,7 @@ def _check_precision(precision, impl: str):
     return precision
 
 
-_told: set = set()  # (impl, width, GPU) whose fallback line was shown
+_told: set = set()  # (what, GPU) whose fallback line was shown
 
 
 def _runnable_backend(kernels_, backend: str, given, *, what: str, impl=None, d_k=None,
@@ -221,7 +221,7 @@ def _runnable_backend(kernels_, backend: str, given, *, what: str, impl=None, d_
 
     A GPU (real, or modelled by ``ATENSI_ARCH``) that cannot run one of them:
     refused before any work when the caller asked for ``backend='cupy'``;
-    otherwise one line says so (once per kernel and GPU) and the emulator CPU
+    otherwise one line says so (once per ``what`` and GPU) and the emulator CPU
     runs them without that GPU's limits.
     """
     found = launch.first_unsupported(kernels_, backend)
@@ -230,8 +230,8 @@ def _runnable_backend(kernels_, backend: str, given, *, what: str, impl=None, d_
     if given == "cupy":
         launch.check_runs(kernels_, backend, impl=impl, d_k=d_k, precision=precision)
     k, where = found
-    if (k.name, where.name) not in _told:
-        _told.add((k.name, where.name))
+    if (what, where.name) not in _told:
+        _told.add((what, where.name))
         print(launch.fallback_note(k, where, what))
     return "cpu", True
 
