@@ -12,6 +12,7 @@ One module per job:
     folding     code folded on phones, a one-line summary each, one control for the page
     questions   "Cek pemahaman": questions answered in the page, answers hashed, progress on the device
     chapter_card the card below each title (what, how long, prerequisites, Bab n dari N), "Lanjutkan membaca"
+    glossary_popover  a glossary term opens its one-line definition in the page
     site        the published site: address, social card, 404, sitemap, robots.txt, index.html
     repository  the repository the book is built from: launch buttons and each setup cell
     single_page the single page of `make pdf`: the site's writer for every custom node
@@ -28,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import explorers, figures, formulas, guard, indonesian, pages, search, single_page, site
-from . import chapter_card, folding, questions, repository
+from . import chapter_card, folding, glossary_popover, questions, repository
 
 
 def finish(app, exception):
@@ -100,6 +101,7 @@ def setup(app):
     folding.setup(app)  # code folded on phones: its transform, head script, CSS and JS
     questions.setup(app)  # "Cek pemahaman": the directive, its CSS and JS
     chapter_card.setup(app)  # after folding: the card goes above the fold control
+    glossary_popover.setup(app)  # a term's definition on tap, without leaving the page
 
     # config-inited. sphinx-external-toc adds the pages missing from the toc
     # to exclude_patterns, and sets root_doc, at priority 900.
