@@ -586,6 +586,15 @@ def test_arrays_that_share_memory_alias_in_the_guarded_copy():
     np.testing.assert_array_equal(same, 2 * np.arange(4))
 
 
+def test_the_guarded_copy_keeps_the_alignment_of_the_array():
+    k = load(OOB).get_function("address_mod_256")
+    base = np.zeros(300, f32)
+    for offset in (0, 1, 3, 16):
+        out = np.zeros(1, np.uint32)
+        k((1,), (1,), (base[offset:], out))
+        assert out[0] == base[offset:].ctypes.data % 256, offset
+
+
 @pytest.mark.slow
 def test_address_sanitizer_names_the_line_the_guard_message_points_to():
     grid, args = _causal_mask_off_by_one_args(T=20, H=1)

@@ -25,7 +25,9 @@ import numpy as np
 from . import args as _args
 from .errors import OutOfBoundsWriteError
 
-_ALIGN = 64           # as the ASan copies: float4 loads stay aligned
+# A copy starts at the same address modulo this as the array: an aligned float4 load
+# stays aligned, and a misaligned one (which cudacpu reports) stays misaligned.
+_ALIGN = 256
 _MIN_GUARD = 4096
 _MAX_GUARD = 1 << 20
 # One random sequence; each array's guards use it rotated by a different amount.
@@ -58,7 +60,7 @@ class _Region:
         self.guard = guard_bytes(end - start)
         size = end - start
         raw = np.empty(2 * self.guard + size + _ALIGN, dtype=np.uint8)
-        skip = (-raw.ctypes.data) % _ALIGN
+        skip = (start - raw.ctypes.data) % _ALIGN
         self.buffer = raw[skip:skip + 2 * self.guard + size]
         self.raw = raw  # keeps the memory alive
         self.before, self.after = _patterns(number, self.guard)
