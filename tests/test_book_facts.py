@@ -328,3 +328,73 @@ def test_each_version_home_shows_that_versions_code(built_book):
         soup = BeautifulSoup(soup_text(built_book, f"chapters/{page}"), "html.parser")
         shown = _squash(" ".join(pre.get_text("") for pre in soup.select("article pre")))
         assert _squash(code) in shown, f"{page} tidak lagi menampilkan kode {version} ({cu}: {marker})"
+
+
+# --- Fidelity labels on performance figures -----------------------------------
+
+# A performance figure (a number or a glued number followed by one of these
+# units) must say what it is, in the same paragraph or list item: measured on a
+# GPU (card, date), counted from the kernel's run in the emulator, a model, or
+# a datasheet peak.
+FIDELITY_LABELS = ("diukur di", "dihitung dari jalannya kernel di emulator", "model", "lembar data")
+_PERF_NUMBER = r"(?:\d[\d.,]*|\{glue:text\}`[^`]+`)"
+_PERF_UNIT = (r"(?:TFLOP/s|GFLOP/s|TB/s|GB/s|µs|ms\b|milidetik|% puncak|persen puncak|kali puncak"
+              r"|FLOP per bita|FLOP/bita|kali lebih cepat|kali lebih lambat)")
+_PERF_FIGURE = re.compile(_PERF_NUMBER + r"\s*" + _PERF_UNIT)
+PERFORMANCE_CHAPTERS = ("kinerja", "flash_v2", "tensor_core")
+
+
+def _prose_units(md: str) -> list[str]:
+    """Paragraphs and list items of a MyST page, without code cells or listings."""
+    units: list[str] = []
+    current: list[str] = []
+
+    def flush():
+        if current:
+            units.append(" ".join(current))
+            current.clear()
+
+    in_code = False
+    for line in md.splitlines():
+        text = line.strip()
+        if in_code:
+            in_code = text != "```"
+            continue
+        if text.startswith("```") and not text.startswith("````"):
+            flush()
+            in_code = True
+        elif text.startswith("````") or not text:
+            flush()
+        else:
+            if text.startswith("- "):
+                flush()
+            current.append(text)
+    flush()
+    return units
+
+
+def unlabelled_performance_figures(md: str) -> list[str]:
+    """Units of prose holding a performance figure but no fidelity label."""
+    problems = []
+    for unit in _prose_units(md):
+        if _PERF_FIGURE.search(unit) and not any(label in unit.replace("*", "").lower()
+                                                 for label in FIDELITY_LABELS):
+            problems.append(unit[:160])
+    return problems
+
+
+def test_a_performance_figure_without_a_label_is_caught():
+    planted = ("Teks biasa.\n\nv2 mencapai 35 TFLOP/s di H200.\n\n"
+               "- v3 paling cepat {glue:text}`x` % puncak FP32.\n"
+               "- v1 (model) paling cepat 25 % puncak FP32.\n\n"
+               "```{code-cell} ipython3\nprint('67 TFLOP/s')\n```\n\n"
+               "Batas ini model: 52 % puncak FP32.\n\n"
+               "Angka yang dihitung dari jalannya *kernel* di emulator: 1,0 µs.\n")
+    problems = unlabelled_performance_figures(planted)
+    assert problems == ["v2 mencapai 35 TFLOP/s di H200.", "- v3 paling cepat {glue:text}`x` % puncak FP32."]
+
+
+@pytest.mark.parametrize("chapter", PERFORMANCE_CHAPTERS)
+def test_every_performance_figure_in_the_performance_chapters_has_a_label(chapter):
+    md = (ROOT / "chapters" / f"{chapter}.md").read_text(encoding="utf-8")
+    assert unlabelled_performance_figures(md) == []
