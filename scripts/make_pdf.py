@@ -15,14 +15,20 @@ sidebars and buttons are hidden, the static explorers show their first frame.
 from __future__ import annotations
 
 import functools
-import re
 import http.server
+import os
+import re
 import shutil
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT / "src") not in sys.path:
+    sys.path.insert(0, str(ROOT / "src"))
+from atensi import files  # noqa: E402
+
 BUILD = ROOT / "_build"
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -87,6 +93,13 @@ def make_pdf(single: Path, pdf: Path, site: Path | None = None) -> int:
     index = single / "index.html"
     if not index.is_file():
         return fail(f"{index} tidak ada. Jalankan lewat 'make pdf' (membangun halaman tunggal dulu).")
+    # Before Chromium starts: a PDF that cannot be written is said first.
+    try:
+        files.check_output_path(pdf, name="--out", suffix=".pdf")
+        if site is not None and (site / "index.html").is_file():
+            files.check_output_path(site / "unduh" / pdf.name, name="--build", suffix=".pdf")
+    except ValueError as err:
+        return fail(f"{err}")
     if not CHROMIUM.exists():
         return fail(
             f"Chromium tidak ada di {CHROMIUM}. Pasang dari distribusi: "
@@ -101,8 +114,15 @@ def make_pdf(single: Path, pdf: Path, site: Path | None = None) -> int:
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}/"
-    tmp = pdf.with_suffix(".tmp.pdf")
-    pdf.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        pdf.parent.mkdir(parents=True, exist_ok=True)
+        # A name of its own: two runs at once do not print into one file.
+        handle, name = tempfile.mkstemp(dir=pdf.parent, prefix=f".{pdf.name}.", suffix=".tmp.pdf")
+        os.close(handle)
+    except OSError as err:
+        server.shutdown()
+        return fail(f"{files.write_problem(pdf, err)}")
+    tmp = Path(name)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
@@ -118,6 +138,9 @@ def make_pdf(single: Path, pdf: Path, site: Path | None = None) -> int:
             page.pdf(path=str(tmp), format="A4", print_background=True,
                      margin={"top": "16mm", "bottom": "16mm", "left": "14mm", "right": "14mm"})
             browser.close()
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     finally:
         server.shutdown()
     data = tmp.read_bytes()
@@ -125,10 +148,13 @@ def make_pdf(single: Path, pdf: Path, site: Path | None = None) -> int:
     if pages < MIN_PAGES:
         tmp.unlink()
         return fail(f"PDF hanya {pages} halaman (harus ≥ {MIN_PAGES}); tidak disimpan.")
+    os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide the PDF from a web server
     tmp.replace(pdf)
     if site is not None and (site / "index.html").is_file():
-        (site / "unduh").mkdir(exist_ok=True)
-        shutil.copy2(pdf, site / "unduh" / pdf.name)
+        try:
+            files.write_bytes(site / "unduh" / pdf.name, data)
+        except OSError as err:
+            return fail(f"{err}")
     size = f"{len(data) / 2**20:.1f}".replace(".", ",")  # Indonesian decimal comma
     print(f"PDF siap: {pdf} ({pages} halaman, {size} MiB)")
     return 0

@@ -273,7 +273,12 @@ def test_pages_job_builds_the_site_then_the_pdf_then_the_zip(book_build, tmp_pat
     pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
     assert pages >= PDF_PAGES_PER_CHAPTER * len(conftest.toc_pages()), pages
     assert (html / "unduh" / "atensi.pdf").read_bytes() == pdf  # the copy the site links to
-    names = zipfile.ZipFile(html / "unduh" / "atensi-luring.zip").namelist()
+    archive = zipfile.ZipFile(html / "unduh" / "atensi-luring.zip")
+    names = archive.namelist()
     assert "atensi/index.html" in names
     assert all(f"atensi/{page}.html" in names for page in conftest.toc_pages())
-    assert not any(name.startswith("atensi/unduh/") for name in names)
+    # The zip holds the PDF, not itself, and Pendahuluan links to that copy.
+    assert [name for name in names if name.startswith("atensi/unduh/")] == ["atensi/unduh/atensi.pdf"]
+    assert archive.read("atensi/unduh/atensi.pdf") == pdf
+    intro = archive.read("atensi/chapters/pendahuluan.html").decode("utf-8")
+    assert 'href="../unduh/atensi.pdf"' in intro and "unduh/atensi-luring.zip" not in intro
