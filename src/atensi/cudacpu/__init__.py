@@ -124,6 +124,13 @@ Floating point -- what still differs from a GPU:
   ``rsqrtf`` is ``1 / sqrtf`` here, an approximation on the GPU. So compare a
   kernel with NumPy to a tolerance, never bit for bit across backends.
 
+Profiler: every launch inside ``with atensi.cudacpu.profile() as prof:`` is
+counted as Nsight Compute counts it (``prof.kernels[name]``: metric -> value,
+``prof.sites``: per .cu line): shared-memory wavefronts and bank conflicts,
+global sectors per request, FFMA/MUFU, barriers, shuffles, branch uniformity.
+The model (phases of 64/128-bit accesses, what is and is not counted) is in
+``profiling.py`` and ``cuda_cpu_profile.h``.
+
 Sanitizers need their runtime preloaded (LD_PRELOAD), so they run in a child
 process; loading a sanitized module here raises CudaCpuError saying so::
 
