@@ -3,6 +3,10 @@
 Used by scripts/audit_site.sh, so that Lighthouse measures what a reader
 gets from the published site, not Python's uncompressed http.server.
     python scripts/serve_gzip.py PORT FOLDER
+
+Only what lies inside FOLDER is served: a symlink that leads out of it, or a
+path with a NUL byte (``%00``), is answered 404. Ctrl-C stops the server
+with one line, not a traceback.
 """
 
 from __future__ import annotations
@@ -10,6 +14,8 @@ from __future__ import annotations
 import functools
 import gzip
 import http.server
+import io
+import os
 import sys
 from pathlib import Path
 
@@ -23,8 +29,18 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def outside(self, path: str) -> bool:
+        """A path with a NUL byte, or one that leads out of the folder (a symlink)."""
+        if "\0" in path:
+            return True
+        root = os.path.realpath(self.directory)
+        return os.path.commonpath([root, os.path.realpath(path)]) != root
+
     def send_head(self):
         path = self.translate_path(self.path)
+        if self.outside(path):
+            self.send_error(404, "File not found")
+            return None
         wants = "gzip" in self.headers.get("Accept-Encoding", "")
         if not wants or not path.endswith(TEXT):
             return super().send_head()
@@ -39,14 +55,10 @@ class GzipHandler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "max-age=600")  # as GitHub Pages
         self.end_headers()
-        import io
-
         return io.BytesIO(body)
 
 
 def main(argv=None) -> int:
-    import os
-
     parser = Parser(prog="scripts/serve_gzip.py",
                     description="Sajikan folder di 127.0.0.1 dengan gzip seperti GitHub Pages.",
                     usage_line="python scripts/serve_gzip.py PORT FOLDER")
@@ -65,8 +77,13 @@ def main(argv=None) -> int:
         print(f"scripts/serve_gzip.py: port {args.port} tidak bisa dipakai ({err.strerror}). "
               "Pilih port lain.", file=sys.stderr)
         return 1
-    with server:
-        server.serve_forever()
+    try:
+        with server:
+            print(f"Menyajikan {args.folder} di http://127.0.0.1:{args.port}/ "
+                  "(Ctrl-C untuk berhenti)", flush=True)
+            server.serve_forever()
+    except KeyboardInterrupt:
+        print("\nServer dihentikan.")
     return 0
 
 
