@@ -3,8 +3,11 @@
     python scripts/tensorcore_gpu.py            (scripts/gpu_check.sh runs it)
 
 Headline shapes: B = 8, H = 12, T in {1024, 4096}, d_k = 64, causal, standard
-normal float32. For each row: median time of 5 runs after a warm-up (CUDA
-events), TFLOP/s counted as 2·B·H·T²·d_k (causal: half of 4·B·H·T²·d_k), and
+normal float32. For each row: the result of the public call is judged, and
+its launcher (``atensi.kernels.launch``, the same kernels without the input
+checks and their host syncs) is timed as scripts/gpu_headline_bench.py times
+it: at least 100 ms of warm-up, 20 CUDA-event repeats interleaved with torch
+SDPA, the median, and the SM clock at the time; TFLOP/s counted as 2·B·H·T²·d_k (causal: half of 4·B·H·T²·d_k), and
 the largest error against float64 on batch 0 (12 heads), relative to max |O|.
 torch's row is ``scaled_dot_product_attention`` on float32 inputs with TF32
 allowed (its default GEMM path on sm_80+ decides); it is skipped when torch is
@@ -32,6 +35,7 @@ Prints one line per row; exit code 1 when a v3 result is above its bound.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -177,22 +181,13 @@ def v3_bound(Q, K, V, got, ref, precision, *, mma=mma_truncate) -> tuple[float, 
     return err, model_err, BOUND_FACTOR * model_err + BOUND_FLOOR
 
 
-def _time_ms(cp, fn, repeats=5) -> float:
-    fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(repeats):
-        start, stop = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, stop))
-    return float(np.median(times))
-
-
 def main() -> int:
     import cupy as cp
+
+    from atensi.kernels import launch
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gpu_headline_bench as timing  # warm-up, interleaved repeats, clocks
 
     try:
         import torch
@@ -206,27 +201,39 @@ def main() -> int:
         scale = float(np.abs(ref).max())
         flops = 2.0 * B * H * T * T * D
         Qd, Kd, Vd = (cp.asarray(x) for x in (Q, K, V))
-        rows = [(f"v3-{p}", lambda p=p: kernels.attention(Qd, Kd, Vd, impl="fused-v3", precision=p,
-                                                           splits=1, backend="cupy"))
+        # (name, public call whose result is judged, launcher that is timed: the same
+        # kernels on the same arrays, without the input checks and their host syncs)
+        rows = [(f"v3-{p}",
+                 lambda p=p: kernels.attention(Qd, Kd, Vd, impl="fused-v3", precision=p, splits=1,
+                                               backend="cupy"),
+                 lambda p=p: launch.launch_attention(Qd, Kd, Vd, impl="fused-v3", precision=p,
+                                                     splits=1, causal=True, scale=True,
+                                                     backend="cupy"))
                 for p in ("tf32", "3xtf32")]
-        rows.append(("v2-fp32", lambda: kernels.attention(Qd, Kd, Vd, impl="fused-v2",
-                                                          backend="cupy")))
+        rows.append(("v2-fp32",
+                     lambda: kernels.attention(Qd, Kd, Vd, impl="fused-v2", splits=1, backend="cupy"),
+                     lambda: launch.launch_attention(Qd, Kd, Vd, impl="fused-v2", splits=1,
+                                                     causal=True, scale=True, backend="cupy")))
+        sdpa = None
         if torch is not None and torch.cuda.is_available():
-            tq, tk, tv = (torch.from_numpy(x).cuda() for x in (Q, K, V))
+            tq, tk, tv = (torch.as_tensor(x, device="cuda") for x in (Qd, Kd, Vd))
             torch.backends.cuda.matmul.allow_tf32 = True
-            rows.append(("torch-sdpa-fp32", lambda: torch.nn.functional.scaled_dot_product_attention(
-                tq, tk, tv, is_causal=True)))
-        for name, fn in rows:
-            if name.startswith("torch"):
-                out = fn()
-                torch.cuda.synchronize()
-                got = out[0].double().cpu().numpy()
-                ms = _time_ms(cp, lambda: (fn(), torch.cuda.synchronize()))
-            else:
-                got = cp.asnumpy(fn()[0]).astype(np.float64)
-                ms = _time_ms(cp, fn)
+            sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(  # noqa: E731
+                tq, tk, tv, is_causal=True)
+            rows.append(("torch-sdpa-fp32", lambda: cp.asarray(sdpa()), sdpa))
+        for name, check, timed in rows:
+            got = cp.asnumpy(check()[0]).astype(np.float64)
+            fns = {name: timed}
+            if sdpa is not None and name != "torch-sdpa-fp32":
+                fns["torch-sdpa-fp32"] = sdpa
+            for fn in fns.values():
+                timing.warm_up(fn, cp)
+            times = timing.interleaved(fns, cp)
+            ms = timing._median(times[name])
+            sm = timing.clocks().get("sm_clock_mhz")
             line = (f"{name:16s} B={B} H={H} T={T:5d} d_k={D}  {ms:8.3f} ms  "
-                    f"{flops / ms / 1e9:7.1f} TFLOP/s  galat relatif ")
+                    f"{flops / ms / 1e9:7.1f} TFLOP/s  (peluncur, median {len(times[name])}x, "
+                    f"SM {sm if sm is not None else '?'} MHz)  galat relatif ")
             if not name.startswith("v3-"):
                 print(line + f"{float(np.abs(got - ref).max()) / scale:.2e}", flush=True)
                 continue

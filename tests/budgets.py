@@ -50,6 +50,8 @@ BUDGETS = {
     "tests/test_explorers.py": 55.0,
     # Every fused kernel of the registry at T = 1023 on the emulator (about 40 s).
     "tests/test_flash_attn.py": 75.0,
+    # Dry runs of gpu_check.sh for an H100 and an H200, each collecting the GPU tests.
+    "tests/test_gpu_script.py": 60.0,
 }
 DEFAULT_BUDGET = 45.0
 FAIL_FACTOR = 2.0

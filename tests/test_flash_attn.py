@@ -14,7 +14,8 @@ and for 3xTF32 (whose promise is float32's accuracy), and
 ``number_formats.attention_tf32`` (the same products with TF32-rounded
 operands) for TF32. Sequence lengths are ragged (113, 211,
 1023: no tile divides them) and head dims odd (33, 127) as well as 64.
-``scripts/gpu_headline_bench.py --aturan`` applies the same rule on CuPy.
+The same rule runs on a GPU through CuPy (the ``gpu`` tests below, in the
+pytest step of scripts/gpu_check.sh), where the real kernels meet it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import zlib
 import numpy as np
 import pytest
 
+import _kernel_cases as kc
 from atensi import kernels, number_formats, reference
 
 RATIO = 2.0
@@ -77,12 +79,23 @@ def _plain(Q, K, V, causal, precision):
     return number_formats.attention_tf32(Q, K, V, causal=causal, precision=precision)
 
 
-def _check_forward(impl, precision, splits, T, d_k, causal):
+def _on(backend):
+    """Arrays in and out on ``backend`` ("cpu": NumPy through the emulator; "cupy": the GPU)."""
+    if backend == "cpu":
+        return (lambda x: x), (lambda x: x)
+    import cupy
+
+    return cupy.asarray, cupy.asnumpy
+
+
+def _check_forward(impl, precision, splits, T, d_k, causal, backend="cpu"):
     Q, K, V = _data(T, d_k, causal)
     options = {"precision": precision} if precision else {}
     if splits:
         options["splits"] = splits
-    out = kernels.attention(Q, K, V, causal=causal, impl=impl, backend="cpu", **options)
+    put, get = _on(backend)
+    out = get(kernels.attention(put(Q), put(K), put(V), causal=causal, impl=impl,
+                                backend=backend, **options))
     ref = reference.attention(*_f64(Q, K, V), causal=causal)
     assert_rule(out, _plain(Q, K, V, causal, precision), ref,
                 f"{impl} {precision or 'float32'} T={T} d_k={d_k} causal={causal}")
@@ -109,13 +122,16 @@ def test_fused_forward_meets_the_rule_at_1023(case, T, d_k):
     _check_forward(*case, T, d_k, True)
 
 
-def _check_backward(T, d_k, causal, with_lse):
+def _check_backward(T, d_k, causal, with_lse, backend="cpu"):
     Q, K, V, dO = _data(T, d_k, causal, "backward", count=4)
     lse = None
     if with_lse:  # the blocked forward's log-sum-exp, as a training step would keep it
         _, lse = reference.attention_blocked(Q, K, V, causal=causal, return_lse=True)
         lse = np.ascontiguousarray(lse, dtype=np.float32)
-    grads = kernels.attention_backward(Q, K, V, dO, causal=causal, lse=lse, backend="cpu")
+    put, get = _on(backend)
+    grads = [get(g) for g in kernels.attention_backward(
+        put(Q), put(K), put(V), put(dO), causal=causal, lse=None if lse is None else put(lse),
+        backend=backend)]
     # The plain implementation in float32 that reads the same lse, when there is one.
     plain = (reference.attention_backward(Q, K, V, dO, causal=causal) if lse is None
              else reference.attention_backward_blocked(Q, K, V, dO, causal=causal, lse=lse))
@@ -171,3 +187,27 @@ def test_the_rule_fails_a_kernel_that_is_wrong_by_one_bit_too_many():
     with pytest.raises(AssertionError, match="max\\|kernel - ref64\\|"):
         assert_rule(bad, plain, ref, "perturbed")
     assert_rule(plain, plain, ref, "plain itself")
+
+
+# --- The same rule on the GPU (scripts/gpu_check.sh) -------------------------------------
+
+
+@kc.gpu_test
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("T, d_k", SHAPES + LONG_SHAPES)
+def test_fused_forward_meets_the_rule_on_gpu(case, causal, T, d_k):
+    _check_forward(*case, T, d_k, causal, backend="cupy")
+
+
+@kc.gpu_test
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("T, d_k", [
+    # Where the emulator's dK is over the rule, the GPU's result is recorded, not judged:
+    # XFAIL or XPASS in the log of the GPU run.
+    pytest.param(T, d_k, marks=[pytest.mark.xfail(strict=False, raises=AssertionError, reason=(
+        "attention_backward_dk_v1 melampaui aturan FlashAttention di emulator"))]
+        if (T, d_k) in LONG_OVER_THE_RULE else []) for T, d_k in SHAPES + LONG_SHAPES])
+def test_backward_meets_the_rule_on_gpu(T, d_k, causal):
+    """The softmax path (the lse path's float32 lse is judged on the emulator)."""
+    _check_backward(T, d_k, causal, False, backend="cupy")

@@ -42,12 +42,15 @@ from atensi.kernels import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gpu_check.sh"
-FILES = ["bench_gpu.json", "bench_headline.json", "logs.tar.gz", "results.txt"]  # what $OUT gets
+FILES = ["bench_gpu.json", "bench_headline.json", "fakta.json", "logs.tar.gz", "ncu.json",
+         "results.txt"]  # what $OUT gets
 BUDGET_S = 540  # 600 s per command on the GPU machine, less a 60 s margin
 NOTEBOOK_MODULES = ("nbclient", "nbformat", "traitlets")  # absent from the GPU machine's python3
 # Every step on the GPU machine, in order of value: correctness, headline numbers, sanitizers.
-GPU_MACHINE_STEPS = ("info", "cupy", "pytest-gpu", "tensorcore-v3", "headline", "bench",
-                     "memcheck", "racecheck", "synccheck")
+GPU_MACHINE_STEPS = ("info", "facts", "cupy", "pytest-gpu", "tensorcore-v3", "headline", "ncu",
+                     "bench", "memcheck", "racecheck", "synccheck")
+# The cards the check runs on, as nvidia-smi names them.
+CARDS = {"H100": "NVIDIA H100 80GB HBM3", "H200": "NVIDIA H200"}
 
 # sitecustomize.py for a Python without some packages: importing them fails as if absent.
 _ABSENT = """import sys
@@ -68,11 +71,12 @@ sys.meta_path.insert(0, _Absent())
 
 
 def _fake_bin(tmp_path, *, cupy_imports: bool, sanitizer: bool = False, python: str = sys.executable,
-              hang_on: str = "", absent=()):
+              hang_on: str = "", absent=(), card: str = "", ncu: bool = False):
     """A bin/ folder with python3 (``python``, seeing a stub cupy and none of
-    the modules ``absent``), and pip, curl, wget, nvidia-smi that only log
-    their call. A python3 call whose arguments contain ``hang_on`` sleeps
-    instead. Returns (bin, calls log)."""
+    the modules ``absent``), and pip, curl, wget (and compute-sanitizer, ncu)
+    that only log their call; nvidia-smi names ``card`` when one is given. A
+    python3 call whose arguments contain ``hang_on`` sleeps instead.
+    Returns (bin, calls log)."""
     stub = tmp_path / "stub"
     (stub / "cupy").mkdir(parents=True)
     if absent:
@@ -88,7 +92,11 @@ def _fake_bin(tmp_path, *, cupy_imports: bool, sanitizer: bool = False, python: 
         "#!/bin/sh\n"
         f'echo "python3 $*" >> "{calls}"\n' + hang +
         f'PYTHONPATH="{stub}${{PYTHONPATH:+:$PYTHONPATH}}" exec "{python}" "$@"\n')
-    tools = ["pip", "pip3", "curl", "wget"] + (["compute-sanitizer"] if sanitizer else [])
+    tools = (["pip", "pip3", "curl", "wget"] + (["compute-sanitizer"] if sanitizer else [])
+             + (["ncu"] if ncu else []))
+    if card:
+        (fake / "nvidia-smi").write_text(f'#!/bin/sh\necho "nvidia-smi $*" >> "{calls}"\n'
+                                         f'echo "{card}"\n')
     for tool in tools:
         (fake / tool).write_text(f'#!/bin/sh\necho "{tool} $*" >> "{calls}"\nexit 1\n')
     for f in fake.iterdir():
@@ -97,9 +105,9 @@ def _fake_bin(tmp_path, *, cupy_imports: bool, sanitizer: bool = False, python: 
 
 
 def _dry_run(tmp_path, *, cupy_imports=True, sanitizer=False, extra_env=None, python=sys.executable,
-             prefix=(), hang_on="", absent=()):
+             prefix=(), hang_on="", absent=(), card="", ncu=False):
     fake, calls = _fake_bin(tmp_path, cupy_imports=cupy_imports, sanitizer=sanitizer, python=python,
-                            hang_on=hang_on, absent=absent)
+                            hang_on=hang_on, absent=absent, card=card, ncu=ncu)
     out = tmp_path / "out"
     env = {k: v for k, v in os.environ.items() if k not in ("OUT", "PYTHONPATH")}
     env.update(OUT=str(out), ATENSI_GPU_CHECK_DRY_RUN="1", PATH=f"{fake}{os.pathsep}{env.get('PATH', '')}")
@@ -142,9 +150,9 @@ def test_dry_run_uses_machine_python_and_installs_nothing(tmp_path, sanitizer):
     assert re.search(r"KERING pytest-gpu .*-m pytest -q -m gpu", results)
     assert re.search(r"KERING bench .*-m atensi\.bench --quick --device gpu --json "
                      + re.escape(str(out / "bench_gpu.json")), results)
-    assert "KERING pytest-gpu (≤ 175 s)" in results
+    assert "KERING pytest-gpu (≤ 120 s)" in results
     tests_step = SCRIPT.read_text().split("check_tests() {", 1)[1].split("\n}", 1)[0]
-    for test_file in ("test_fused_split.py", "test_kernels_v2.py", "test_fused_tensorcore.py",
+    for test_file in ("test_kernels_gpu.py::test_fused_past_2_31_elements", "test_flash_attn.py",
                       "test_gpu_script.py"):
         assert f"tests/{test_file}" in tests_step, test_file
     assert re.search(r"KERING headline .*gpu_headline_bench\.py "
@@ -153,18 +161,20 @@ def test_dry_run_uses_machine_python_and_installs_nothing(tmp_path, sanitizer):
     assert re.search(r"KERING tensorcore-v3 .*scripts/tensorcore_gpu\.py", results)
     if sanitizer:
         for name in ("memcheck", "racecheck", "synccheck"):
-            assert re.search(rf"KERING {name} \(≤ 35 s\): \S*compute-sanitizer --tool {name} ", results)
+            assert re.search(rf"KERING {name} \(≤ 30 s\): \S*compute-sanitizer --tool {name} "
+                             r"--error-exitcode 99 --kernel-regex kns=\^\(", results)
     else:
         assert "LEWATI compute-sanitizer (alat tidak ditemukan" in results
-    assert "LEWATI" not in results.replace("LEWATI compute-sanitizer", "")
+    assert "LEWATI ncu (alat tidak ditemukan" in results
+    assert "LEWATI" not in results.replace("LEWATI compute-sanitizer", "").replace("LEWATI ncu", "")
     # Its own estimate: step limits, kill grace and packing stay within the budget.
     assert _planned_seconds(results) <= BUDGET_S
     # The one-screen summary at the end.
     summary = proc.stdout.split("Ringkasan gpu_check", 1)
     assert len(summary) == 2, proc.stdout
     assert len(summary[1].splitlines()) <= 40
-    assert ("0 langkah gagal. Berkas: results.txt, bench_gpu.json, bench_headline.json, logs.tar.gz"
-            in summary[1])
+    assert ("0 langkah gagal. Berkas: results.txt, bench_gpu.json, bench_headline.json, fakta.json, "
+            "ncu.json, logs.tar.gz" in summary[1])
 
 
 def test_dry_run_without_cupy_falls_back_to_a_venv(tmp_path):
@@ -225,15 +235,21 @@ def test_dry_run_offline_on_the_gpu_machine_configuration(tmp_path):
     assert len(files) <= 8 and sorted(p.name for p in files) == FILES, files
 
 
-def test_gpu_machine_dry_run_plans_every_step_and_collects_the_gpu_tests(tmp_path):
-    """The H200's python3: CuPy, pytest, hypothesis, pyyaml, but no notebook
-    packages, and compute-sanitizer on PATH. Every step is planned, in order of
-    value, with its limits, kill grace and packing inside the margin; the
-    planned ``pytest -m gpu`` really collects, v3's tests among them."""
-    proc, out, _ = _dry_run(tmp_path, sanitizer=True, absent=NOTEBOOK_MODULES)
+@pytest.mark.parametrize("card", sorted(CARDS))
+def test_gpu_machine_dry_run_plans_every_step_and_collects_the_gpu_tests(tmp_path, card):
+    """The GPU machine's python3 (H100 or H200): CuPy, pytest, hypothesis, pyyaml,
+    but no notebook packages, and compute-sanitizer and ncu on PATH. Every step is
+    planned, in order of value, with its limits, kill grace and packing inside the
+    margin: the card named, its facts, the FlashAttention rule on CuPy, launcher
+    timing, the ncu pass, the sanitizers on atensi's kernels only; the planned
+    ``pytest -m gpu`` really collects, the rule's tests among them."""
+    proc, out, _ = _dry_run(tmp_path, sanitizer=True, absent=NOTEBOOK_MODULES, card=CARDS[card],
+                            ncu=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results = (out / "results.txt").read_text()
+    assert f"Kartu: {CARDS[card]}" in results
     assert "LEWATI" not in results, results
+    assert sorted(p.name for p in out.iterdir()) == FILES
     steps = _planned_steps(results)
     assert tuple(name for name, _, _ in steps) == GPU_MACHINE_STEPS, results
     grace, packing = (int(x) for x in re.search(
@@ -244,11 +260,21 @@ def test_gpu_machine_dry_run_plans_every_step_and_collects_the_gpu_tests(tmp_pat
     assert planned <= BUDGET_S, planned
     commands = {name: command for name, _, command in steps}
     assert commands["tensorcore-v3"].endswith("scripts/tensorcore_gpu.py")
+    assert commands["facts"].endswith("gpu_headline_bench.py --fakta " + str(out / "fakta.json"))
+    assert re.search(r"gpu_headline_bench\.py --ncu \S*/ncu " + re.escape(str(out / "ncu.json")) + "$",
+                     commands["ncu"])
+    assert commands["headline"].endswith("gpu_headline_bench.py " + str(out / "bench_headline.json"))
+    assert "tests/test_flash_attn.py" in commands["pytest-gpu"]
+    assert "ATENSI_REQUIRE_GPU=1" in commands["pytest-gpu"]  # the CPU budgets are off there
     for tool in ("memcheck", "racecheck", "synccheck"):
         sanitized = commands[tool]
         assert f"--tool {tool} " in sanitized
         assert "for splits in (1, 3):" in sanitized and "(2, 130, 64)" in sanitized
         assert "impl='fused-v3', precision='3xtf32', splits=splits" in sanitized
+        names = re.search(r"--kernel-regex kns=\^\((\S+)\)\$ ", sanitized).group(1).split("|")
+        assert sorted(names) == sorted(k.name for k in kernels.registry.KERNELS)
+    if card != "H200":
+        return  # the same command: collected once
 
     python3 = tmp_path / "bin" / "python3"
     env = {k: v for k, v in os.environ.items() if k not in ("OUT", "PYTHONPATH")}
@@ -268,7 +294,9 @@ def test_gpu_machine_dry_run_plans_every_step_and_collects_the_gpu_tests(tmp_pat
     assert m and int(m.group(1)) > 0, collect.stdout[-3000:]
     collected = [line for line in collect.stdout.splitlines() if "::" in line]
     assert len(collected) == int(m.group(1))
-    assert any(line.startswith("tests/test_fused_tensorcore.py::") for line in collected)
+    assert any(line.startswith("tests/test_flash_attn.py::test_fused_forward_meets_the_rule_on_gpu")
+               for line in collected)
+    assert any("test_fused_past_2_31_elements" in line for line in collected)
 
 
 def _load_script(name):
@@ -329,7 +357,8 @@ def test_script_syntax_and_sanity():
     assert targets and "fused-v3" in targets.group(1)
     compile(targets.group(1), "SANITIZED_TARGETS", "exec")
     # One function per step, each called once at the end.
-    for name in ("info", "cupy", "tests", "sanitizers", "bench", "headline"):
+    for name in ("info", "facts", "cupy", "tests", "tensorcore", "headline", "ncu", "bench",
+                 "sanitizers"):
         assert f"\ncheck_{name}() {{" in text and f"\ncheck_{name}\n" in text, name
     if shutil.which("shellcheck"):
         proc = subprocess.run(["shellcheck", "-S", "warning", str(SCRIPT)],
@@ -671,3 +700,140 @@ def test_v3_model_is_the_emulators_v3_and_its_bound_holds(precision):
     if precision == "3xtf32":
         wrong, _, bound = tg.v3_bound(Q, K, V, v3("tf32"), ref, "3xtf32")
         assert wrong > bound, (seed, wrong, bound)
+
+
+# --- gpu_headline_bench.py: launchers, timing, facts, ncu (without a GPU) ---------------
+
+
+class _FakeCuPy:
+    """Just enough of CuPy for the timing code: events that read a clock that each
+    timed function advances by its own cost, so the arithmetic is exact."""
+
+    def __init__(self):
+        self.now = 0.0  # ms
+        fake = self
+
+        class Event:
+            def record(self):
+                self.at = fake.now
+
+            def synchronize(self):
+                pass
+
+        class cuda:  # noqa: N801 - the name CuPy gives it
+            pass
+
+        cuda.Event = Event
+        cuda.get_elapsed_time = staticmethod(lambda start, stop: stop.at - start.at)
+        self.cuda = cuda
+
+
+def test_warm_up_keeps_the_gpu_busy_for_100_ms_and_repeats_interleave():
+    mod = _load_script("gpu_headline_bench")
+    cp = _FakeCuPy()
+    order = []
+
+    def kernel(name, ms):
+        def run():
+            order.append(name)
+            cp.now += ms
+        return run
+
+    spent, calls = mod.warm_up(kernel("a", 7.0), cp)
+    assert spent >= mod.WARMUP_MS == 100.0 and calls * 7.0 == spent
+    order.clear()
+    times = mod.interleaved({"a": kernel("a", 3.0), "torch": kernel("torch", 2.0)}, cp)
+    assert mod.REPEATS >= 20 and times == {"a": [3.0] * mod.REPEATS, "torch": [2.0] * mod.REPEATS}
+    # A, B then B, A: neither side always runs first.
+    assert order[:4] == ["a", "torch", "torch", "a"]
+
+
+def test_each_timed_launcher_runs_what_the_public_call_runs(monkeypatch):
+    """The launcher of every kernel row gets the arguments kernels.attention
+    passes to atensi.kernels.launch, on the same arrays: only the checks differ."""
+    import numpy as np
+
+    from atensi.kernels import launch
+
+    mod = _load_script("gpu_headline_bench")
+    seen = []
+    real = launch.launch_attention
+
+    def spy(Qd, Kd, Vd, **kw):
+        # launch_attention's own defaults filled in: left out or passed, the same call
+        seen.append({"splits": None, "precision": launch.DEFAULT_PRECISION, **kw})
+        return real(Qd, Kd, Vd, **{**kw, "backend": "cpu"})
+
+    monkeypatch.setattr(launch, "launch_attention", spy)
+    rng = np.random.default_rng(5)
+    Q, K, V = (rng.standard_normal((1, 2, 33, mod.D_K)).astype(np.float32) for _ in range(3))
+    rows = mod._variants(Q, K, V, np)
+    assert set(mod.KERNEL_ROWS) < set(rows)
+    for name, (impl, options) in mod.KERNEL_ROWS.items():
+        seen.clear()
+        public = kernels.attention(Q, K, V, impl=impl, causal=True, backend="cpu", **options)
+        from_public = dict(seen[-1], backend="cupy")
+        seen.clear()
+        timed = rows[name][1]()
+        assert seen == [from_public], name
+        assert np.array_equal(public, timed), name
+
+
+NCU_CSV = '''==PROF== Connected to process 4242
+==PROF== Profiling "attention_fused_v2_d64": 0%....100% - 9 passes
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","4242","python3","127.0.0.1","attention_fused_v2_d64","1","7","(128, 1, 1)","(16, 96, 1)","0","9.0","Command line profiler metrics","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","","1,234"
+"0","4242","python3","127.0.0.1","attention_fused_v2_d64","1","7","(128, 1, 1)","(16, 96, 1)","0","9.0","Command line profiler metrics","smsp__sass_average_branch_targets_threads_uniform.pct","%","99.5"
+"1","4242","python3","127.0.0.1","attention_tensorcore_tf32_d64","1","7","(128, 1, 1)","(16, 96, 1)","0","9.0","Command line profiler metrics","smsp__sass_thread_inst_executed_op_ffma_pred_on.sum","inst","5000"
+'''
+
+
+def test_ncu_csv_is_read_and_set_beside_the_prediction_by_metric_name():
+    mod = _load_script("gpu_headline_bench")
+    measured = mod.parse_ncu_csv(NCU_CSV)
+    assert measured == {
+        "attention_fused_v2_d64": {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": 1234.0,
+                                   "smsp__sass_average_branch_targets_threads_uniform.pct": 99.5},
+        "attention_tensorcore_tf32_d64": {"smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 5000.0}}
+    predicted = {"attention_tensorcore_tf32_d64": {
+        "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum": 4000.0}}
+    rows = mod.side_by_side(measured, predicted)
+    assert len(rows) == len(mod.NCU_KERNELS) * len(mod.NCU_METRICS)
+    row = next(r for r in rows if r["kernel"] == "attention_tensorcore_tf32_d64"
+               and r["metric"] == "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum")
+    assert (row["measured"], row["predicted"], row["measured_over_predicted"]) == (5000.0, 4000.0, 1.25)
+    assert all(r["predicted"] is None for r in rows if r["kernel"] == "attention_fused_v2_d64")
+    assert mod.parse_ncu_csv("==ERROR== ERR_NVGPUCTRPERM\n") == {}
+
+
+def test_ncu_profiles_the_three_kernels_with_the_predicted_metrics_only():
+    mod = _load_script("gpu_headline_bench")
+    command = mod.ncu_command("/opt/ncu")
+    assert command[:2] == ["/opt/ncu", "--csv"]
+    metrics = command[command.index("--metrics") + 1].split(",")
+    assert set(metrics) == set(mod.NCU_METRICS)
+    for name in ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+                 "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                 "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                 "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                 "smsp__sass_average_branch_targets_threads_uniform.pct"):
+        assert name in metrics
+    pattern = command[command.index("--kernel-name") + 1]
+    assert pattern == "regex:^(attention_fused_v2_d64|attention_tensorcore_tf32_d64|attention_tensorcore_3xtf32_d64)$"
+    for name in mod.NCU_KERNELS:
+        kernels.registry.get(name)  # registry names, so the prediction finds them
+    assert command[-1] == "--ncu-sasaran"
+
+
+def test_the_roofline_uses_the_measured_bandwidth_of_the_card():
+    """An H100 at 3,35 TB/s is not given the H200's 4,8 TB/s."""
+    mod = _load_script("gpu_headline_bench")
+    from atensi import hardware
+
+    slow = mod.roofline_rows(67e12, 3.0e12, "NVIDIA H100 80GB HBM3")
+    fast = mod.roofline_rows(67e12, hardware.H200.bandwidth, "NVIDIA H200")
+    assert [r["kernel"] for r in slow] == [r["kernel"] for r in fast]
+    memory_bound = [(s, f) for s, f in zip(slow, fast) if f["limited_by"] == "memori"]
+    assert memory_bound
+    for s, f in memory_bound:
+        assert abs(s["bound_us"] / f["bound_us"] - hardware.H200.bandwidth / 3.0e12) < 1e-9

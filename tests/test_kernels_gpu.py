@@ -211,3 +211,36 @@ def test_chain_more_than_2_31_elements():
     cupy.get_default_memory_pool().free_all_blocks()
     assert bool(cupy.isfinite(O).all())
     _check_sampled(O, Q, K, V, causal=True)
+
+
+def test_fused_past_2_31_elements():
+    """One fused v2 call whose Q (and K, V, O) holds B·H·T·d_k > 2³¹ floats, so
+    every flat offset into the last heads is past int32 (34 GiB on the GPU).
+    Checked on sampled rows, the last head's among them, against float64."""
+    import cupy
+
+    B, H, T, d_k = 41, 800, 1024, 64
+    assert B * H * T * d_k > 2**31
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    need = 4 * 4 * B * H * T * d_k
+    if free < 1.2 * need:
+        pytest.skip(f"GPU ini punya {free / 2**30:.0f} GiB bebas, uji ini butuh {need / 2**30:.0f} GiB")
+    rng = cupy.random.default_rng(3)
+    Qd, Kd, Vd = (rng.standard_normal((B, H, T, d_k), dtype=cupy.float32) for _ in range(3))
+    O = kernels.attention(Qd, Kd, Vd, causal=True, impl="fused-v2", splits=1, backend=BACKEND)
+    assert bool(cupy.isfinite(O).all())
+    # Sampled rows, the last heads among them, against float64 on the host.
+    samples = _samples(B, H, T, seed=3)
+    heads = sorted({(b, h) for b, h, _ in samples})
+    Q, K, V = ({bh: cupy.asnumpy(x[bh]) for bh in heads} for x in (Qd, Kd, Vd))
+    idx = tuple(cupy.asarray([s[i] for s in samples]) for i in range(3))
+    got = cupy.asnumpy(O[idx]).astype(np.float64)
+    want = []
+    for b, h, t in samples:
+        q = Q[b, h][t].astype(np.float64)
+        k, v = K[b, h][:t + 1].astype(np.float64), V[b, h][:t + 1].astype(np.float64)
+        s = k @ q / np.sqrt(d_k)
+        w = np.exp(s - s.max())
+        want.append((w / w.sum()) @ v)
+    want = np.array(want)
+    assert np.abs(got - want).max() / np.abs(want).max() < 2e-5
