@@ -1,8 +1,8 @@
-"""atensi.kernels.sass: the SASS instruction mix per kernel (a model, no GPU).
+"""atensi.kernels.sass: the static SASS instruction mix per kernel (no GPU).
 
 The parser on small hand-written listings (groups, the loop found from a
-backward branch, FFMA share, the occupancy factor of the peak bound; HMMA
-FLOP, the densest MMA loop and the TF32 bound); real NVRTC + nvdisasm runs when
+backward branch, FFMA share; HMMA FLOP and the densest MMA loop); real
+NVRTC + nvdisasm runs when
 both are installed: fused v2's register tiles give its inner loop a larger FFMA
 share than v1's, fused v3 issues HMMA where v2 has none; and
 ``python -m atensi.kernels --sass``.
@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from atensi import hardware
 from atensi.kernels import sass
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,9 +44,8 @@ def test_parse_sass_groups_and_inner_loop():
     # The loop: 0x20 .. 0x60 (LDS, 2 FFMA, SHFL, BRA).
     assert mix.loop == {"LDS/STS": 1, "FFMA": 2, "SHFL": 1, "lainnya": 1}
     assert mix.share(mix.loop) == pytest.approx(2 / 5)
-    assert mix.peak_bound() == pytest.approx(2 / 5)
-    assert mix.peak_bound(resident_warps=2) == pytest.approx(1 / 5)  # 2 warps for 4 schedulers
-    assert mix.peak_bound(resident_warps=48) == pytest.approx(2 / 5)
+    # The static mix is no longer a speed bound: that comes from executed counts (kernels.profil).
+    assert not hasattr(mix, "peak_bound")
 
 
 TENSOR_LISTING = """
@@ -79,14 +77,7 @@ def test_parse_sass_counts_hmma_and_takes_the_densest_mma_loop():
     # Loop 0x10 .. 0x50: 2 HMMA in 5 instructions beats 1 HMMA in 8, though the other has more FFMA.
     assert mix.loop == {"LD/ST": 1, "lainnya": 1, "HMMA": 2, "FFMA": 1}
     assert mix.loop_mma_flops == 2 * 1024
-    per_cycle = 2 * 1024 / 5
-    assert mix.tensor_peak_bound() == pytest.approx(per_cycle / sass.TF32_FLOP_PER_CYCLE)
-    assert mix.tensor_peak_bound(resident_warps=1) == pytest.approx(per_cycle / sass.TF32_FLOP_PER_CYCLE / 4)
-    assert mix.peak_bound() == pytest.approx(1 / 5)
-    assert mix.bound_tflops() == pytest.approx(
-        (mix.peak_bound() * hardware.H200.fp32_flops + mix.tensor_peak_bound() * hardware.H200.tf32_flops) / 1e12)
-    # TF32 dense peak over FP32 peak, per scheduler and cycle: about 7 warp FFMA.
-    assert 6 < sass.TF32_FLOP_PER_CYCLE / sass.FFMA_FLOP_PER_CYCLE < 8
+    assert mix.share(mix.loop) == pytest.approx(1 / 5)
 
 
 def test_generic_loads_and_stores_count_as_memory_traffic_not_other():
@@ -106,12 +97,6 @@ def test_generic_loads_and_stores_count_as_memory_traffic_not_other():
     # Constant-bank loads and local (stack) traffic stay "lainnya": they are not the tiles.
     assert mix.loop == {"LD/ST": 2, "lainnya": 4}
     assert "LD/ST" in sass.GROUPS and sass.group_of("LD") == sass.group_of("ST") == "LD/ST"
-
-
-def test_tensor_bound_is_capped_at_the_peak_and_zero_without_hmma():
-    dense = sass.Mix(loop=sass.Counter({"HMMA": 1}), loop_mma_flops=4096)  # one m16n8k16 per cycle
-    assert dense.tensor_peak_bound() == 1.0
-    assert sass.parse_sass(LISTING)["k"].tensor_peak_bound() == 0.0
 
 
 def test_mma_flops_reads_the_shape_and_refuses_an_unknown_one():
@@ -149,15 +134,15 @@ def test_fused_v3_issues_hmma_and_v2_none():
     _tools_or_skip()
     v2 = _mixes("attention_fused.cu")["attention_fused_v2_d64"]
     v3 = _mixes("attention_tensorcore.cu")
-    assert v2.kernel["HMMA"] == 0 and v2.tensor_peak_bound() == 0.0
+    assert v2.kernel["HMMA"] == 0 and v2.kernel_mma_flops == 0
     for mode in ("tf32", "3xtf32"):
         mix = v3[f"attention_tensorcore_{mode}_d64"]
         assert mix.kernel["HMMA"] > 0 and mix.loop["HMMA"] > 0
-        assert 0 < mix.tensor_peak_bound() <= 1
     tf32, x3 = v3["attention_tensorcore_tf32_d64"], v3["attention_tensorcore_3xtf32_d64"]
     assert x3.loop["HMMA"] == 3 * tf32.loop["HMMA"]  # three MMAs per product
-    # Even the useful third of 3xTF32's tensor-core bound lies above v2's FP32 bound.
-    assert x3.tensor_peak_bound() * hardware.H200.tf32_flops / 3 > v2.peak_bound() * hardware.H200.fp32_flops
+    # One wmma::mma_sync (m16n16k8, 4096 FLOP) is several HMMA instructions.
+    assert tf32.kernel_mma_flops % tf32.kernel["HMMA"] == 0
+    assert 2 * 16 * 16 * 8 // (tf32.kernel_mma_flops // tf32.kernel["HMMA"]) > 1
 
 
 @pytest.mark.slow
@@ -167,81 +152,11 @@ def test_sass_command_prints_the_table():
                           capture_output=True, text=True, timeout=300,
                           env={"PYTHONPATH": str(ROOT / "src"), "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr
-    assert "Campuran instruksi SASS" in proc.stdout and "FFMA %" in proc.stdout and "causal_mask" in proc.stdout
-    assert "batas puncak TF32 %" in proc.stdout and "HMMA" in proc.stdout
+    assert "Campuran instruksi SASS statis" in proc.stdout and "FFMA %" in proc.stdout
+    assert "causal_mask" in proc.stdout and "HMMA" in proc.stdout and "--profil" in proc.stdout
     bad = subprocess.run([sys.executable, "-m", "atensi.kernels", "--sass", "tidak_ada.cu"], cwd=ROOT,
                          capture_output=True, text=True, timeout=60, env={"PYTHONPATH": str(ROOT / "src")})
     assert bad.returncode == 1 and "tidak ada" in bad.stderr
-
-
-# ---- the model's table in chapters/kinerja.md -----------------------------------
-
-KINERJA = ROOT / "chapters" / "kinerja.md"
-
-
-def _kinerja_cells(*needles):
-    """The code of the chapter's code cells that contain each needle (tag lines dropped)."""
-    cells = KINERJA.read_text().split("```{code-cell} ipython3")[1:]
-    found = []
-    for needle in needles:
-        (cell,) = [c.split("\n```", 1)[0] for c in cells if needle in c.split("\n```", 1)[0]]
-        found.append("\n".join(line for line in cell.splitlines() if not line.startswith(":tags:")))
-    return found
-
-
-def test_model_rows_without_nvdisasm_is_a_clear_error_before_compiling(monkeypatch):
-    monkeypatch.setattr(sass, "nvdisasm", lambda: None)
-    monkeypatch.setattr(sass, "instruction_mix", lambda *a, **k: pytest.fail("tidak boleh dikompilasi"))
-    with pytest.raises(RuntimeError, match="nvdisasm tidak terpasang.*nvidia-cuda-nvdisasm"):
-        sass.model_rows(ROOT / "kernels" / "attention_fused.cu")
-
-
-def test_model_markdown_writes_the_rows_numbers():
-    counts = sass.Counter({"FFMA": 1200, "FP lain": 30, "LDS/STS": 40, "SHFL": 5, "BAR": 1, "lainnya": 24})
-    row = sass.ModelRow("*fused* v2", "k", counts, share=1200 / 1300, bound=0.5)
-    table = sass.model_markdown([row]).splitlines()
-    assert len(table) == 3 and table[0].count("|") == table[2].count("|")
-    # Groups not shown on their own (BAR) fall into "lainnya": 1 + 24.
-    assert table[2] == "| *fused* v2 | 1.200 | 30 | 40 | 5 | 25 | 1.300 | 92,3 % | 50 % |"
-
-
-def test_chapter_renders_honestly_without_nvdisasm(monkeypatch, capsys):
-    """Without nvdisasm the two cells still run: a plain note and a full sentence, no numbers."""
-    from atensi import formatting
-
-    monkeypatch.setattr(sass, "nvdisasm", lambda: None)
-    glued = {}
-    namespace = {"kernels": __import__("atensi.kernels", fromlist=["kernel_path"]), "laporan": None,
-                 "Markdown": lambda text: text, "id_float": formatting.id_float,
-                 "glue": lambda name, value, display=False: glued.__setitem__(name, value)}
-    compute, show = _kinerja_cells("sass.model_rows(", 'glue("kin_sass_kalimat"')
-    exec(compute, namespace)
-    assert namespace["baris_sass"] is None and "model SASS dilewati" in capsys.readouterr().out
-    exec(show, namespace)
-    sentence = glued["kin_sass_kalimat"]
-    assert "nvidia-cuda-nvdisasm" in sentence and sentence.endswith(".")
-    assert not any(ch in sentence for ch in "–—%") and " - " not in sentence
-    assert namespace["tampil_sass"].startswith("*(") and "|" not in namespace["tampil_sass"]
-
-
-@pytest.mark.slow
-def test_chapter_table_comes_from_the_report():
-    _tools_or_skip()
-    path = ROOT / "kernels" / "attention_fused.cu"
-    rows = sass.model_rows(path)
-    mixes = _mixes("attention_fused.cu")
-    assert [r.kernel for r in rows] == [name for _, name in sass.FUSED_MODEL_KERNELS]
-    for row in rows:
-        assert row.counts == mixes[row.kernel].loop and row.share == sass.Mix.share(row.counts)
-        assert 0 < row.bound <= row.share
-    # The chapter computes the table with these two functions; no share is typed in its text.
-    compute, show = _kinerja_cells("sass.model_rows(", 'glue("kin_sass_kalimat"')
-    assert "report=laporan" in compute and "sass.model_markdown(baris_sass)" in show
-    from atensi.formatting import id_float
-
-    text = KINERJA.read_text()
-    for row in rows:
-        assert f"{id_float(100 * row.share, 1)} %" not in text, row.kernel
 
 
 # FFMA share of fused v2's inner loop while P still went to P·V by four shuffles per key.
@@ -280,8 +195,8 @@ def test_the_disassembly_is_cached_by_the_binary(tmp_path, monkeypatch):
 
 
 @pytest.mark.book
-def test_the_built_book_shows_the_sass_model_not_its_placeholder(built_book):
-    """nvdisasm is in the book's own requirements, so every make book draws the table."""
+def test_the_built_book_shows_the_profile_table(built_book):
+    """The performance chapter's bound comes from the emulator's counts, with ncu names."""
     text = (built_book / "chapters" / "kinerja.html").read_text(encoding="utf-8")
-    assert "model SASS tidak tersedia" not in text
-    assert "FFMA" in text and "batas puncak FP32" in text
+    assert "model SASS" not in text and "batas puncak FP32" not in text
+    assert "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" in text and "yang mengikat" in text

@@ -3,7 +3,7 @@
     python -m atensi.kernels kernels/scores.cu          laporan satu berkas (sm_90)
     python -m atensi.kernels --arch sm_80               semua berkas di kernels/
     python -m atensi.kernels --tabel                    tabel ptxas sm_80 dan sm_90
-    python -m atensi.kernels --sass [berkas.cu ...]     campuran instruksi SASS (model)
+    python -m atensi.kernels --sass [berkas.cu ...]     campuran instruksi SASS statis
     python -m atensi.kernels --daftar                   semua kernel di registri (tanpa kompilasi)
     python -m atensi.kernels --profil [NAMA ...]        hitungan profiler di emulator dan batasnya
 
@@ -79,7 +79,7 @@ def main(argv=None) -> int:
     parser.add_argument("--tabel", action="store_true",
                         help="satu tabel ptxas untuk sm_80 dan sm_90 (register, shared, spill, okupansi)")
     parser.add_argument("--sass", action="store_true",
-                        help="campuran instruksi SASS per kernel, bagian FFMA dan batas puncak FP32 (model)")
+                        help="campuran instruksi SASS statis per kernel dan bagian FFMA (batasnya: --profil)")
     parser.add_argument("--daftar", action="store_true",
                         help="satu baris per kernel dari registri: berkas, nama, block (tanpa kompilasi)")
     parser.add_argument("--profil", action="store_true",

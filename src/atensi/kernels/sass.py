@@ -1,37 +1,23 @@
-"""Campuran instruksi SASS per kernel, tanpa GPU: model kecepatan yang kasar.
+"""Campuran instruksi SASS statis per kernel, tanpa GPU.
 
     instruction_mix(path, arch="sm_90")   {kernel: Mix}, dari cubin NVRTC + nvdisasm
     mix_table(files=None, arch="sm_90")   tabel teks untuk ``python -m atensi.kernels --sass``
-    model_rows(path, kernels, arch)       baris model untuk bab kinerja (label, hitungan, batas)
-    model_markdown(rows)                  baris-baris itu sebagai tabel Markdown
 
 NVRTC (opsi yang sama dengan CuPy) mengompilasi berkas .cu menjadi cubin, dan
 ``nvdisasm`` (wheel pip ``nvidia-cuda-nvdisasm``) mengubahnya menjadi SASS.
 Keduanya disimpan di cache: cubin lewat ``compile_report``, keluaran
 ``nvdisasm`` dengan kunci dari cubin dan programnya.
 Setiap instruksi dihitung per kelompok (FFMA, HMMA, FP lain, LDS/STS, LD/ST
-generik, SHFL, LDG/LDGSTS/STG, BAR, lainnya), untuk seluruh kernel dan untuk perulangan
-dalam terpanas: rentang lompatan mundur (``BRA`` ke alamat lebih kecil) yang
-dijalankan berulang-ulang. Untuk kernel CUDA core itu rentang yang memuat FFMA
-terbanyak (ubin yang dibuka penuh); untuk kernel tensor core rentang dengan
-FLOP HMMA per instruksi terbesar (perulangan potongan MMA yang paling padat).
+generik, SHFL, LDG/LDGSTS/STG, BAR, lainnya), untuk seluruh kernel dan untuk
+satu perulangan: rentang lompatan mundur (``BRA`` ke alamat lebih kecil) dengan
+FFMA terbanyak, atau untuk kernel tensor core dengan FLOP HMMA per instruksi
+terbesar.
 
-Model: satu penjadwal warp mengeluarkan satu instruksi per siklus.
-
-- FP32: puncak FP32 berarti satu FFMA warp (32 lane × 2 FLOP) per siklus per
-  penjadwal; jadi bagian FFMA di perulangan dalam adalah batas atas bagian
-  puncak FP32 yang bisa dicapai.
-- Tensor core: satu HMMA warp mengerjakan 2·m·n·k FLOP (``HMMA.1684.F32.TF32``:
-  m16 n8 k4, 1024 FLOP). Puncak TF32 padat per penjadwal per siklus adalah
-  64 FLOP × (puncak TF32 / puncak FP32); FLOP HMMA per instruksi perulangan
-  dibagi angka itu (paling besar 1) adalah batas atas bagian puncak TF32.
-  3xTF32 menjalankan tiga MMA per hasil kali, jadi FLOP bergunanya sepertiga.
-  Hopper hanya mencapai puncak lembar datanya lewat wgmma; untuk HMMA (mma.sync)
-  batas ini terlalu longgar, tidak pernah terlalu ketat.
-
-Bila okupansi (ptxas) memberi kurang dari satu warp per penjadwal (4 per SM),
-kedua batas dikalikan warp per penjadwal. Ini model, bukan ukuran: latensi
-memori, konflik bank dan cabang tidak dihitung.
+Ini hitungan **statis**: setiap instruksi dihitung sekali, berapa kali pun ia
+dijalankan, dan perulangan yang bersarang tidak dibedakan. Jadi ia bukan batas
+kecepatan. Hitungan yang dijalankan (berapa FFMA, *wavefront* *shared memory*,
+sektor global, per baris .cu) dan batas dari hitungan itu ada di
+:mod:`atensi.kernels.profil` (``python -m atensi.kernels --profil``).
 """
 
 from __future__ import annotations
@@ -45,7 +31,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from atensi import hardware
 
 GROUPS = ("FFMA", "HMMA", "FP lain", "LDS/STS", "LD/ST", "SHFL", "LDG/LDGSTS/STG", "BAR", "lainnya")
 _FP_OTHER = {"FADD", "FMUL", "FMNMX", "FSEL", "FSETP", "FSET", "MUFU", "FCHK", "FRND", "F2F", "FMAX", "FMIN",
@@ -55,10 +40,6 @@ _TARGET = re.compile(r"`?\(\.L_x_(\d+)\)")
 _LABEL = re.compile(r"^\.L_x_(\d+):")
 _FUNC = re.compile(r"^\.text\.(\w+):")
 _MMA_SHAPE = re.compile(r"^\.(?:(16)(8)(4|8|16|32)|(8)(8)(4))(?:\.|$)")  # HMMA.1684 = m16 n8 k4
-# The peaks (FP32 on CUDA cores, dense TF32 on tensor cores) and the warp
-# schedulers per SM come from the hardware table: the model is an H200's.
-FFMA_FLOP_PER_CYCLE = 2 * hardware.WARP_SIZE  # one warp FFMA per scheduler per cycle: 32 lanes x 2 FLOP
-TF32_FLOP_PER_CYCLE = FFMA_FLOP_PER_CYCLE * hardware.H200.tf32_flops / hardware.H200.fp32_flops
 
 
 def mma_flops(suffix: str) -> int:
@@ -94,7 +75,7 @@ def group_of(op: str) -> str:
 
 @dataclass
 class Mix:
-    """Counts per group (GROUPS) for a whole kernel and for its hottest inner loop,
+    """Static counts per group (GROUPS) for a whole kernel and for one inner loop,
     and the FLOP of the HMMA instructions in each (one warp, one pass)."""
 
     kernel: Counter = field(default_factory=Counter)
@@ -106,27 +87,6 @@ class Mix:
     def share(c: Counter) -> float:
         total = sum(c.values())
         return c["FFMA"] / total if total else 0.0
-
-    @staticmethod
-    def _occupancy(resident_warps: int | None) -> float:
-        schedulers = hardware.H200.arch.schedulers_per_sm
-        return 1.0 if resident_warps is None else min(1.0, resident_warps / schedulers)
-
-    def peak_bound(self, resident_warps: int | None = None) -> float:
-        """Upper bound on the share of FP32 peak (issue model; see the module docstring)."""
-        return self.share(self.loop or self.kernel) * self._occupancy(resident_warps)
-
-    def tensor_peak_bound(self, resident_warps: int | None = None) -> float:
-        """Upper bound on the share of the dense TF32 tensor-core peak (same model)."""
-        c, flops = (self.loop, self.loop_mma_flops) if self.loop else (self.kernel, self.kernel_mma_flops)
-        total = sum(c.values())
-        per_cycle = flops / total if total else 0.0
-        return min(1.0, per_cycle / TF32_FLOP_PER_CYCLE) * self._occupancy(resident_warps)
-
-    def bound_tflops(self, resident_warps: int | None = None) -> float:
-        """The two bounds in TFLOP/s on an H200, added: FFMA and HMMA share the issue slots."""
-        return (self.peak_bound(resident_warps) * hardware.H200.fp32_flops
-                + self.tensor_peak_bound(resident_warps) * hardware.H200.tf32_flops) / 1e12
 
 
 def nvdisasm() -> str | None:
@@ -232,89 +192,25 @@ def instruction_mix(path, arch: str = "sm_90", cubin: bytes | None = None) -> di
 
 
 def mix_table(files=None, arch: str = "sm_90") -> str:
-    """One row per kernel: the inner loop's mix, its FFMA share and the peak bounds."""
+    """One row per kernel: the static mix of its inner loop and its FFMA share."""
     from atensi.kernels import registry
     from atensi.kernels.compiling import compile_report
     from atensi.kernels.loading import kernel_path
 
     files = files or sorted(str(kernel_path(f)) for f in registry.files())
-    head = ("kernel", *GROUPS, "total", "FFMA %", "batas puncak FP32 %", "batas puncak TF32 %",
-            "batas TFLOP/s")
+    head = ("kernel", *GROUPS, "total", "FFMA %", "FLOP HMMA")
     rows = []
     for file in files:
         report = compile_report(file, arch=arch)
         for name, mix in sorted(instruction_mix(file, arch, cubin=report.cubin).items()):
-            res = report.kernels.get(name)
-            warps = round(res.occupancy * 64) if res else None  # sm_80/sm_90: 64 warps per SM
             c = mix.loop or mix.kernel
+            flops = mix.loop_mma_flops if mix.loop else mix.kernel_mma_flops
             rows.append((name, *(str(c[g]) for g in GROUPS), str(sum(c.values())),
-                         f"{100 * mix.share(c):.0f}", f"{100 * mix.peak_bound(warps):.0f}",
-                         f"{100 * mix.tensor_peak_bound(warps):.0f}" if mix.kernel_mma_flops else "-",
-                         f"{mix.bound_tflops(warps):.0f}"))
+                         f"{100 * mix.share(c):.0f}", str(flops) if flops else "-"))
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
-    lines = [f"Campuran instruksi SASS perulangan dalam ({arch}; model, bukan ukuran)",
+    lines = [f"Campuran instruksi SASS statis perulangan dalam ({arch}): setiap instruksi dihitung sekali",
              "  ".join(h.ljust(w) for h, w in zip(head, widths))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows]
-    lines.append(f"Puncak H200 SXM: FP32 {hardware.H200.fp32_flops / 1e12:.0f} TFLOP/s (CUDA core), "
-                 f"TF32 padat {hardware.H200.tf32_flops / 1e12:.0f} TFLOP/s (tensor core). "
-                 "3xTF32: FLOP berguna sepertiga FLOP HMMA.")
-    return "\n".join(lines)
-
-
-# The rows the book's performance chapter shows: (label, kernel in attention_fused.cu).
-FUSED_MODEL_KERNELS = (
-    ("*fused* v1", "attention_fused_d64"),
-    ("*fused* v2", "attention_fused_v2_d64"),
-    ("*fused* v2, $d_k = 128$", "attention_fused_v2_d128"),
-    ("*fused* v2 *split-K*", "attention_fused_v2_split_d64"),
-)
-
-
-@dataclass
-class ModelRow:
-    """One kernel's inner loop in the model: counts per group, FFMA share, FP32 peak bound."""
-
-    label: str
-    kernel: str
-    counts: Counter
-    share: float
-    bound: float
-
-
-def model_rows(path, kernels=FUSED_MODEL_KERNELS, arch: str = "sm_90", report=None) -> list[ModelRow]:
-    """The model for ``kernels`` (pairs of label and name) of one .cu file.
-
-    ``report``: a compile_report of the same file and arch, reused for the
-    occupancy (None: compiled here). RuntimeError with an Indonesian message
-    when nvdisasm or NVRTC is missing.
-    """
-    if nvdisasm() is None:
-        raise RuntimeError("nvdisasm tidak terpasang, jadi SASS tidak bisa dibaca. Pasang dengan "
-                           "pip install -r requirements-dev.txt (paket nvidia-cuda-nvdisasm).")
-    if report is None:  # RuntimeError where NVRTC is missing
-        from atensi.kernels.compiling import compile_report
-
-        report = compile_report(path, arch=arch)
-    mixes = instruction_mix(path, arch, cubin=report.cubin)  # one compile for both
-    rows = []
-    for label, name in kernels:
-        mix, res = mixes[name], report.kernels[name]
-        warps = round(res.occupancy * 64)  # sm_80/sm_90: 64 warps per SM
-        c = mix.loop or mix.kernel
-        rows.append(ModelRow(label, name, c, mix.share(c), mix.peak_bound(warps)))
-    return rows
-
-
-def model_markdown(rows: list[ModelRow]) -> str:
-    """The rows as a Markdown table, numbers in Indonesian notation."""
-    from atensi.formatting import id_float, id_int
-
-    lines = ["| *kernel* | FFMA | FP lain | LDS/STS | SHFL | lainnya | total | FFMA % | batas puncak FP32 |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for r in rows:
-        c = r.counts
-        rest = sum(c.values()) - sum(c[g] for g in ("FFMA", "FP lain", "LDS/STS", "SHFL"))
-        lines.append(f"| {r.label} | {id_int(c['FFMA'])} | {id_int(c['FP lain'])} | {id_int(c['LDS/STS'])} "
-                     f"| {id_int(c['SHFL'])} | {id_int(rest)} | {id_int(sum(c.values()))} "
-                     f"| {id_float(100 * r.share, 1)} % | {id_float(100 * r.bound, 0)} % |")
+    lines.append("Bukan batas kecepatan: hitungan yang dijalankan dan batasnya ada di "
+                 "python -m atensi.kernels --profil.")
     return "\n".join(lines)
