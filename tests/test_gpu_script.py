@@ -837,3 +837,16 @@ def test_the_roofline_uses_the_measured_bandwidth_of_the_card():
     assert memory_bound
     for s, f in memory_bound:
         assert abs(s["bound_us"] / f["bound_us"] - hardware.H200.bandwidth / 3.0e12) < 1e-9
+
+
+@pytest.mark.slow
+def test_the_emulator_predicts_every_metric_ncu_measures():
+    """The join is by ncu's metric name: the emulator's profile (atensi.cudacpu.profile,
+    through atensi.kernels.profil) names each one for each of the three kernels."""
+    mod = _load_script("gpu_headline_bench")
+    predicted = mod.predicted()
+    assert set(predicted) == set(mod.NCU_KERNELS)
+    for kernel, metrics in predicted.items():
+        assert set(mod.NCU_METRICS) <= set(metrics), kernel
+        assert metrics["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"] > 0
+        assert 0 < metrics["smsp__sass_average_branch_targets_threads_uniform.pct"] <= 100
