@@ -141,4 +141,5 @@ def setup(app):
     app.add_css_file("wide-tables.css")
     app.add_js_file("wide-tables.js", defer="defer")
     app.add_css_file("kontras.css")
+    app.add_css_file("gambar-gelap.css")  # figures.py: the figure that matches the theme
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -13,6 +13,13 @@ both: ``src`` is the 1x copy (what an ordinary screen and an old browser
 load), ``srcset`` adds the sharp one for phones with a device pixel ratio of
 2 or more. Each copy carries its own ``MinFontPx``, so the phone test reads
 the right size from whichever file the browser chose.
+
+Dark figures: while the book is built, a notebook figure's PNG also carries
+the same figure drawn with the dark palette (``atensi.style.dark_palette``).
+It leaves the PNG as ``name-gelap.png`` (and its 1x copy), and the page gets
+a second image beside the first; ``static/gambar-gelap.css`` shows the one
+that matches ``<html data-theme>``, so the theme toggle switches them
+without reloading, and the hidden one (loaded lazily) is not downloaded.
 """
 
 from __future__ import annotations
@@ -66,6 +73,13 @@ class FigureAltText(SphinxPostTransform):
             image["alt"] = alt
 
 
+def _with_class(attrs: str, name: str) -> str:
+    found = re.search(r'\bclass="([^"]*)"', attrs)
+    if found:
+        return attrs.replace(found[0], f'class="{found[1]} {name}"')
+    return f'class="{name}" {attrs}'
+
+
 IMG = re.compile(r"<img (?P<attrs>[^>]*?)\s*/?>")
 SRC = re.compile(r'\bsrc="(?P<src>[^"]+\.png)"')
 # The screen size MyST-NB writes from the output's metadata: the 1x copy has it.
@@ -115,6 +129,55 @@ def one_x_copy(path: Path, ratio: float) -> Path:
     return target
 
 
+DARK_CHUNK = "DarkPNG"  # atensi.style.DARK_CHUNK
+DARK = "-gelap"
+
+
+def take_out_dark_copy(path: Path) -> Path | None:
+    """``name-gelap.png`` beside ``path``, from the dark variant the PNG carries
+    (``atensi.style.to_png(with_dark=True)``); the chunk leaves the PNG, so the
+    reader of the light page downloads only the light picture."""
+    import base64
+
+    from PIL import Image, PngImagePlugin
+
+    target = path.with_name(f"{path.stem}{DARK}.png")
+    try:
+        with Image.open(path) as image:
+            text = dict(image.text)
+            if DARK_CHUNK not in text:
+                return target if target.exists() else None
+            image.load()
+            light = image.copy()
+    except (OSError, ValueError):
+        return None
+    dark = base64.b64decode(text.pop(DARK_CHUNK))
+    _write_atomically(target, dark)
+    info = PngImagePlugin.PngInfo()
+    for key, value in text.items():
+        info.add_text(key, value)
+    handle, temporary = tempfile.mkstemp(suffix=".png", dir=path.parent)
+    os.close(handle)
+    try:
+        light.save(temporary, format="PNG", optimize=True, pnginfo=info)
+        os.replace(temporary, path)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+    return target
+
+
+def _write_atomically(target: Path, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(suffix=target.suffix, dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temporary, target)
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+
+
 def with_sharp_images(html: str, page: Path) -> str:
     """Each figure drawn at a pixel ratio above 1: ``src`` its 1x copy, ``srcset``
     both. Pages already rewritten (an incremental build) are left as they are, and
@@ -127,11 +190,22 @@ def with_sharp_images(html: str, page: Path) -> str:
             return match[0]
         sharp = src["src"]
         path = (page.parent / sharp).resolve()
+        dark = take_out_dark_copy(path) if path.is_file() else None
         ratio = pixel_ratio(path)
         if ratio <= 1:
             return match[0]
-        plain = sharp.rsplit("/", 1)[0] + "/" + one_x_copy(path, ratio).name
-        attrs = attrs.replace(src[0], f'src="{plain}" srcset="{plain} 1x, {sharp} {ratio:g}x"')
-        return f"<img {STYLE_SIZE.sub('', attrs)} />"
+        folder = sharp.rsplit("/", 1)[0] + "/"
+        plain = folder + one_x_copy(path, ratio).name
+        light = STYLE_SIZE.sub("", attrs.replace(src[0], f'src="{plain}" srcset="{plain} 1x, {sharp} {ratio:g}x"'))
+        if dark is None:
+            return f"<img {light} />"
+        # Both pictures are in the page; the stylesheet shows the one that
+        # matches <html data-theme>, so the theme toggle switches them at once,
+        # and a hidden lazy picture is never downloaded.
+        dark_plain = folder + one_x_copy(dark, ratio).name
+        dark_attrs = STYLE_SIZE.sub("", attrs.replace(
+            src[0], f'src="{dark_plain}" srcset="{dark_plain} 1x, {folder}{dark.name} {ratio:g}x"'))
+        return (f'<img {_with_class(light, "gambar-terang")} />'
+                f'<img {_with_class(dark_attrs, "gambar-gelap")} />')
 
     return IMG.sub(fix, html)

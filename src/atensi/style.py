@@ -17,8 +17,11 @@ tetap 9 px. Gambar yang lebih lebar perlu huruf yang sebanding lebih besar
     style_axes(ax, ...)    judul, label, dan sumbu bersih
 """
 
+import base64
+import contextlib
 import io
 import math
+import os
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -47,6 +50,13 @@ MASKED = "#cfcfcf"
 BAR = "#3b75af"
 GREEN = "#4c9a6a"
 GRID = "#e5e5e5"
+# The dark variant of every figure (``dark_palette``): pydata-sphinx-theme's
+# dark background and text; hues lightened to at least this HLS lightness.
+DARK_BACKGROUND = "#14181e"
+DARK_TEXT = "#ced6dd"
+DARK_MIN_LIGHTNESS = 0.6
+DARK_CHUNK = "DarkPNG"  # the PNG text chunk that carries it (base64) to the build
+BOOK_ENV_VAR = "ATENSI_BOOK"  # set while the book is built (atensi.explorers.framework.ENV_VAR)
 # Line plots with several series: one colour and marker each, in this order.
 SERIES_COLORS = (HIGHLIGHT, BAR, GREEN, "#7b4ea3")
 SERIES_MARKERS = ("o", "s", "^", "D")
@@ -65,7 +75,10 @@ class AtensiFigure(Figure):
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         width, height = self.get_size_inches() * self.dpi
-        png = to_png(self, dpi=self.dpi * PIXEL_RATIO, palette=PNG_COLORS)
+        # The book shows a dark variant under its dark theme; it travels inside
+        # the PNG and the build takes it out (_ext/atensi_book/figures.py).
+        dark = os.environ.get(BOOK_ENV_VAR) == "1"
+        png = to_png(self, dpi=self.dpi * PIXEL_RATIO, palette=PNG_COLORS, with_dark=dark)
         size = {"width": int(round(width)), "height": int(round(height))}
         return {"image/png": png}, {"image/png": size}
 
@@ -135,7 +148,90 @@ def describe(fig):
     return "Gambar: " + "; ".join(titles) if titles else "Gambar"
 
 
-def to_png(fig, dpi=None, palette=None, fast=False):
+def _hex(color) -> str:
+    from matplotlib.colors import to_hex
+
+    return to_hex(color, keep_alpha=False)
+
+
+def dark_color(color):
+    """The dark theme's colour for one of the figure's colours: a grey turns
+    over (white background to ``DARK_BACKGROUND``, black text to ``DARK_TEXT``),
+    a hue keeps its hue and is lightened until it reads on the dark background.
+    Transparent colours stay as they are."""
+    import colorsys
+
+    from matplotlib.colors import to_rgba
+
+    r, g, b, a = to_rgba(color)
+    if a == 0:
+        return (r, g, b, a)
+    h, light, sat = colorsys.rgb_to_hls(r, g, b)
+    if sat < 0.12 or max(r, g, b) - min(r, g, b) < 0.06:  # grey: turn over between the theme's two ends
+        low, high = np.array(to_rgba(DARK_BACKGROUND)[:3]), np.array(to_rgba(DARK_TEXT)[:3])
+        r, g, b = low + (1 - light) * (high - low)
+    elif light < DARK_MIN_LIGHTNESS:
+        r, g, b = colorsys.hls_to_rgb(h, DARK_MIN_LIGHTNESS, sat)
+    return (r, g, b, a)
+
+
+@contextlib.contextmanager
+def dark_palette(fig):
+    """The figure recoloured for the dark theme while the block runs, then as it was.
+
+    Every colour the figure function chose (background, text, axes, lines,
+    bars, markers, legends) goes through ``dark_color``. Pictures of data
+    (``imshow``, ``pcolormesh``) keep their colour map, and so does the text
+    written over them, whose colour was chosen against the cell beneath.
+    """
+    from matplotlib.collections import Collection, QuadMesh
+    from matplotlib.image import AxesImage
+    from matplotlib.legend import Legend
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.text import Text
+
+    undo = []
+
+    def swap(getter, setter):
+        old = getter()
+        undo.append((setter, old))
+        if isinstance(old, np.ndarray):
+            setter(np.array([dark_color(c) for c in old]) if len(old) else old)
+        elif old is not None and not (isinstance(old, str) and old in ("none", "face", "auto")):
+            setter(dark_color(old))
+
+    over_pictures = set()
+    for ax in fig.axes:
+        if any(isinstance(a, (AxesImage, QuadMesh)) for a in ax.get_children()):
+            over_pictures.update(id(t) for t in ax.texts)
+    for artist in fig.findobj():
+        if isinstance(artist, (AxesImage, QuadMesh)):
+            continue
+        if isinstance(artist, Text):
+            if id(artist) not in over_pictures:
+                swap(artist.get_color, artist.set_color)
+        elif isinstance(artist, Line2D):
+            swap(artist.get_color, artist.set_color)
+            swap(artist.get_markerfacecolor, artist.set_markerfacecolor)
+            swap(artist.get_markeredgecolor, artist.set_markeredgecolor)
+        elif isinstance(artist, Patch):
+            swap(artist.get_facecolor, artist.set_facecolor)
+            swap(artist.get_edgecolor, artist.set_edgecolor)
+        elif isinstance(artist, Collection):
+            swap(artist.get_facecolor, artist.set_facecolor)
+            swap(artist.get_edgecolor, artist.set_edgecolor)
+        elif isinstance(artist, Legend):
+            continue  # its frame is a Patch and its texts are Text: done above
+    try:
+        yield fig
+    finally:
+        for setter, old in reversed(undo):
+            setter(old)
+        fig.stale = True
+
+
+def to_png(fig, dpi=None, palette=None, fast=False, with_dark=False):
     """Figure -> bytes PNG. ``palette=n`` mengecilkan berkas ke n warna (Pillow);
     ``fast=True`` memakai kompresi ringan (lebih cepat, berkas lebih besar).
 
@@ -150,6 +246,9 @@ def to_png(fig, dpi=None, palette=None, fast=False):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from PIL import Image, PngImagePlugin
 
+    if with_dark:  # drawn first: the light picture is what the figure keeps
+        with dark_palette(fig):
+            dark = to_png(fig, dpi=dpi, palette=palette, fast=fast)
     dpi = dpi or fig.dpi
     old_dpi = fig.dpi
     fig.set_dpi(dpi)
@@ -167,6 +266,8 @@ def to_png(fig, dpi=None, palette=None, fast=False):
     ratio = dpi / old_dpi
     if ratio != 1:
         info.add_text("PixelRatio", f"{ratio:g}")
+    if with_dark:
+        info.add_text(DARK_CHUNK, base64.b64encode(dark).decode("ascii"), zip=False)
     if palette:
         image = image.quantize(colors=int(palette), method=Image.Quantize.MEDIANCUT,
                                dither=Image.Dither.NONE)
