@@ -165,9 +165,14 @@ def cell_ids(cells) -> list[str]:
     return ids
 
 
+BOM = "\ufeff"
+
+
 def ipynb_text(md_path: Path) -> str:
     """The .ipynb that belongs to ``md_path``: its cells, no outputs."""
-    notebook = jupytext.read(md_path)
+    # utf-8-sig: behind a byte order mark, jupytext would not see the front
+    # matter and would make it a markdown cell.
+    notebook = jupytext.reads(md_path.read_text(encoding="utf-8-sig"), fmt="md:myst")
     for cell, cell_id in zip(notebook.cells, cell_ids(notebook.cells)):
         cell.id = cell_id  # the file only changes with the .md, and only where it did
         if cell.cell_type == "code":
@@ -213,7 +218,7 @@ def readable(md_paths, problems: list[str]):
     for md_path in md_paths:
         current = md_path
         try:
-            jupytext.reads(md_path.read_text(encoding="utf-8"), fmt="md:myst")
+            jupytext.reads(md_path.read_text(encoding="utf-8-sig"), fmt="md:myst")
             current = md_path.with_suffix(".ipynb")
             if current.exists():
                 current.read_text(encoding="utf-8")
@@ -264,14 +269,18 @@ def sync(check: bool = False, force: bool = False) -> list[str]:
     for md_path in readable(chapter_files(), problems):
         rel = md_path.relative_to(CHAPTERS.parent)
         md_mtime = md_path.stat().st_mtime
-        text = md_path.read_text(encoding="utf-8")
+        raw = md_path.read_text(encoding="utf-8")
+        text = raw.removeprefix(BOM)
+        if text != raw:
+            problems.append(f"{rel}: tanda BOM (U+FEFF) di awal berkas " + ("harus dibuang" if check
+                            else "dibuang, supaya bagian depannya (front matter) terbaca"))
         new_text, found = with_setup_cell(text, source) if source is not None else (text, 1)
         if found != 1:
             problems.append(f"{rel}: harus punya tepat satu sel bertag '{SETUP_TAG}', ada {found}")
         if new_text != text:
             problems.append(f"{rel}: sel persiapan tidak sesuai templat")
-            if not check:
-                files.write_text(md_path, new_text)
+        if new_text != raw and not check:
+            files.write_text(md_path, new_text)
         ipynb_path = md_path.with_suffix(".ipynb")
         ipynb_rel = ipynb_path.relative_to(CHAPTERS.parent)
         expected = ipynb_text(md_path)

@@ -78,3 +78,17 @@ def test_bad_config_in_check_mode_is_one_line_per_file(chapters, tmp_path, monke
     out = capsys.readouterr().out
     assert "RUSAK _config.yml" in out and "RUSAK chapters/b_rusak.md" in out
     assert not (chapters / "a.ipynb").exists()
+
+
+def test_a_chapter_saved_with_a_byte_order_mark_keeps_its_front_matter(chapters, capsys):
+    """Some Windows editors save UTF-8 with a BOM; jupytext then misses the front matter."""
+    (chapters / "a.md").write_text(GOOD, encoding="utf-8")
+    (chapters / "b.md").write_bytes(b"\xef\xbb\xbf" + GOOD.encode("utf-8"))
+    assert sync_notebooks.main([]) == 0
+    out = capsys.readouterr().out
+    assert "chapters/b.md: tanda BOM (U+FEFF) di awal berkas dibuang" in out
+    assert (chapters / "b.md").read_bytes() == GOOD.encode("utf-8")
+    # The same notebook as the chapter without a BOM: metadata kept, no front matter cell.
+    assert (chapters / "b.ipynb").read_text(encoding="utf-8") == (chapters / "a.ipynb").read_text(
+        encoding="utf-8")
+    assert '"jupytext"' in (chapters / "b.ipynb").read_text(encoding="utf-8")
