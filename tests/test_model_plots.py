@@ -47,3 +47,20 @@ def test_good_data_still_draws():
     assert model_plots.experiment_figure({"d_k": 64, "runs": {"dengan": RUN, "tanpa": RUN}})
     assert model_plots.accuracy_curve_figure({"a": {"val_step": [1, 2], "val": [0.1, 0.5]}},
                                              chance=0.25)
+
+
+def test_circuit_figure_draws_one_panel_per_head_and_refuses_bad_rows():
+    words = ("Ani", "memanggil", "Budi", ",", "dia", "menoleh")
+    rows = np.full((3, 6), 0.1)
+    rows[np.arange(3), [1, 3, 2]] = 0.5
+    fig = model_plots.circuit_figure(words, rows, ["kata kerja", "pelengkap", "nama"])
+    assert len(fig.axes) == 3
+    for ax, peak in zip(fig.axes, (1, 3, 2)):
+        colors = [bar.get_facecolor() for bar in ax.patches]
+        assert colors.count(colors[peak]) == 1  # only the largest weight is highlighted
+    with pytest.raises(ValueError, match="'rows' harus berisi bobot atensi 0..1"):
+        model_plots.circuit_figure(words, rows * 3, ["a", "b", "c"])
+    with pytest.raises(ValueError, match="'heads'"):
+        model_plots.circuit_figure(words, rows, ["a", "b"])
+    with pytest.raises(ValueError, match="'words'"):
+        model_plots.circuit_figure(words[:4], rows, ["a", "b", "c"])

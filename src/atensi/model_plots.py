@@ -156,3 +156,48 @@ def accuracy_curve_figure(curves, *, chance=None, title=None):
     if title:
         fig.text(0.02, 0.985, title, fontsize=style.FONT, va="top")
     return fig
+
+
+def circuit_figure(words, rows, heads, *, title=None):
+    """Rangkaian model rujukan: satu panel per *head*, berdampingan, masing-masing
+    baris atensinya dari satu posisi ke setiap kata (batang mendatar).
+
+    ``words``: kata-kata yang dilihat (satu per kolom baris); ``rows``: array
+    ``(n, len(words))`` bobot 0..1, satu baris per panel; ``heads``: satu judul per
+    panel (misalnya "lapisan 1: pembaca kata kerja"), boleh berisi baris baru dan
+    angka ablasinya.
+    """
+    hint = "Berikan satu baris atensi per head, misalnya dari rujukan.attention_rows."
+    rows = _fig.figure_array(rows, "rows", hint, ndim=2, shape_name="matriks (head, kata)",
+                             finite=True)
+    if rows.min() < 0 or rows.max() > 1 + 1e-6:
+        raise ValueError("Argumen 'rows' harus berisi bobot atensi 0..1, tetapi ada "
+                         f"{_v.max_abs(rows):.3g}. {hint}")
+    labels = _fig.check_words(words, rows.shape[1], "words", "kolom rows")
+    heads = _fig.check_words(heads, rows.shape[0], "heads", "baris rows")
+    title = _fig.check_label(title, "title")
+    n = rows.shape[0]
+    fig = style.new_figure(style.MAX_WIDTH, 3.9)
+    left, width, gap = 0.2, 0.78 / n, 0.02
+    for k in range(n):
+        ax = fig.add_axes([left + k * width, 0.05, width - gap, 0.62])
+        y = np.arange(len(labels))
+        peak = int(np.argmax(rows[k]))
+        colors = [style.HIGHLIGHT if j == peak else style.BAR for j in y]
+        ax.barh(y, rows[k], color=colors, height=0.7)
+        ax.set_xlim(0, 1.05)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels if k == 0 else [""] * len(labels), fontsize=style.SMALL)
+        ax.set_xticks([])
+        for side in ("top", "right", "bottom"):
+            ax.spines[side].set_visible(False)
+        ax.tick_params(length=0, pad=2)
+        ax.text(min(rows[k, peak] + 0.03, 0.6), peak, style.format_number(rows[k, peak]),
+                va="center", fontsize=style.SMALL,
+                color="white" if rows[k, peak] > 0.6 else "#222222",
+                ha="left")
+        ax.set_title(heads[k], fontsize=style.SMALL, loc="left", pad=4)
+    if title:
+        fig.text(0.02, 0.985, title, fontsize=style.FONT, va="top")
+    return fig
