@@ -58,3 +58,11 @@ def test_scaled_bound_grows_the_counts_with_t_squared_and_dram_with_the_model():
     assert big.seconds["DRAM"] == pytest.approx(
         registry.get("attention_fused_v2_d64").model(96, 1024, 64, False).bytes / H200.bandwidth)
     assert big.fp32_share == pytest.approx(small.fp32_share, rel=1e-3)  # the same share of the peak
+
+
+def test_global_sectors_load_l1():
+    # 4 sectors (128 bytes) per SM and cycle: 4000 sectors take 1000 cycles, 128 * 500 FMAs 500.
+    m = {profil.FFMA: 128 * 500, profil.SECTORS[0]: 3000, profil.SECTORS[1]: 1000}
+    b = profil.bound("scores_v1_naive", m, T=64, d=64, array_bytes=0)
+    assert b.binding == "L1"
+    assert b.seconds["L1"] == pytest.approx(1000 / (profil.clock(H200) * H200.sm_count))

@@ -12,6 +12,7 @@ Hitungannya dihitung dari jalannya kernel di emulator; batasnya adalah model:
 * FP32 (CUDA core): FFMA, FMUL dan FADD per *lane*, 128 *lane* FP32 per SM per siklus (sm_90);
 * MUFU (``exp2f``, pembagian, akar): 16 per SM per siklus;
 * *shared memory*: satu *wavefront* per SM per siklus (32 bank x 4 bita);
+* L1 (memori global lewat L1): empat sektor 32 bita per SM per siklus (128 bita);
 * *tensor core*: FLOP ``wmma::mma_sync`` (2·16·16·8 per panggilan) terhadap puncak TF32 padat;
 * DRAM: setiap array masukan dan keluaran dibaca atau ditulis sekali, terhadap *bandwidth* HBM.
 
@@ -34,8 +35,9 @@ from atensi.kernels import registry
 FP32_LANES_PER_SM = 128   # sm_90: 4 schedulers x 32 FP32 lanes
 MUFU_PER_SM = 16          # special-function results per SM per cycle (sm_80, sm_90)
 WAVEFRONTS_PER_SM = 1     # one 128-byte shared-memory wavefront per SM per cycle
+SECTORS_PER_SM = 4        # L1: 128 bytes of global sectors per SM per cycle
 WMMA_FLOP = 2 * 16 * 16 * 8  # one wmma::mma_sync m16n16k8
-RESOURCES = ("FP32", "MUFU", "shared memory", "tensor core", "DRAM")
+RESOURCES = ("FP32", "MUFU", "shared memory", "L1", "tensor core", "DRAM")
 
 FFMA = "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"
 FMUL = "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"
@@ -44,6 +46,7 @@ MUFU = "smsp__sass_thread_inst_executed_op_mufu_pred_on.sum"
 WAVES = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum")
 MMA = "smsp__inst_executed_op_wmma_mma_sync.sum"
+SECTORS = tuple(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum" for op in ("ld", "st", "ldgsts"))
 
 
 def clock(gpu: hardware.GPU = hardware.H200) -> float:
@@ -93,6 +96,7 @@ def bound(kernel: str, metrics: dict, T: int, d: int, *, N: int = 1, causal: boo
         "FP32": lanes / (sms * FP32_LANES_PER_SM * f),
         "MUFU": metrics.get(MUFU, 0) / (sms * MUFU_PER_SM * f),
         "shared memory": sum(metrics.get(w, 0) for w in WAVES) / (sms * WAVEFRONTS_PER_SM * f),
+        "L1": sum(metrics.get(x, 0) for x in SECTORS) / (sms * SECTORS_PER_SM * f),
         "tensor core": metrics.get(MMA, 0) * WMMA_FLOP / gpu.tf32_flops,
         "DRAM": dram / gpu.bandwidth,
     }
@@ -148,7 +152,13 @@ def _call(k: registry.Kernel, T: int, d: int) -> None:
     else:  # the backward kernels run as one chain
         from atensi.kernels.backward import attention_backward
 
-        attention_backward(Q, K, V, np.ones_like(Q), causal=False, **cpu)
+        # With the forward's log-sum-exp the weights come from exp(S - lse) (its own kernel).
+        lse = None
+        if k.name == "attention_weights_from_lse_v1":
+            S64 = S.astype(np.float64)
+            top = S64.max(axis=1, keepdims=True)
+            lse = (top[:, 0] + np.log(np.exp(S64 - top).sum(axis=1))).astype(np.float32)
+        attention_backward(Q, K, V, np.ones_like(Q), causal=False, lse=lse, **cpu)
 
 
 def _d_for(k: registry.Kernel, d: int | None) -> int:
