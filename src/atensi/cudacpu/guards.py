@@ -29,7 +29,7 @@ from .errors import OutOfBoundsWriteError
 # stays aligned, and a misaligned one (which cudacpu reports) stays misaligned.
 _ALIGN = 256
 _MIN_GUARD = 4096
-_MAX_GUARD = 1 << 20
+_MAX_GUARD = 256 << 10  # an off-by-one row of 65536 floats still lands in it
 # One random sequence; each array's guards use it rotated by a different amount.
 _PATTERN = np.random.default_rng(0x6A75).integers(0, 256, _MAX_GUARD + 4096, dtype=np.uint8)
 _PATTERN[_PATTERN == 0] = 0x5A   # a kernel zeroing memory past the end must change a guard byte
@@ -47,7 +47,7 @@ def _patterns(number: int, guard: int) -> tuple[np.ndarray, np.ndarray]:
 
 def guard_bytes(nbytes: int) -> int:
     """Guard size on each side of an array of ``nbytes``: the array's own size,
-    between 4 KiB and 1 MiB, so that an off-by-one row of a matrix still lands in it."""
+    between 4 KiB and 256 KiB, so that an off-by-one row of a matrix still lands in it."""
     size = min(max(int(nbytes), _MIN_GUARD), _MAX_GUARD)
     return -(-size // _ALIGN) * _ALIGN
 
