@@ -30,8 +30,11 @@ paket-sistem:
 LIB_SOURCES := $(shell find src kernels -name '*.py' -o -name '*.cu' -o -name '*.h' 2>/dev/null)
 LIB_STAMP := $(BUILD)/.pustaka-terakhir
 
+# The whole output of jupyter-book goes to $(BUILD)/buku.log; a failed build
+# ends with the cause in one Indonesian message, not its traceback.
 book: paket-sistem $(STAMP) $(LIB_STAMP)
-	$(VENV)/bin/jupyter-book build . --path-output $(OUTPUT) $(BUILD_FLAGS)
+	$(PY) scripts/build_book.py --log $(BUILD)/buku.log -- \
+	  $(VENV)/bin/jupyter-book build . --path-output $(OUTPUT) $(BUILD_FLAGS)
 	@echo
 	@echo "Buku siap. Buka berkas ini di peramban:"
 	@echo "  $(abspath $(BUILD))/html/index.html"
@@ -53,7 +56,8 @@ check: $(DEV_STAMP)
 
 # The whole book as one PDF, printed by Chromium (needs requirements-dev.txt).
 pdf: paket-sistem $(DEV_STAMP) $(LIB_STAMP)
-	$(VENV)/bin/jupyter-book build . --path-output $(OUTPUT) --builder singlehtml $(BUILD_FLAGS)
+	$(PY) scripts/build_book.py --log $(BUILD)/pdf.log -- \
+	  $(VENV)/bin/jupyter-book build . --path-output $(OUTPUT) --builder singlehtml $(BUILD_FLAGS)
 	$(PY) scripts/make_pdf.py --build $(BUILD)
 
 # The built site as one zip, for reading offline: _build/html/unduh/.
