@@ -3,6 +3,7 @@ its configuration does what it promises (failing cells fail, junk is ignored).""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -164,13 +165,37 @@ def test_broken_internal_link_fails_the_build_naming_the_page(tiny_book):
     assert "chapters/uji.html → bab_hilang.html#bagian (berkas tidak ada)" in proc.stdout, proc.stdout[-3000:]
 
 
-def test_formula_mathjax_cannot_read_fails_the_build_naming_it(tiny_book):
+def test_formula_mathjax_cannot_read_fails_the_build_naming_its_source_line(tiny_book):
     book = tiny_book("print(1)")
     page = book / "chapters" / "uji.md"
-    page.write_text(page.read_text(encoding="utf-8") + "\nRumus rusak $\\tidakada{x}$.\n", encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
+    page.write_text(text + "\nRumus rusak $\\tidakada{x}$.\n", encoding="utf-8")
+    line = text.count("\n") + 2
     proc = build_other(book)
     assert proc.returncode != 0
-    assert "chapters/uji.html: \\tidakada{x}" in proc.stdout, proc.stdout[-3000:]
+    assert (f"chapters/uji.md, baris {line}: \\tidakada{{x}}  (perintah TeX \\tidakada tidak dikenal)"
+            in proc.stdout), proc.stdout[-3000:]
+
+
+def test_a_page_or_formula_list_torn_by_a_killed_build_is_rebuilt(tiny_book):
+    """A build killed while the last pass rewrote a page, or the formula list."""
+    book = tiny_book("print(1)")
+    first = build_other(book)
+    assert first.returncode == 0, first.stdout[-3000:]
+    page = book / "_build" / "html" / "chapters" / "uji.html"
+    formulas = book / "_build" / ".doctrees" / "rumus-buku.json"
+    whole = page.read_text(encoding="utf-8")
+    page.write_text(whole[: len(whole) // 2], encoding="utf-8")
+    formulas.write_text(formulas.read_text(encoding="utf-8")[:5], encoding="utf-8")
+    again = build_other(book)
+    assert again.returncode == 0, again.stdout[-3000:]
+    assert warnings_in(again.stdout) == []
+    assert "chapters/uji.html terpotong oleh build sebelumnya" in again.stdout
+    assert "rumus-buku.json rusak" in again.stdout
+    rebuilt = page.read_text(encoding="utf-8")
+    assert rebuilt.rstrip().endswith("</html>") and rebuilt.count("<math") == whole.count("<math") == 2
+    assert sorted(map(tuple, json.loads(formulas.read_text(encoding="utf-8")))) == [
+        ("x^2", False), ("y = \\sqrt{x}", True)]
 
 
 def test_without_node_the_build_stops_before_reading_and_says_why(tiny_book, tmp_path):

@@ -14,6 +14,7 @@ One module per job:
     chapter_card the card below each title (what, how long, prerequisites, Bab n dari N), "Lanjutkan membaca"
     glossary_popover  a glossary term opens its one-line definition in the page
     site        the published site: address, social card, 404, sitemap, robots.txt, index.html
+    output      the build's own files written whole; a page torn by an earlier build is rebuilt
     repository  the repository the book is built from: launch buttons and each setup cell
     single_page the single page of `make pdf`: the site's writer for every custom node
 
@@ -29,7 +30,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import explorers, figures, formulas, guard, indonesian, pages, search, single_page, site
-from . import chapter_card, folding, glossary_popover, questions, repository
+from . import chapter_card, folding, glossary_popover, output, questions, repository
 
 
 def finish(app, exception):
@@ -54,7 +55,7 @@ def finish(app, exception):
         for rewrite in rewrites:
             new = rewrite(new, page)
         if new != text:
-            page.write_text(new, encoding="utf-8")
+            output.write_page(page, new)  # whole or not at all
     indonesian.copybutton_messages(outdir)
     search.write_roots(app)
     if is_site and app.config.html_baseurl:  # a local build without a repository has no address
@@ -73,7 +74,7 @@ def one_stylesheet(app, exception):
         text = page.read_text(encoding="utf-8")
         new = rewrite(text, page)
         if new != text:
-            page.write_text(new, encoding="utf-8")
+            output.write_page(page, new)  # whole or not at all
 
 
 def cut_icon_fonts(app, exception):
@@ -114,6 +115,7 @@ def setup(app):
     app.connect("config-inited", guard.refuse_pages_missing_from_toc, priority=950)
 
     # builder-inited
+    app.connect("builder-inited", output.remove_torn_pages)  # before Sphinx picks the pages to write
     app.connect("builder-inited", formulas.start)
     app.connect("builder-inited", search.load_roots)
     app.connect("builder-inited", single_page.share_site_writers)  # every extension has registered its nodes

@@ -14,8 +14,10 @@
   screen readers read, so there is no hidden copy. No page loads a math
   script, nothing comes from a CDN, and the site works from ``file://``,
   from the zip and in the PDF. A formula MathJax cannot read fails the
-  build, naming the page and the TeX; so does a build without Node.js or
-  without the font.
+  build, naming the source file, its line, the TeX and the reason in
+  Indonesian; so does a build without Node.js or without the font. The list
+  of formulas kept between builds (``.doctrees/rumus-buku.json``) is written
+  whole (``atensi.files``); a torn one is rebuilt from the pages.
 - **Why this path.** MathJax's CHTML output (the path before this one)
   carried each formula twice, its own markup of spans for the eye and a
   hidden MathML copy for screen readers: up to 13.000 elements on a page
@@ -63,6 +65,8 @@ from sphinx.errors import ExtensionError
 from sphinx.ext.mathjax import html_visit_displaymath, html_visit_math
 from sphinx.util import logging
 
+from atensi import files
+
 from . import fonts
 
 logger = logging.getLogger(__name__)
@@ -88,6 +92,23 @@ DISPLAY = re.compile(
     re.S,
 )
 MJX_ERROR = re.compile(r'data-mjx-error="([^"]*)"')
+MATH_BLOCK = re.compile(r"<math\b.*?</math>", re.S)
+# MathJax's reasons, in Indonesian (the rest are quoted as MathJax gives them).
+MJX_REASONS = (
+    (re.compile(r"Undefined control sequence (\S+)"), "perintah TeX {0} tidak dikenal"),
+    (re.compile(r"Missing close brace"), "kurung kurawal tutup '}}' kurang"),
+    (re.compile(r"Extra close brace or missing open brace"),
+     "kurung kurawal tutup '}}' berlebih, atau kurung buka '{{' kurang"),
+    (re.compile(r"Extra open brace or missing close brace"),
+     "kurung kurawal buka '{{' berlebih, atau kurung tutup '}}' kurang"),
+    (re.compile(r"Missing argument for (\S+)"), "argumen untuk {0} tidak ada"),
+    (re.compile(r"Double exponent: use braces to clarify"),
+     "dua pangkat berturut-turut; pakai kurung kurawal, misalnya {{x^a}}^b"),
+    (re.compile(r"Double subscripts: use braces to clarify"),
+     "dua subskrip berturut-turut; pakai kurung kurawal, misalnya {{x_a}}_b"),
+    (re.compile(r"Unknown environment '([^']*)'"), "lingkungan '{0}' tidak dikenal"),
+    (re.compile(r"Misplaced (\S+)"), "{0} di tempat yang salah"),
+)
 
 # --- MathJax's MathML, as MathML Core (what browsers draw) -------------------
 
@@ -381,6 +402,51 @@ def write_font(outdir: Path, chars: set[str]) -> None:
             "http://www.gust.org.pl/projects/e-foundry/licenses\n", encoding="utf-8")
 
 
+def earlier_formulas(seen: Path) -> list | None:
+    """The formulas of earlier builds (``[tex, display]`` pairs), [] before
+    the first build, None when the file is torn or not such a list."""
+    try:
+        data = json.loads(seen.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, ValueError):
+        data = None
+    if not (isinstance(data, list) and all(
+            isinstance(item, list) and len(item) == 2 and isinstance(item[0], str)
+            and isinstance(item[1], bool) for item in data)):
+        logger.info(f"[atensi_book] {seen} rusak (build sebelumnya terhenti?); daftar rumus "
+                    "disusun ulang dari halaman.")
+        return None
+    return data
+
+
+def in_indonesian(reason: str) -> str:
+    """MathJax's reason for refusing a formula, in Indonesian where known."""
+    for pattern, text in MJX_REASONS:
+        found = pattern.search(reason)
+        if found:
+            return text.format(*found.groups())
+    return f"MathJax: {reason}"
+
+
+def source_line(app, page: str, tex: str) -> str:
+    """Where a formula of the written page ``page`` (``chapters/a.html``) is
+    in its source: ``chapters/a.md, baris 12`` (the first line that holds
+    the TeX), or the source alone when the TeX is not written there as is."""
+    docname = page.removesuffix(".html")
+    try:
+        source = Path(app.env.doc2path(docname))
+        text = source.read_text(encoding="utf-8")
+    except (AttributeError, KeyError, OSError, UnicodeDecodeError):
+        return page
+    root = Path(app.srcdir)
+    shown = source.relative_to(root).as_posix() if source.is_relative_to(root) else str(source)
+    at = text.find(tex)
+    if at < 0:
+        return shown
+    return f"{shown}, baris {text.count(chr(10), 0, at) + 1}"
+
+
 def typeset_pages(app, pages: dict[Path, str]):
     """Typeset every formula of ``pages`` (path -> HTML) at once; returns the
     page rewrite (HTML -> HTML) for the one pass over the written pages."""
@@ -398,19 +464,19 @@ def typeset_pages(app, pages: dict[Path, str]):
     # Pages an incremental build did not rewrite keep their typeset formulas;
     # the font must still cover them, so every formula seen is typeset.
     seen = Path(app.doctreedir) / "rumus-buku.json"
-    earlier = json.loads(seen.read_text(encoding="utf-8")) if seen.exists() else []
-    for tex, display in earlier:
+    earlier = earlier_formulas(seen)
+    for tex, display in earlier or []:
         items.setdefault((tex, display), len(items))
     rendered = typeset(list(items))
     failed = [
-        f"{where[key]}: {key[0]}  ({html.unescape(error[1])})"
+        f"{source_line(app, where[key], key[0])}: {key[0]}  ({in_indonesian(html.unescape(error[1]))})"
         for key, i in items.items()
         if key in where and (error := MJX_ERROR.search(rendered[i]))
     ]
     if failed:
         raise ExtensionError(
             "Rumus yang tidak bisa dibaca MathJax:\n  " + "\n  ".join(failed)
-            + "\nPerbaiki TeX-nya di halaman itu (makro yang tidak dikenal, kurung kurawal yang tidak seimbang)."
+            + "\nPerbaiki TeX-nya di berkas dan baris itu (makro yang tidak dikenal, kurung kurawal yang tidak seimbang)."
         )
     core, unknown = [], []
     for key, i in items.items():
@@ -423,8 +489,15 @@ def typeset_pages(app, pages: dict[Path, str]):
         raise ExtensionError(
             "Rumus dengan gaya huruf yang tidak bisa digambar peramban:\n  " + "\n  ".join(unknown)
         )
-    write_font(outdir, set().union(*map(drawn_characters, core)) if core else set())
-    seen.write_text(json.dumps(list(items), ensure_ascii=False), encoding="utf-8")
+    chars = set().union(*map(drawn_characters, core)) if core else set()
+    if earlier is None:
+        # The list is lost: the formulas already typeset in the pages this
+        # build did not rewrite name the characters the font must keep.
+        for text in pages.values():
+            for block in MATH_BLOCK.findall(text):
+                chars |= drawn_characters(block)
+    write_font(outdir, chars)
+    files.write_text(seen, json.dumps(list(items), ensure_ascii=False))
     logger.info(f"[atensi_book] {len(items)} rumus dirender saat build.")
 
     def replace(display):
