@@ -66,3 +66,15 @@ def test_global_sectors_load_l1():
     b = profil.bound("scores_v1_naive", m, T=64, d=64, array_bytes=0)
     assert b.binding == "L1"
     assert b.seconds["L1"] == pytest.approx(1000 / (profil.clock(H200) * H200.sm_count))
+
+
+def test_occupancy_per_architecture_from_ptxas():
+    pytest.importorskip("cupy")  # NVRTC: compiles without a GPU
+    v2 = profil.occupancy("attention_fused_v2_d64")
+    if not v2:
+        pytest.skip("NVRTC tidak terpasang")
+    # __launch_bounds__(128, 4): four blocks of four warps at least, of 64 warps per SM.
+    assert v2["sm_90"] >= 4 * 4 / 64
+    # TF32 tensor cores start at sm_80: no sm_75 build of v3.
+    v3 = profil.occupancy("attention_tensorcore_tf32_d64")
+    assert "sm_75" not in v3 and "sm_90" in v3

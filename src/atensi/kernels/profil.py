@@ -183,6 +183,28 @@ def run(names=None, *, T: int = 128, d: int | None = None) -> dict:
     return out
 
 
+OCCUPANCY_ARCHS = ("sm_75", "sm_80", "sm_86", "sm_90")
+
+
+def occupancy(name: str, archs=OCCUPANCY_ARCHS) -> dict:
+    """{arch: theoretical occupancy} of a registry kernel, from ptxas (NVRTC) and
+    ``hardware``'s limits (``sm__maximum_warps_per_active_cycle_pct`` / 100); {} without
+    NVRTC. An architecture the kernel cannot be compiled for is left out."""
+    from atensi.kernels.compiling import compile_report
+    from atensi.kernels.loading import kernel_path
+
+    k = registry.get(name)
+    out = {}
+    for arch in archs:
+        try:
+            res = compile_report(kernel_path(k.file), arch=arch).kernels.get(name)
+        except Exception:  # NVRTC missing, or a kernel this architecture cannot build
+            continue
+        if res is not None:
+            out[arch] = res.occupancy
+    return out
+
+
 def _fmt(v: float) -> str:
     return f"{v:,.0f}".replace(",", ".") if float(v).is_integer() else f"{v:.2f}".replace(".", ",")
 
@@ -205,5 +227,9 @@ def table(names=None, *, T: int = 128, d: int | None = None, gpu: hardware.GPU =
         lines.append(f"  batas (model, {gpu.name}, semua SM terisi): {parts}")
         lines.append(f"  yang mengikat: {b.binding}; paling cepat {b.tflops:.1f} TFLOP/s".replace(".", ",")
                      + f" = {100 * b.fp32_share:.0f} % puncak FP32".replace(".", ","))
+        occ = occupancy(name)
+        if occ:
+            lines.append("  okupansi teoretis (ptxas, sm__maximum_warps_per_active_cycle_pct): "
+                         + ", ".join(f"{a} {100 * o:.0f} %" for a, o in occ.items()))
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
