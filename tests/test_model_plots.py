@@ -40,13 +40,40 @@ def test_figures_refuse_data_they_cannot_draw(call, error, words):
         call()
 
 
-def test_good_data_still_draws():
-    assert model_plots.attention_figure(A, "abcd") is not None
-    assert model_plots.attention_figure(A, ("Ani", "memanggil", "Budi", ".")) is not None
-    assert model_plots.training_curve_figure(CURVE, bigram=2.0) is not None
-    assert model_plots.experiment_figure({"d_k": 64, "runs": {"dengan": RUN, "tanpa": RUN}})
-    assert model_plots.accuracy_curve_figure({"a": {"val_step": [1, 2], "val": [0.1, 0.5]}},
-                                             chance=0.25)
+def xy(line):
+    return [list(map(float, line.get_xdata())), list(map(float, line.get_ydata()))]
+
+
+@pytest.mark.parametrize("text, labels", [("abcd", list("abcd")),
+                                          (("Ani", "memanggil", "Budi", "."),
+                                           ["Ani", "memanggil", "Budi", "."])])
+def test_attention_figure_draws_the_weights_under_their_tokens(text, labels):
+    ax = model_plots.attention_figure(A, text).axes[0]
+    np.testing.assert_array_equal(np.asarray(ax.images[0].get_array()), A)
+    assert [t.get_text() for t in ax.get_xticklabels()] == labels
+    assert [t.get_text() for t in ax.get_yticklabels()] == labels
+
+
+def test_training_curve_figure_draws_both_losses_and_the_bigram_line():
+    train, val, bigram = model_plots.training_curve_figure(CURVE, bigram=2.0).axes[0].lines
+    assert xy(train) == [[1.0, 2.0, 3.0], [3.0, 2.0, 1.5]]  # three steps: nothing to smooth
+    assert xy(val) == [[3.0], [1.6]]
+    assert xy(bigram)[1] == [2.0, 2.0]
+
+
+def test_experiment_figure_draws_each_run_with_its_entropy_per_layer():
+    fig = model_plots.experiment_figure({"d_k": 64, "runs": {"dengan": RUN, "tanpa": RUN}})
+    loss, entropy = fig.axes
+    assert len(loss.lines) == 4 and xy(loss.lines[1]) == [[3.0], [1.6]]  # train, val per run
+    assert [xy(line) for line in entropy.lines[:2]] == [[[3.0], [1.0]], [[3.0], [0.9]]]
+    assert len(entropy.lines) == 4  # two layers per run
+
+
+def test_accuracy_curve_figure_draws_percentages_and_the_chance_line():
+    ax = model_plots.accuracy_curve_figure({"a": {"val_step": [1, 2], "val": [0.1, 0.5]}},
+                                           chance=0.25).axes[0]
+    curve, chance = ax.lines
+    assert xy(curve) == [[1.0, 2.0], [10.0, 50.0]] and xy(chance)[1] == [25.0, 25.0]
 
 
 def test_circuit_figure_draws_one_panel_per_head_and_refuses_bad_rows():
