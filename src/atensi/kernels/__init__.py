@@ -31,6 +31,8 @@ Nama dan argumen fungsinya sama dengan :mod:`atensi.reference`, ditambah ``backe
     available_backends()      backend yang bisa dipakai di mesin ini
     compile_report(path)      kompilasi NVRTC + laporan ptxas (register, spill, okupansi)
     ptxas_table()             tabel ptxas semua kernel untuk sm_80 dan sm_90
+    support_table()           GPU pembaca (GTX 10xx … H200) dan versi yang berjalan di sana
+    support_markdown()        tabel yang sama dalam Markdown (bab Menjalankan)
 
 Fakta setiap kernel (berkas, *block*, *shared memory*, konstanta ``-D``,
 model FLOP/byte) ada di satu tempat: :mod:`atensi.kernels.registry`.
@@ -69,7 +71,7 @@ from atensi.kernels.compiling import (
     occupancy,
     ptxas_table,
 )
-from atensi.kernels.launch import IMPLS, fused_splits
+from atensi.kernels.launch import IMPLS, fused_splits, support_markdown, support_table
 from atensi.kernels.loading import (
     BACKENDS,
     available_backends,
@@ -86,5 +88,5 @@ __all__ = [
     "attention_backward", "available_backends", "causal_mask", "compile_report",
     "fused_splits", "get_function", "gpu_available", "kernel_path", "kernels_dir",
     "occupancy", "ptxas_table", "registry", "resolve_backend", "rope", "scores", "softmax",
-    "weighted_sum",
+    "support_markdown", "support_table", "weighted_sum",
 ]

@@ -194,6 +194,33 @@ def support_table(archs=None) -> list[dict]:
     return rows
 
 
+def support_markdown() -> str:
+    """:func:`support_table` sebagai tabel Markdown, satu baris per arsitektur.
+
+    Kolomnya: GPU (dengan tempat pembaca menemuinya bila itu Colab),
+    arsitektur, rantai kernel, lalu setiap versi *fused* dengan d_k terbesar
+    yang berjalan ("tidak": GPU itu tidak bisa menjalankannya sama sekali)."""
+    groups: dict = {}
+    for row in support_table():
+        groups.setdefault(row["arch"], []).append(row)
+
+    def cell(limit):
+        return "ya" if limit is None else ("tidak" if limit == 0 else f"d_k ≤ {limit}")
+
+    def chains(rows):
+        return cell(None) if all(rows[0][i] is None for i in CHAINS) else "tidak"
+
+    lines = ["| GPU | arsitektur | rantai | " + " | ".join(f"`{i}`" for i in FUSED) + " |",
+             "| --- | --- | --- | " + " | ".join("---" for _ in FUSED) + " |"]
+    for arch in sorted(groups, key=lambda a: hardware.ARCHS[a].compute_capability):
+        rows = groups[arch]
+        names = ", ".join(r["gpu"] + (f" ({r['where']})" if "Colab" in r["where"] else "")
+                          for r in rows)
+        lines.append(f"| {names} | {arch} | {chains(rows)} | "
+                     + " | ".join(cell(rows[0][i]) for i in FUSED) + " |")
+    return "\n".join(lines)
+
+
 def _get(k: registry.Kernel, backend: str):
     """The kernel of registry entry ``k``, from the file it names; refused first
     when the GPU of ``backend`` cannot run it."""
