@@ -166,7 +166,10 @@ r = json.load(open(sys.argv[1]))
 for x in r.get("rows", []):
     if "ms" in x:
         share = f"{100 * x['fp32_peak_share']:.1f} % puncak FP32" if x.get("fp32_peak_share") else ""
-        print(f"T={x['T']:5d} {x['name'][:44]:44s} {x['ms']:9.3f} ms {x['tflops']:6.2f} TFLOP/s {share}")
+        torch = f" {x['vs_torch']:.2f}x torch" if x.get("vs_torch") else ""
+        sm = (x.get("clocks") or {}).get("sm_clock_mhz")
+        clock = f" SM {sm:.0f} MHz" if sm else ""
+        print(f"T={x['T']:5d} {x['name'][:36]:36s} {x['ms']:9.3f} ms {x['tflops']:6.2f} TFLOP/s {share}{torch}{clock}")
     else:
         print(f"T={x['T']:5d} {x['name'][:44]:44s} GAGAL {x.get('error', '')[:60]}")
 EOF
