@@ -223,7 +223,7 @@ def test_index_html_sends_the_reader_to_the_intro(built_book):
     assert icon is not None and (built_book / icon["href"]).is_file()
 
 
-# --- Light on a phone (_ext/atensi_book/pages.py) -------------------------------------------
+# --- Light on a phone (_ext/atensi_book/assets.py, stylesheet.py, icons.py) ------------------
 
 
 def test_scripts_wait_for_the_text(built_book):
@@ -296,7 +296,7 @@ def test_icon_fonts_are_cut_to_the_icons_pages_and_their_scripts_name(tmp_path):
     import pydata_sphinx_theme
 
     sys.path.insert(0, str(ROOT / "_ext"))
-    from atensi_book import pages
+    from atensi_book import icons
 
     theme_fonts = next(Path(pydata_sphinx_theme.__file__).parent.rglob("fa-solid-900.woff2")).parent
     static = tmp_path / "_static"
@@ -313,7 +313,7 @@ def test_icon_fonts_are_cut_to_the_icons_pages_and_their_scripts_name(tmp_path):
     (tmp_path / "bab.html").write_text(
         '<i class="fas fa-rocket"></i><script defer src="_static/tombol.js?v=1"></script>', encoding="utf-8")
 
-    assert pages.cut_icon_fonts(tmp_path) == {0xF135, 0xF121, 0xF0F3}
+    assert icons.cut_icon_fonts(tmp_path) == {0xF135, 0xF121, 0xF0F3}
     assert _icon_font_cmap(fonts) == {0xF135, 0xF121, 0xF0F3}
     assert (fonts / "fa-solid-900.woff2").stat().st_mode & 0o777 == 0o644
     assert not list(fonts.glob(".*.tmp"))

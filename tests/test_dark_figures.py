@@ -108,7 +108,7 @@ def test_the_page_gets_both_pictures_and_the_light_file_loses_the_dark_one(tmp_p
 @pytest.mark.browser
 def test_the_theme_toggle_switches_the_picture_without_reloading(chromium, tmp_path):
     page_path, html = _built_figure(tmp_path)
-    # pages.sized_images makes every picture after the page's first lazy.
+    # images.sized_images makes every picture after the page's first lazy.
     html = html.replace('class="gambar-gelap"', 'loading="lazy" class="gambar-gelap"')
     page_path.write_text(
         "<!doctype html><html lang='id' data-theme='light'><head><meta charset='utf-8'>"

@@ -7,7 +7,10 @@ One module per job:
     search      search that knows Indonesian affixes ("menghitung" finds "hitung")
     figures     Indonesian alt text for the figures that cells draw; 1x and 2x copies
     formulas    formulas turned into MathML by MathJax at build time, their font, wide equations on phones
-    pages       clean, light pages: no thebe, deferred scripts, sized images, small icon fonts
+    assets      what a page loads: light mode, favicon, no thebe, deferred scripts
+    images      figures with their size, lazy after the first
+    stylesheet  one stylesheet per page, its @imports inlined
+    icons       the theme's icon fonts cut to the icons the pages show
     explorers   static explorers in every build; their frames as files
     folding     code folded on phones, a one-line summary each, one control for the page
     questions   "Cek pemahaman": questions answered in the page, answers hashed, progress on the device
@@ -29,7 +32,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import explorers, figures, formulas, guard, indonesian, pages, search, single_page, site
+from . import assets, explorers, figures, formulas, guard, icons, images, indonesian, search, single_page
+from . import site, stylesheet
 from . import chapter_card, folding, glossary_popover, output, questions, repository
 
 
@@ -48,7 +52,7 @@ def finish(app, exception):
     if is_site:
         rewrites.append(lambda html, page: explorers.explorer_frames_to_files(html, page, outdir))
     # figures first: sized_images then reads the size of the 1x copy it points to
-    rewrites += [figures.with_sharp_images, pages.sized_images, pages.without_fontawesome_script,
+    rewrites += [figures.with_sharp_images, images.sized_images, assets.without_fontawesome_script,
                  indonesian.with_indonesian_labels]
     for page, text in texts.items():
         new = text
@@ -69,7 +73,7 @@ def one_stylesheet(app, exception):
     if exception is not None or app.builder.format != "html":
         return
     outdir = Path(app.outdir)
-    rewrite = pages.one_stylesheet(outdir)
+    rewrite = stylesheet.one_stylesheet(outdir)
     for page in sorted(outdir.rglob("*.html")):
         text = page.read_text(encoding="utf-8")
         new = rewrite(text, page)
@@ -80,7 +84,7 @@ def one_stylesheet(app, exception):
 def cut_icon_fonts(app, exception):
     # After one_stylesheet: every stylesheet and script is written by then.
     if exception is None and app.builder.format == "html":
-        pages.cut_icon_fonts(Path(app.outdir))
+        icons.cut_icon_fonts(Path(app.outdir))
 
 
 def check_links(app, exception):
@@ -108,7 +112,7 @@ def setup(app):
     # to exclude_patterns, and sets root_doc, at priority 900.
     app.connect("config-inited", guard.remember_excludes, priority=100)
     app.connect("config-inited", indonesian.configure, priority=100)  # before the book theme reads its options
-    app.connect("config-inited", pages.configure, priority=100)
+    app.connect("config-inited", assets.configure, priority=100)
     app.connect("config-inited", formulas.use_renderer, priority=100)
     app.connect("config-inited", repository.configure, priority=200)  # before site.configure reads repository_url
     app.connect("config-inited", site.configure, priority=950)  # after root_doc and repository_url are known
@@ -128,8 +132,8 @@ def setup(app):
     # html-page-context: after the other extensions have added their scripts.
     app.connect("html-page-context", repository.say_when_there_is_no_repository)
     app.connect("html-page-context", site.link_downloads_to_the_site)
-    app.connect("html-page-context", pages.drop_thebe_assets, priority=900)
-    app.connect("html-page-context", pages.defer_scripts, priority=950)
+    app.connect("html-page-context", assets.drop_thebe_assets, priority=900)
+    app.connect("html-page-context", assets.defer_scripts, priority=950)
 
     # build-finished: the one pass over the pages before sphinx-external-toc
     # (500), which writes its own index.html only when there is none; the link

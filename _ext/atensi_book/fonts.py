@@ -1,7 +1,7 @@
 """Fonts cut down to the characters the book draws, written as woff2.
 
 Both web fonts the pages load are far larger than what the book uses: the
-math font (``formulas``) and the theme's Font Awesome icons (``pages``).
+math font (``formulas``) and the theme's Font Awesome icons (``icons``).
 A phone on a slow connection waits for them before it draws the text that
 uses them, so each is cut to the characters in use when the book is built.
 """

@@ -33,7 +33,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from . import downloads
-from .pages import FAVICON
+from .assets import FAVICON
 
 CARD = "_static/kartu-atensi.png"
 NOT_FOUND_TITLE = "Halaman tidak ditemukan"
