@@ -64,8 +64,29 @@ def configure(app, config):
     config.html_theme_options = options
     config.templates_path = [str(TEMPLATES_DIR), *config.templates_path]
     config.numfig_format = {**(config.numfig_format or {}), "exercise": EXERCISE_FORMAT}
+    # After Sphinx has numbered every page's figures (its own listener, priority 500).
+    app.connect("env-get-updated", number_exercises_per_page, priority=900)
     for name, text in TOGGLE_HINTS.items():
         setattr(config, name, text)
+
+
+def number_exercises_per_page(app, env) -> list[str]:
+    """Number the exercises of each page outside the numbered parts from 1.
+
+    Sphinx gives all pages without a section number one shared counter, so
+    the appendix Menjalankan showed "Latihan 5" and "6" after the four of
+    Pendahuluan. Numbered chapters ("Latihan 4.1") are left as they are.
+    Returns the pages whose numbers changed, so they are written again."""
+    changed = []
+    for docname, kinds in env.toc_fignumbers.items():
+        numbers = kinds.get("exercise")
+        if not numbers or any(len(n) != 1 for n in numbers.values()):
+            continue
+        fresh = {ident: (i,) for i, ident in enumerate(sorted(numbers, key=numbers.get), 1)}
+        if fresh != numbers:
+            kinds["exercise"] = fresh
+            changed.append(docname)
+    return changed
 
 
 class SolutionTitleInIndonesian(SphinxPostTransform):
