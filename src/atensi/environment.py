@@ -14,6 +14,7 @@ disetel.
 ``ATENSI_CUDACPU_SEED``     urutan ``mode="shuffle"`` (bulat ≥ 0)
 ``ATENSI_CACHE``            folder cache kompilasi
 ``ATENSI_CXX``              kompilator C++ (bawaan ``g++``)
+``ATENSI_ARCH``             GPU yang dimodelkan emulator, ``sm_60`` … ``sm_90`` (bawaan ``sm_90``)
 ========================== ==================================================
 """
 
