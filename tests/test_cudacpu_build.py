@@ -94,7 +94,7 @@ def test_planted_world_writable_library_is_not_loaded(cache):
     planted.write_bytes(b"not an ELF file: dlopen would fail loudly")
     os.chmod(planted, 0o666)
     # The planted file takes the cached library's place (its name is public).
-    module._libs.pop(lib, None)
+    build.forget_library(lib)
     os.replace(planted, lib)
     with pytest.warns(RuntimeWarning, match="ditulisi"):
         again = RawModule(CODE, path="one.cu", options=("-DVALUE=1.0f",))
@@ -109,7 +109,7 @@ def test_planted_world_writable_library_is_not_loaded(cache):
 @pytest.mark.slow
 def test_library_owned_by_someone_else_is_refused(cache, monkeypatch):
     lib = RawModule(CODE, path="one.cu", options=("-DVALUE=2.0f",)).library_path
-    module._libs.pop(lib, None)
+    build.forget_library(lib)
     real = build._owner_ok
     monkeypatch.setattr(build, "_owner_ok",
                         lambda st: real(st) and st.st_ino != os.stat(lib).st_ino)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import ctypes
 import errno
 import fcntl
 import functools
@@ -369,6 +370,38 @@ def damage(lib: Path) -> str | None:
     except (OSError, UnicodeDecodeError) as err:
         return f"tidak bisa dibaca ({getattr(err, 'strerror', None) or err})"
     return None
+
+
+_loaded: dict[Path, ctypes.CDLL] = {}
+_loaded_lock = threading.Lock()
+
+
+def load_library(path: Path) -> ctypes.CDLL:
+    """The compiled library ``path`` loaded into this process (once), after checking
+    that nobody else could have written it."""
+    path = Path(path)
+    with _loaded_lock:
+        lib = _loaded.get(path)
+        if lib is None:
+            problem = trusted_library(path)
+            if problem is not None:
+                raise CudaCpuError(
+                    f"Pustaka {path} tidak dimuat karena tidak aman: {problem}. Kode di dalamnya "
+                    "bisa dijalankan di proses ini. Hapus berkas itu, atau setel ATENSI_CACHE ke "
+                    "folder pribadi (chmod 700)."
+                )
+            lib = ctypes.CDLL(str(path))
+            lib.cudacpu_last_error.restype = ctypes.c_char_p
+            lib.cudacpu_cancel.argtypes = [ctypes.c_int]
+            lib.cudacpu_cancel.restype = None
+            _loaded[path] = lib
+        return lib
+
+
+def forget_library(path: Path) -> None:
+    """Load ``path`` afresh next time (it is about to be compiled again)."""
+    with _loaded_lock:
+        _loaded.pop(Path(path), None)
 
 
 def discard(lib: Path) -> None:

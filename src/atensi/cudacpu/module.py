@@ -33,8 +33,6 @@ MAX_DYN_SMEM = hardware.SM_90.max_shared_per_block
 # 10⁸ take tens of seconds here. ATENSI_CUDACPU_MAX_THREADS changes it.
 MAX_CPU_THREADS = 2**31
 
-_libs: dict[Path, ctypes.CDLL] = {}
-_libs_lock = threading.Lock()
 # The cancel flag of a library stops every launch running on it, so it is raised
 # only while the interrupted launch is the library's only one, and no other
 # launch starts on it until the flag is lowered again.
@@ -69,22 +67,7 @@ def runtime_loaded(sanitize: str) -> bool:
 
 
 def _load(path: Path) -> ctypes.CDLL:
-    with _libs_lock:
-        lib = _libs.get(path)
-        if lib is None:
-            problem = build.trusted_library(Path(path))
-            if problem is not None:
-                raise CudaCpuError(
-                    f"Pustaka {path} tidak dimuat karena tidak aman: {problem}. Kode di dalamnya "
-                    "bisa dijalankan di proses ini. Hapus berkas itu, atau setel ATENSI_CACHE ke "
-                    "folder pribadi (chmod 700)."
-                )
-            lib = ctypes.CDLL(str(path))
-            lib.cudacpu_last_error.restype = ctypes.c_char_p
-            lib.cudacpu_cancel.argtypes = [ctypes.c_int]
-            lib.cudacpu_cancel.restype = None
-            _libs[path] = lib
-        return lib
+    return build.load_library(path)
 
 
 def max_cpu_threads() -> int:
@@ -441,8 +424,7 @@ class RawModule:
                 return lib
             except (OSError, AttributeError) as err:
                 problem = str(err).splitlines()[0] if str(err) else type(err).__name__
-            with _libs_lock:
-                _libs.pop(self.library_path, None)
+            build.forget_library(self.library_path)
             build.discard(self.library_path)
             if attempt == 1:
                 self.library_path, self.compiled, self._decls = build_library(

@@ -153,11 +153,10 @@ def _library(module) -> _Lib:
     key = (module._code, module.path, module.options)
     lib = _libs.get(key)
     if lib is None:
-        from .module import _load
 
         tu = source.translation_unit(module._code, module.path, module._decls)
         path, _ = build.build(tu, path=module.path, flags=_profile_flags(module.options))
-        cdll = _load(path)
+        cdll = build.load_library(path)
         cdll.cudacpu_prof_report.restype = ctypes.c_char_p
         cdll.cudacpu_prof_global.argtypes = [ctypes.c_void_p, ctypes.c_ulonglong]
         lib = _libs[key] = _Lib(cdll, path, source._display_name(module.path))
