@@ -153,7 +153,6 @@ def _library(module) -> _Lib:
     key = (module._code, module.path, module.options)
     lib = _libs.get(key)
     if lib is None:
-
         tu = source.translation_unit(module._code, module.path, module._decls)
         path, _ = build.build(tu, path=module.path, flags=_profile_flags(module.options))
         cdll = build.load_library(path)
