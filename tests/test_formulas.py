@@ -89,3 +89,28 @@ def test_the_math_font_is_read_from_where_the_system_package_script_looks(monkey
         formulas.font_source()
     font.write_bytes(b"")
     assert formulas.font_source() == font
+
+
+@pytest.mark.parametrize("reason, said", [
+    ("Undefined control sequence \\tidakada", "perintah TeX \\tidakada tidak dikenal"),
+    ("Missing close brace", "kurung kurawal tutup '}' kurang"),
+    ("Double exponent: use braces to clarify", "dua pangkat berturut-turut; pakai kurung kurawal, "
+                                               "misalnya {x^a}^b"),
+    ("Something MathJax says one day", "MathJax: Something MathJax says one day"),
+])
+def test_mathjax_reasons_are_said_in_indonesian(reason, said):
+    assert formulas.in_indonesian(reason) == said
+
+
+@pytest.mark.parametrize("text, earlier", [
+    (None, []),
+    ('[["x^2", false], ["y", true]]', [["x^2", False], ["y", True]]),
+    ('[["x^2", fal', None),  # cut short by a killed build
+    ('{"x": 1}', None),
+    ('[["x^2"]]', None),
+])
+def test_the_formula_list_of_earlier_builds_is_read_or_found_torn(tmp_path, text, earlier):
+    seen = tmp_path / "rumus-buku.json"
+    if text is not None:
+        seen.write_text(text, encoding="utf-8")
+    assert formulas.earlier_formulas(seen) == earlier

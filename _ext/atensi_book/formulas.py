@@ -397,9 +397,9 @@ def write_font(outdir: Path, chars: set[str]) -> None:
     if licence.is_file():
         shutil.copy2(licence, target / LICENCE)
     else:  # a TeX Live without its documentation
-        (target / LICENCE).write_text(
-            "Latin Modern Math (c) GUST e-foundry, under the GUST Font License:\n"
-            "http://www.gust.org.pl/projects/e-foundry/licenses\n", encoding="utf-8")
+        files.write_text(target / LICENCE,
+                         "Latin Modern Math (c) GUST e-foundry, under the GUST Font License:\n"
+                         "http://www.gust.org.pl/projects/e-foundry/licenses\n")
 
 
 def earlier_formulas(seen: Path) -> list | None:

@@ -32,6 +32,8 @@ import os
 from pathlib import Path
 from urllib.parse import urlparse
 
+from atensi import files
+
 from . import downloads
 from .assets import FAVICON
 
@@ -106,18 +108,16 @@ def write_sitemap(outdir: Path, url: str, docnames: list[str]) -> None:
     entries = "".join(
         f"  <url><loc>{html.escape(url + doc)}.html</loc></url>\n" for doc in docnames
     )
-    (outdir / "sitemap.xml").write_text(
+    files.write_text(
+        outdir / "sitemap.xml",
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
         f"{entries}</urlset>\n",
-        encoding="utf-8",
     )
 
 
 def write_robots(outdir: Path, url: str) -> None:
-    (outdir / "robots.txt").write_text(
-        f"User-agent: *\nAllow: /\n\nSitemap: {url}sitemap.xml\n", encoding="utf-8"
-    )
+    files.write_text(outdir / "robots.txt", f"User-agent: *\nAllow: /\n\nSitemap: {url}sitemap.xml\n")
 
 
 def write_index_redirect(app) -> None:
@@ -133,7 +133,7 @@ def write_index_redirect(app) -> None:
         f'<p>Membuka <a href="{first}">halaman pertama buku</a>...</p>\n'
         "</body>\n</html>\n"
     )
-    Path(app.outdir, "index.html").write_text(page, encoding="utf-8")
+    files.write_text(Path(app.outdir, "index.html"), page)
 
 
 def skip_404_without_toc(app, env):

@@ -23,6 +23,8 @@ import os
 import re
 from pathlib import Path
 
+from atensi import files
+
 STYLESHEET = re.compile(r'<link (?=[^>]*\brel="stylesheet")[^>]*\bhref="(?P<href>[^"]+)"[^>]*>\s*')
 CSS_IMPORT = re.compile(r"""@import\s+(?:url\()?["']?(?P<url>[^"')\s;]+)["']?\)?\s*;""")
 CSS_URL = re.compile(r"""url\((?P<quote>["']?)(?P<url>[^)"']+)(?P=quote)\)""")
@@ -78,7 +80,7 @@ def one_stylesheet(outdir: Path):
             text = "\n".join(f"/* {t.relative_to(static.resolve()).as_posix()} */\n{_css(t, static.resolve())}"
                              for t in key)
             name = f"buku.{hashlib.sha256(text.encode()).hexdigest()[:10]}.css"
-            (static / name).write_text(text, encoding="utf-8")
+            files.write_text(static / name, text)  # whole or not at all
             bundles[key] = name
         href = Path(os.path.relpath(static / bundles[key], page.parent)).as_posix()
         first = links[0][0]
