@@ -244,3 +244,31 @@ def test_every_chapter_call_runs_under_each_modelled_gpu(modelled, capsys, arch,
         assert line.endswith("jadi dijalankan di emulator CPU.")
     assert ("fused-v3" in cannot) == (arch in ("sm_61", "sm_75") or (d_k == 128 and arch != "sm_90"))
     assert ("fused-v2" in cannot) == (arch == "sm_61" or (d_k == 128 and arch != "sm_90"))
+
+
+# --- whole chapters under the strictest modelled GPUs ----------------------------------
+
+# The chapters that launch fused kernels (v2, v3); every other chapter's kernels
+# run on every architecture of the matrix (test_the_matrix_is_what_...).
+FUSED_PAGES = ("chapters/flash_v2", "chapters/kinerja", "chapters/tensor_core")
+
+
+@pytest.mark.slow
+@pytest.mark.book
+@pytest.mark.parametrize("arch", ["sm_61", "sm_86"])
+@pytest.mark.parametrize("page", FUSED_PAGES)
+def test_chapters_run_whole_under_the_strictest_gpus(monkeypatch, page, arch):
+    import chapter_runs
+
+    monkeypatch.setenv("ATENSI_ARCH", arch)  # the notebook's kernel inherits it
+    run = chapter_runs.run_chapter.__wrapped__(page)
+    assert run.error is None, run.error[-3000:]
+    texts = [out.get("text", "") for cell in run.executed.cells if cell.cell_type == "code"
+             for out in cell.get("outputs", []) if out.get("output_type") == "stream"]
+    lines = [line for text in texts for line in text.splitlines()]
+    assert not [line for line in lines if "CUDA_ERROR" in line or "NVRTC" in line]
+    notes = [line for line in lines if line.startswith("Catatan: impl=")]
+    # One visible line per version the GPU cannot run, naming the modelled GPU.
+    assert len(notes) == len(set(notes)) and all(f"GPU {arch} " in n for n in notes), notes
+    if page == "chapters/tensor_core" and arch == "sm_61":
+        assert any(n.startswith("Catatan: impl='fused-v3'") for n in notes), notes
