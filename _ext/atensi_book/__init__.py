@@ -17,6 +17,7 @@ One module per job:
     chapter_card the card below each title (what, how long, prerequisites, Bab n dari N), "Lanjutkan membaca"
     glossary_popover  a glossary term opens its one-line definition in the page
     site        the published site: address, social card, 404, sitemap, robots.txt, index.html
+    downloads   the PDF and the zip: where their links point on the site, in the zip, in the PDF
     output      the build's own files written whole; a page torn by an earlier build is rebuilt
     repository  the repository the book is built from: launch buttons and each setup cell
     single_page the single page of `make pdf`: the site's writer for every custom node
