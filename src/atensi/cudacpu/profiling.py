@@ -194,8 +194,11 @@ def _resolve(lib: _Lib, pcs) -> None:
             line = re.match(r"\d+", line)
             chains[cur].append((file, int(line.group(0)) if line else 0))
     for pc in todo:
-        lib.lines[pc] = next(((lib.display, ln) for f, ln in chains.get(pc, []) if ln and _same_file(f, lib.display)),
-                             None)
+        chain = [(f, ln) for f, ln in chains.get(pc, []) if ln]
+        found = next(((lib.display, ln) for f, ln in chain if _same_file(f, lib.display)), None)
+        if found is None and chain:  # a runtime function g++ did not inline: its own header line
+            found = (Path(chain[-1][0]).name, chain[-1][1])
+        lib.lines[pc] = found
 
 
 _FP = (
