@@ -65,3 +65,13 @@ def test_make_book_and_make_pdf_build_through_it():
         assert (f"\t$(PY) scripts/build_book.py --log $(BUILD)/{log} -- \\\n"
                 f"\t  $(VENV)/bin/jupyter-book build . --path-output $(OUTPUT){builder} $(BUILD_FLAGS)\n"
                 ) in makefile
+
+
+def test_without_a_command_or_a_log_it_says_what_is_missing(tmp_path):
+    for args, words in ((["--log", str(tmp_path / "a.log")], "perintah build tidak ada"),
+                        (["--", "true"], "--log")):
+        proc = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+                              timeout=60)
+        assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "a.log").exists()
