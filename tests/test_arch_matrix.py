@@ -272,3 +272,32 @@ def test_chapters_run_whole_under_the_strictest_gpus(monkeypatch, page, arch):
     assert len(notes) == len(set(notes)) and all(f"GPU {arch} " in n for n in notes), notes
     if page == "chapters/tensor_core" and arch == "sm_61":
         assert any(n.startswith("Catatan: impl='fused-v3'") for n in notes), notes
+
+
+def test_a_readers_own_module_keeps_the_modelled_gpus_shared_memory_limit(modelled):
+    """ATENSI_ARCH reaches the emulator itself: a RawModule launch asking for more
+    shared memory than a T4 gives one block is refused as the T4 refuses it."""
+    from atensi.cudacpu import LaunchConfigError, RawModule
+
+    code = ('extern "C" __global__ void fill(float* out) {\n'
+            '    extern __shared__ float buf[];\n'
+            '    buf[threadIdx.x] = threadIdx.x;\n'
+            '    __syncthreads();\n'
+            '    out[threadIdx.x] = buf[threadIdx.x];\n'
+            '}\n')
+    if resources_missing():
+        pytest.skip("NVRTC tidak terpasang")
+    modelled("sm_75")
+    k = RawModule(code=code).get_function("fill")
+    k.max_dynamic_shared_size_bytes = 80 * 1024
+    out = np.zeros(32, np.float32)
+    with pytest.raises(LaunchConfigError, match=r"sm_75 mengizinkan paling banyak 65536 byte \(64 KiB\)"):
+        k((1,), (32,), (out,), shared_mem=80 * 1024)
+    k((1,), (32,), (out,), shared_mem=60 * 1024)  # within a T4's 64 KiB
+    assert out.tolist() == list(range(32))
+
+
+def resources_missing() -> bool:
+    from atensi.cudacpu import resources
+
+    return resources._nvrtc() is None

@@ -112,6 +112,17 @@ def test_spills_are_read_from_the_ptxas_report():
     assert report.spill_bytes == res.spill_stores + res.spill_loads
 
 
+@pytest.mark.parametrize("arch", ["sm_70", "sm_75"])
+def test_a_report_where_no_shared_memory_is_reserved(arch):
+    """sm_70/75 reserve no shared memory per block: scores_v1_naive (none) is
+    limited by its warps, not divided by zero."""
+    report = kernels.compile_report("kernels/scores.cu", arch=arch)
+    naive = report.kernels["scores_v1_naive"]
+    assert naive.shared_bytes == 0 and 0 < naive.occupancy <= 1
+    assert report.kernels["scores_v2_tiled"].occupancy > 0
+    assert "okupansi" in str(report)
+
+
 def test_arch_must_be_a_real_gpu():
     with pytest.raises(ValueError, match="'arch'.*compute_90"):
         kernels.compile_report(KERNEL_FILES[0], arch="compute_90")
