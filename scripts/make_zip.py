@@ -105,7 +105,7 @@ def zip_site(html: Path, archive_path: Path, toc: Path = TOC) -> int:
                     f"_toc.yml rusak: {named}. Bangun ulang dengan make book (bila tetap rusak: "
                     "make clean, lalu make book), lalu ulangi make zip. Zip tidak ditulis.")
     try:
-        files.check_output_path(archive_path, name="make zip", suffix=".zip")
+        files.check_output_path(archive_path, name="--build", suffix=".zip")
     except ValueError as err:
         return fail(f"{err}")
     folder = archive_path.parent
