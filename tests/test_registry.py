@@ -504,3 +504,14 @@ def test_an_edited_scores_entry_is_checked_against_the_constants(monkeypatch):
     with pytest.raises(ValueError, match=r"block \(SCORES_TILE, SCORES_TILE, 1\).*"
                                          r"scores_v2_tiled block \(16, 8, 1\)"):
         registry.check_constants("scores.cu")
+
+
+def test_shared_memory_per_block_is_a_function_of_d_k():
+    kib = 1024
+    assert [registry.shared_for("fused", "v2", d) for d in (16, 32, 33, 64, 65, 128)] == [
+        32 * kib, 32 * kib, 56 * kib, 56 * kib, 104 * kib, 104 * kib]
+    assert registry.shared_for("fused", "v3", 100) == 112 * kib
+    assert registry.shared_for("fused", "v1", 128) == 36 * kib
+    assert registry.shared_for("scores", "v2", 64) == registry.get("scores_v2_tiled").static_shared
+    with pytest.raises(ValueError, match=r"Argumen 'd_k' harus bilangan bulat 1 sampai 128"):
+        registry.shared_for("fused", "v2", 129)

@@ -527,6 +527,17 @@ def emulated_speed(step: str, version: str) -> float:
     return min(k.emulated_speed for k in of_step(step, version))
 
 
+def shared_for(step: str, version: str, d_k: int) -> int:
+    """Shared memory per block, in bytes, that ``version`` of ``step`` needs at ``d_k``:
+    the most of its kernels for that width (every variant and precision)."""
+    step, version = _check_step_version(step, version)
+    found = of_step(step, version)
+    if any(k.width for k in found):
+        width = width_for(d_k)
+        found = tuple(k for k in found if k.width in (None, width))
+    return max(k.shared for k in found)
+
+
 def missing(k: Kernel, arch: hardware.Arch) -> tuple[str, ...]:
     """What ``arch`` lacks to run ``k``, one Indonesian phrase each; empty when it runs there."""
     lacks = []
