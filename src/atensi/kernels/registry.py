@@ -8,6 +8,11 @@ roofline, kecepatan emulasi CPU relatif terhadap rantai (untuk batas beban
 emulasi, :func:`emulated_speed`), serta langkah dan versi yang dijalankannya
 (``step``, ``version``, ``causal``): peluncur mencari kernelnya dengan
 :func:`for_step`, dan fungsi publik menerima setiap versi di :func:`versions`.
+Setiap entri juga menyatakan apa yang dibutuhkannya dari GPU: fitur
+arsitektur (``needs``, misalnya tensor core TF32 sejak sm_80), *shared memory*
+per *block* (statis dan dinamis; per d_k lewat :func:`shared_for`) dan batas
+register dari ``__launch_bounds__``. Matriks dukungan (:func:`missing`,
+:func:`runs_on`, tabel GPU di bab Menjalankan) diturunkan dari sini.
 Konstanta waktu kompilasi satu berkas (:data:`CONSTANTS`) sampai ke ``.cu``
 sebagai opsi ``-DNAMA=nilai`` (:func:`defines`), baik di NVRTC/CuPy maupun di
 :mod:`atensi.cudacpu`; berkas ``.cu`` menyimpan nilai yang sama
