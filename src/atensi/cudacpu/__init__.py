@@ -62,6 +62,12 @@ Usage (the call shape of ``cupy.RawModule`` / ``cupy.RawKernel``)::
 
 Where a GPU fails, cudacpu fails too (tests/test_cudacpu_checks.py):
 
+* A write past the end (or before the start) of an array argument raises
+  OutOfBoundsWriteError naming the argument and the side, instead of damaging
+  the Python heap: without AddressSanitizer every array is copied for the
+  launch between guard bytes (``guards.py``), which are compared afterwards.
+  ``sanitize="address"`` then gives the .cu line.
+
 * Shared memory starts poisoned: every block begins with all its static
   ``__shared__`` arrays (and the ``extern __shared__`` buffer, at each launch)
   filled with 0xff bytes -- NaN as float, -1 as int -- so a read of an
@@ -157,7 +163,8 @@ NaN (bytes 0xff). One AddressSanitizer run of the fused d128 kernel at a
 ragged shape (T = 70, d_k = 65) is a test (test_cudacpu_checks.py).
 """
 
-from .errors import BarrierDeadlockError, CudaCpuError, LaunchConfigError, SanitizerError
+from .errors import (BarrierDeadlockError, CudaCpuError, LaunchConfigError, OutOfBoundsWriteError,
+                     SanitizerError)
 from .module import RawKernel, RawModule, build_library, raw_kernel
 from .profiling import Profile, profile
 from .sanitizer import SubprocessResult, run_in_subprocess, run_python_in_subprocess, sanitizer_env
@@ -166,6 +173,7 @@ __all__ = [
     "BarrierDeadlockError",
     "CudaCpuError",
     "LaunchConfigError",
+    "OutOfBoundsWriteError",
     "Profile",
     "RawKernel",
     "RawModule",
