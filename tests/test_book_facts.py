@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from atensi import example
+from atensi import example, reference
 from conftest import ROOT, toc_pages
 
 PAGES = toc_pages()
@@ -398,3 +399,229 @@ def test_a_performance_figure_without_a_label_is_caught():
 def test_every_performance_figure_in_the_performance_chapters_has_a_label(chapter):
     md = (ROOT / "chapters" / f"{chapter}.md").read_text(encoding="utf-8")
     assert unlabelled_performance_figures(md) == []
+
+
+# --- Checks on the chapter sources: claims that contradict the book's own ----
+# --- measurements, its glossary definitions, or its own section count --------
+#
+# These read the .md sources (no build needed): the prose around a glued
+# number is typed there, and that typed prose is what goes stale.
+
+CHAPTERS = ROOT / "chapters"
+NUMBER_WORDS = {"dua": 2, "tiga": 3, "empat": 4, "lima": 5, "enam": 6, "tujuh": 7}
+
+
+def _prose(md: str) -> str:
+    """The chapter's prose: code cells, fenced blocks and front matter dropped,
+    emphasis and line breaks flattened."""
+    md = re.sub(r"\A---\n.*?\n---\n", "", md, flags=re.S)
+    md = re.sub(r"^(`{3,})[^\n]*\n.*?^\1\s*$", "", md, flags=re.S | re.M)
+    md = re.sub(r"[*_]", "", md)
+    return " ".join(md.split())
+
+
+def _section(md: str, title: str) -> str:
+    """The text of the '## title' section, up to the next '## ' heading."""
+    match = re.search(rf"^## {re.escape(title)}\s*$(.*?)(?=^## |\Z)", md, re.S | re.M)
+    return match.group(1) if match else ""
+
+
+def _opening(md: str) -> str:
+    """The paragraphs between the chapter title and its first code cell or section."""
+    match = re.search(r"^# .*?$(.*?)(?=^```|^## )", md, re.S | re.M)
+    return match.group(1) if match else ""
+
+
+# A claim the chapter's own measurement refutes, unless the sentence carries
+# the qualifier under which it is true. Posisi measures that one causal layer
+# cannot see order but two stacked layers recover it (and a model without
+# positions still resolves "dia"), so "the mask leaks the count, not the
+# order" is true only "for one layer".
+SUMMARY_RULES = {
+    "posisi": [
+        (re.compile(r"mask kausal|lapisan kausal", re.I),
+         re.compile(r"bukan urutan|tidak cukup", re.I),
+         re.compile(r"satu lapisan", re.I),
+         "dua lapisan kausal memulihkan urutan (diukur di bab ini)"),
+    ],
+}
+
+
+def summary_problems(md: str, rules) -> list[str]:
+    """Sentences of the Ringkasan and of the opening that make a claim the
+    chapter's measurement refutes, without the qualifier that makes it true."""
+    problems = []
+    for part in (_section(md, "Ringkasan"), _opening(md)):
+        text = _prose(part)
+        for start, end in _sentences(text):
+            sentence = text[start:end]
+            for topic, claim, qualifier, measured in rules:
+                if topic.search(sentence) and claim.search(sentence) and not qualifier.search(sentence):
+                    problems.append(f"'{sentence.strip()[:120]}' bertentangan dengan hasil bab: {measured}")
+    return problems
+
+
+def two_causal_layers_change_after_a_swap() -> tuple[float, float]:
+    """The measurement behind the Posisi rule: the largest change of the last
+    rows when the first and third token swap, after one and two stacked causal
+    layers without positions (random weights)."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((5, 8))
+    layers = [rng.standard_normal((3, 8, 8)) / np.sqrt(8) for _ in range(2)]
+
+    def run(X):
+        out = []
+        for Wq, Wk, Wv in layers:
+            X = X + reference.attention(X @ Wq, X @ Wk, X @ Wv)
+            out.append(X)
+        return out
+
+    plain, swapped = run(X), run(X[[2, 1, 0, 3, 4]])
+    return tuple(float(np.abs(s[3:] - p[3:]).max()) for p, s in zip(plain, swapped))
+
+
+def glossary_entries(md: str) -> dict[str, str]:
+    """Glossary term (first line of each entry, lower case) -> its definition
+    text. An entry is one or more unindented term lines, then indented lines."""
+    entries, terms, body = {}, [], []
+    for line in md.split("(referensi)=", 1)[0].splitlines():
+        if line.startswith("  ") and terms:
+            body.append(line.strip())
+            continue
+        if body:
+            entries[terms[0].lower()] = " ".join(body)
+            terms, body = [], []
+        if line.strip() and not line.startswith(("#", "(", "```", ":", "-", "|")):
+            terms.append(line.strip())
+        else:
+            terms = []
+    if terms and body:
+        entries[terms[0].lower()] = " ".join(body)
+    return entries
+
+
+# A glossary entry must not state more than the chapter it points to: an
+# absolute claim, unless the qualifier the chapter gives is there too.
+def _registry_has_tensor_core_kernels() -> bool:
+    from atensi.kernels import registry
+    return any(k.precision for k in registry.KERNELS)
+
+
+GLOSSARY_RULES = {
+    "emulasi cpu": [
+        (re.compile(r"sama dengan di GPU", re.I), re.compile(r"pembulatan", re.I),
+         lambda: "sampai pembulatan float32" in " ".join(
+             (CHAPTERS / "menjalankan.md").read_text(encoding="utf-8").split()),
+         "Menjalankan: hasilnya sama hanya sampai pembulatan float32"),
+    ],
+    "float32": [
+        (re.compile(r"semua \*?kernel", re.I), re.compile(r"TF32"),
+         _registry_has_tensor_core_kernels,
+         "fused v3 mengalikan dengan masukan TF32 (registri)"),
+    ],
+    "tensor core": [
+        (re.compile(r"per instruksi|satu instruksi", re.I), re.compile(r"(?!)"),
+         lambda: True,
+         "satu panggilan mma_sync dijalankan sebagai beberapa instruksi HMMA"),
+    ],
+}
+
+
+def glossary_problems(md: str, rules) -> list[str]:
+    entries = glossary_entries(md)
+    problems = []
+    for term, checks in rules.items():
+        if term not in entries:
+            problems.append(f"glosarium: entri '{term}' tidak ada")
+            continue
+        text = entries[term]
+        for claim, qualifier, chapter_says_so, why in checks:
+            if chapter_says_so() and claim.search(text) and not qualifier.search(text):
+                problems.append(f"glosarium '{term}': '{claim.search(text).group(0)}' "
+                                f"bertentangan dengan babnya: {why}")
+    return problems
+
+
+# The chapter that presents the ways of giving position, and the pages whose
+# sentences count them ("tiga cara memberi posisi", "empat caranya").
+FAMILY_CHAPTER, FAMILY_SECTION = "posisi", "Keluarga cara memberi posisi"
+FAMILY_COUNTERS = ("posisi", "pendahuluan")
+
+
+def family_count(md: str, section: str = FAMILY_SECTION) -> int:
+    """The number of '### ' subsections of the section that presents the ways."""
+    return len(re.findall(r"^### ", _section(md, section), re.M))
+
+
+def way_count_problems(md: str, n_ways: int) -> list[str]:
+    """Every "<number> cara(nya)" in a sentence about position must be n_ways."""
+    problems = []
+    text = _prose(md)
+    for start, end in _sentences(text):
+        sentence = text[start:end]
+        if "posisi" not in sentence.lower():
+            continue
+        for match in re.finditer(r"\b(\w+)\s+cara(?:nya)?\b", sentence, re.I):
+            stated = NUMBER_WORDS.get(match.group(1).lower())
+            if stated is not None and stated != n_ways:
+                problems.append(f"'{match.group(0)}' di '{sentence.strip()[:100]}': "
+                                f"bab {FAMILY_CHAPTER} menyajikan {n_ways} cara")
+    return problems
+
+
+def _chapter(name: str) -> str:
+    return (CHAPTERS / f"{name}.md").read_text(encoding="utf-8")
+
+
+def test_posisi_measurement_behind_its_summary_rule_still_holds():
+    one, two = two_causal_layers_change_after_a_swap()
+    assert one < 1e-12 and two > 0.1
+
+
+def test_posisi_summary_and_opening_agree_with_its_measurement():
+    assert summary_problems(_chapter("posisi"), SUMMARY_RULES["posisi"]) == []
+
+
+def test_a_summary_that_contradicts_the_measurement_is_caught():
+    planted = ("# Posisi\n\nTeks pembuka.\n\n## Ringkasan\n\n"
+               "- Mask kausal membocorkan **banyaknya** *token* yang terlihat, bukan urutannya: "
+               "menukar *Ani* dan *Budi* tidak mengubah keluaran.\n")
+    assert len(summary_problems(planted, SUMMARY_RULES["posisi"])) == 1
+    opening = "# Posisi\n\nMask kausal membocorkan sedikit posisi, tetapi tidak cukup.\n\n## Lain\n"
+    assert len(summary_problems(opening, SUMMARY_RULES["posisi"])) == 1
+    qualified = planted.replace("Mask kausal", "Satu lapisan kausal")
+    assert summary_problems(qualified, SUMMARY_RULES["posisi"]) == []
+
+
+def test_glossary_entries_agree_with_their_chapters():
+    assert glossary_problems(_chapter("glosarium"), GLOSSARY_RULES) == []
+
+
+def test_a_glossary_entry_that_overstates_its_chapter_is_caught():
+    planted = (
+        "emulasi CPU\nCPU emulation\n  Modul `atensi.cudacpu`. Hasilnya\n"
+        "  sama dengan di GPU, hanya jauh lebih lambat. Bab: {ref}`menjalankan`.\n\n"
+        "float32\nsingle precision\n  Bilangan 32 bit, yang dipakai mesin FP32\n"
+        "  ANDREA dan semua *kernel* buku ini.\n\n"
+        "tensor core\n  Unit yang mengerjakan satu perkalian\n"
+        "  matriks kecil per instruksi untuk satu warp.\n")
+    problems = glossary_problems(planted, GLOSSARY_RULES)
+    assert len(problems) == 3, problems
+    assert glossary_entries(planted)["float32"].startswith("Bilangan 32 bit")
+
+
+def test_counts_of_ways_agree_with_the_sections_that_present_them():
+    n_ways = family_count(_chapter(FAMILY_CHAPTER))
+    assert n_ways >= 4  # learned, sinusoidal, RoPE, ALiBi
+    for name in FAMILY_COUNTERS:
+        assert way_count_problems(_chapter(name), n_ways) == [], name
+
+
+def test_a_count_of_ways_that_disagrees_with_the_sections_is_caught():
+    chapter = ("## Keluarga cara memberi posisi\n\n### Satu\n\n### Dua\n\n### Tiga\n\n"
+               "### Empat\n\n## NumPy\n\n### Bukan cara\n")
+    assert family_count(chapter) == 4
+    planted = "Lalu kita membahas tiga cara memberi posisi: a, b, dan c."
+    assert len(way_count_problems(planted, 4)) == 1
+    # A count of something other than position is not this check's business.
+    assert way_count_problems("Setiap langkah dengan tiga cara yang saling memeriksa.", 4) == []
