@@ -178,3 +178,43 @@ def test_score_grid_labels_stay_readable_on_a_phone(masked):
     words = ("menelepon", "memanggil", "menyahut", "mendengar", "menoleh")
     fig = example_plots.score_grid(S, words, masked=masked, title="uji")
     assert style.phone_text_px(fig) >= 9.0
+
+
+@pytest.mark.parametrize("role, W, P", [("query", example.W_Q, example.Q),
+                                        ("key", example.W_K, example.K),
+                                        ("value", example.W_V, example.V)])
+def test_the_running_example_projections_give_its_hand_set_vectors_exactly(role, W, P):
+    # Q, K and V of every chapter are X·W: no rounding, not just close.
+    assert np.array_equal(example.X_FEATURES @ W, P)
+    assert W.shape == (len(example.FEATURES), example.d_k)
+
+
+def test_projection_writes_the_three_matrices_and_reads_on_a_phone():
+    fig = example_plots.projection(example.X_FEATURES, example.W_K, example.K, TOKENS,
+                                   features=example.FEATURES, axes=example.AXES, role="key")
+    found = texts(fig)
+    for word in TOKENS + example.FEATURES + example.AXES:
+        assert word in found
+    assert {"X", "W_K", "K", "·", "="} <= set(found)
+    assert "−2" in found and "0,5" in found
+    assert fig.get_figwidth() <= 5.0 and style.phone_text_px(fig) >= 9.0
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    for t in fig.findobj(lambda a: hasattr(a, "get_text")):
+        if t.get_text():
+            box = t.get_window_extent(renderer)
+            assert 0 <= box.x0 and box.x1 <= fig.bbox.width + 1, t.get_text()
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(role="skor"), "'role'"),
+    (dict(W=example.W_K[:3]), "'W'"),
+    (dict(P=example.K[:, :1]), "'P'"),
+    (dict(features=example.FEATURES[:3]), "'features'"),
+])
+def test_projection_refuses_bad_input_in_indonesian(kwargs, words):
+    args = dict(X=example.X_FEATURES, W=example.W_K, P=example.K, tokens=TOKENS,
+                features=example.FEATURES, axes=example.AXES, role="key")
+    args.update(kwargs)
+    with pytest.raises(ValueError, match="harus") as error:
+        example_plots.projection(**args)
+    assert words in str(error.value)

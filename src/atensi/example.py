@@ -16,7 +16,10 @@ bernama):
     sumbu 0  "pelaku"   seberapa kuat token ini menyangkut yang berbuat
     sumbu 1  "sasaran"  seberapa kuat token ini menyangkut yang dikenai perbuatan
 
-Q dan K di sini dianggap sudah keluar dari proyeksi W_Q dan W_K; bab-bab tidak
+Q, K dan V keluar dari proyeksi: setiap *token* punya vektor ciri ``X_FEATURES``
+(satu baris, lima ciri bernama ``FEATURES``), dan Q = X·W_Q, K = X·W_K,
+V = X·W_V dengan tiga matriks kecil ``W_Q``, ``W_K``, ``W_V`` (5 × 2). Angkanya
+dipilih supaya hasil kalinya tepat sama dengan Q, K, V di bawah; bab-bab tidak
 melatih apa pun dengan contoh ini.
 """
 
@@ -44,6 +47,24 @@ V = np.array([[1, 0], [0, 0], [0, 1], [0.5, 0.5], [0, 0]], dtype=np.float32)
 # Embedding sederhana untuk pandangan "rata-rata masa lalu" (bab Pendahuluan):
 # satu vektor per token, sama dengan V supaya gambarnya bisa dibandingkan.
 X = V.copy()
+
+# Ciri setiap token (d_model = 5). "nama" dimiliki kedua nama; "subjek" hanya
+# nama yang disebut sebelum kata kerja aktif. Tiga ciri lain menandai jenis kata.
+FEATURES = ("nama", "subjek", "kata kerja", "kata ganti", "tanggapan")
+X_FEATURES = np.array([[1, 1, 0, 0, 0],   # Ani: nama, subjek
+                       [0, 0, 1, 0, 0],   # memanggil
+                       [1, 0, 0, 0, 0],   # Budi: nama (yang dipanggil)
+                       [0, 0, 0, 1, 0],   # dia
+                       [0, 0, 0, 0, 1]],  # menoleh
+                      dtype=np.float32)
+
+# Proyeksi: satu baris per ciri, satu kolom per sumbu (pelaku, sasaran).
+# Sebuah nama menawarkan "sasaran" (key 0; 2); ciri "subjek" memindahkannya ke
+# "pelaku" (2; −2 ditambahkan). Semua angka bulat atau setengah, jadi
+# hasil kalinya tepat, tanpa pembulatan float32.
+W_Q = np.array([[1, 0], [-1, 2], [1, 0], [1, 2], [0, 2]], dtype=np.float32)
+W_K = np.array([[0, 2], [2, -2], [0, 0], [0, 0.5], [0, 0]], dtype=np.float32)
+W_V = np.array([[0, 1], [1, -1], [0, 0], [0.5, 0.5], [0, 0]], dtype=np.float32)
 
 T, d_k = Q.shape
 PRONOUN = TOKENS.index("dia")

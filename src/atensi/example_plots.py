@@ -13,6 +13,9 @@ di layar ponsel 360 px.
     softmax_bars(A, tokens, row=None)          bobot atensi sebagai batang
     weighted_sum_rows(A, V, tokens, row=)      baris V yang diskalakan bobotnya,
                                                ditumpuk, lalu dijumlahkan
+    projection(X, W, P, tokens, features=, axes=, role=)
+                                               X · W = P: ciri token dikali
+                                               matriks proyeksi menjadi Q, K, atau V
 
 Fungsi-fungsi ini untuk contoh kecil (paling banyak 8 *token* dan 8 sumbu);
 untuk ukuran ANDREA pakai ``atensi.plots.heatmap``. Warna dasar, huruf, dan
@@ -400,4 +403,73 @@ def weighted_sum_rows(A, V, O, tokens, *, row, title=None):
         color, ink = _shade(ROLE_CMAPS["value"], out[c], peak)
         _cell(ax, x_s + c * cell_w, y, cell_w, cell_h, color=color, edge=HIGHLIGHT, lw=2,
               text=format_number(out[c], 2), text_color=ink, size=CELL_FONT - 1, weight="bold")
+    return fig
+
+
+ROLE_SYMBOLS = {"query": "Q", "key": "K", "value": "V"}
+
+
+def projection(X, W, P, tokens, *, features, axes, role):
+    """Proyeksi satu peran sebagai tiga matriks sel berwarna: X · W = P.
+
+    ``X``: ciri setiap *token* (T, F), kolomnya ``features``; ``W``: matriks
+    proyeksi (F, d), barisnya ciri yang sama dengan urutan yang sama, kolomnya
+    ``axes``; ``P``: hasil kalinya (T, d), misalnya Q. ``role``: ``"query"``,
+    ``"key"`` atau ``"value"`` (warna dan nama W_Q, W_K, W_V). Hasil kali
+    dihitung pemanggil; gambar ini hanya menuliskannya.
+    """
+    symbol = ROLE_SYMBOLS.get(role) if isinstance(role, str) else None
+    if symbol is None:
+        raise ValueError(f"Argumen 'role' harus salah satu dari {tuple(ROLE_SYMBOLS)}, "
+                         f"tetapi yang diterima {role!r}.")
+    X = _matrix(X, "X")
+    W = _matrix(W, "W")
+    P = _matrix(P, "P")
+    T, F = X.shape
+    check_rows(W, "W", F, "satu per ciri, seperti kolom X")
+    check_rows(P, "P", T, "satu per token, seperti X")
+    if P.shape[1] != W.shape[1]:
+        raise ValueError(f"Argumen 'P' harus punya {W.shape[1]} kolom (seperti W), "
+                         f"tetapi punya {P.shape[1]}. Berikan P = X @ W.")
+    words = _tokens(tokens, T, "X")
+    names_f = check_words(features, F, "features", "kolom X (nama ciri)")
+    names_d = check_words(axes, W.shape[1], "axes", "kolom W (nama sumbu)")
+    check_small(max(F, W.shape[1]), MAX_AXES, "sumbu",
+                "Untuk matriks besar pakai atensi.plots.heatmap.")
+
+    label_w = 0.25 + 0.12 * max(len(w) for w in words)
+    op_w = 0.3
+    cols = F + 2 * W.shape[1]
+    cell_w = min(0.5, (5.0 - label_w - 2 * op_w - 0.1) / cols)
+    cell_h = 0.42
+    # Column names stand upright above their cells, so a long name does not
+    # need a wide cell; the header is as tall as the longest name.
+    column_font = MIN_COLUMN_FONT
+    longest = max(len(n) for n in (*names_f, *names_d))
+    top = 0.55 + 0.62 * column_font / 72 * longest
+    width = label_w + cols * cell_w + 2 * op_w + 0.1
+    fig, ax = _canvas(width, top + max(T, F) * cell_h + 0.12)
+    x = label_w
+    panels = (("X", X, names_f, "Greys"), (f"W_{symbol}", W, names_d, ROLE_CMAPS[role]),
+              (symbol, P, names_d, ROLE_CMAPS[role]))
+    for n, (name, M, names, cmap) in enumerate(panels):
+        peak = float(np.abs(M).max())
+        ax.text(x + M.shape[1] * cell_w / 2, 0.25, name, ha="center", va="center",
+                fontsize=TITLE_FONT, weight="bold", color=colormap(cmap)(0.85))
+        for c, label in enumerate(names):
+            ax.text(x + (c + 0.5) * cell_w, top - 0.08, label, ha="center", va="bottom",
+                    rotation=90, fontsize=column_font, color="#444444")
+        for i in range(M.shape[0]):
+            for c in range(M.shape[1]):
+                color, ink = _shade(cmap, M[i, c], peak)
+                _cell(ax, x + c * cell_w, top + i * cell_h, cell_w, cell_h, color=color,
+                      text=_short(M[i, c]), text_color=ink, size=SMALL_FONT)
+        x += M.shape[1] * cell_w
+        if n < 2:
+            ax.text(x + op_w / 2, top + min(T, F) * cell_h / 2, "·" if n == 0 else "=",
+                    ha="center", va="center", fontsize=TITLE_FONT, weight="bold")
+            x += op_w
+    for i, word in enumerate(words):
+        ax.text(label_w - 0.1, top + (i + 0.5) * cell_h, word, ha="right", va="center",
+                fontsize=LABEL_FONT)
     return fig
