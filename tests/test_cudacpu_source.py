@@ -84,3 +84,9 @@ def test_book_kernels_run_under_an_ascii_locale(tmp_path):
                           text=True, encoding="utf-8", timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split() == ["-inf", "CudaCpuError"], proc.stdout
+
+
+def test_a_device_given_as_the_cu_file_is_not_called_missing():
+    with pytest.raises(ValueError, match="'/dev/null' bukan berkas biasa") as info:
+        source.read_cu("/dev/null")
+    assert "tidak ditemukan" not in str(info.value)

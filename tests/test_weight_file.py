@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import struct
 
 import numpy as np
@@ -79,3 +80,12 @@ def test_read_gives_what_write_wrote(tmp_path):
     assert contents.config == {"vocab": 5} and contents.chars == "abcde"
     assert contents.info == {"langkah": 2} and contents.curve["latih"].tolist() == [2.0, 1.0]
     assert all(np.array_equal(contents.params[k], v) for k, v in model.params.items())
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="/dev/full tidak ada")
+def test_a_device_is_refused_by_name_for_reading_and_a_full_one_for_writing():
+    with pytest.raises(ValueError, match="'/dev/null' bukan berkas biasa"):
+        TinyGPT.load("/dev/null")
+    with pytest.raises(OSError) as info:
+        _model().save("/dev/full")
+    assert str(info.value).startswith("Berkas '/dev/full' tidak bisa ditulis: disk penuh")

@@ -18,6 +18,7 @@ terenkripsi atau dikompresi dengan metode lain (AES) ditolak dengan pesan.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import zipfile
@@ -78,8 +79,11 @@ def write(path, *, params: dict, config: dict, chars, curve: dict | None = None,
     data["config"] = np.array(json.dumps(config))
     data["chars"] = np.array(chars)
     data["info"] = np.array(json.dumps(info or {}, ensure_ascii=False))
-    with files.replacing(path) as f:
-        np.savez_compressed(f, **data)
+    # Packed in memory first (a few MiB): zipfile writing straight to a full device
+    # leaves a half archive and English noise behind; files.write_bytes says it in Indonesian.
+    packed = io.BytesIO()
+    np.savez_compressed(packed, **data)
+    files.write_bytes(path, packed.getvalue())
     return path
 
 
@@ -95,6 +99,10 @@ def read(path, make: Callable[[dict], tuple[object, dict]], remake: str = REMAKE
         raise IsADirectoryError(
             f"Argumen 'path' = '{path}' adalah folder, bukan berkas bobot. Sebutkan berkas "
             f".npz-nya, misalnya {path / 'model_kecil.npz'}.")
+    if path.exists() and not path.is_file():
+        raise ValueError(
+            f"Argumen 'path' = '{path}' bukan berkas biasa (perangkat, FIFO atau soket), "
+            "jadi tidak bisa dibaca sebagai berkas bobot. Sebutkan berkas .npz-nya.")
     if not path.is_file():
         raise FileNotFoundError(
             f"Berkas bobot '{path}' tidak ditemukan. {remake} (menulis "

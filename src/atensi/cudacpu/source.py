@@ -305,6 +305,9 @@ def read_cu(path, name: str = "path") -> str:
         raise IsADirectoryError(
             f"Argumen '{name}' = '{path}' adalah folder. Sebutkan satu berkas .cu di dalamnya, "
             f"misalnya '{path / 'softmax.cu'}'.")
+    if path.exists() and not path.is_file():
+        raise ValueError(f"Argumen '{name}' = '{path}' bukan berkas biasa (perangkat, FIFO atau "
+                         "soket). Sebutkan berkas .cu-nya.")
     if not path.is_file():
         raise FileNotFoundError(f"Berkas .cu '{path}' (argumen '{name}') tidak ditemukan. Periksa "
                                 "nama dan foldernya.")
