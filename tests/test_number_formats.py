@@ -120,3 +120,11 @@ def test_matmul_tf32_refuses_operands_that_round_to_inf_or_overflow(precision):
         number_formats.matmul_tf32(a, b * np.float32(1e30), precision=precision)
     with pytest.raises(ValueError, match="K yang sama"):
         number_formats.matmul_tf32(a, b.T.copy(), precision=precision)
+
+
+def test_split_tf32_refuses_a_finite_value_whose_hi_part_would_be_inf():
+    x = np.array([1.0, -FLT_MAX], np.float32)
+    with pytest.raises(ValueError, match="Argumen 'x' berisi nilai sebesar .*menjadi inf"):
+        number_formats.split_tf32(x)
+    hi, lo = number_formats.split_tf32(np.array([1.0, np.inf, np.nan], np.float32))
+    assert hi[0] == 1.0 and lo[0] == 0.0 and np.isinf(hi[1]) and np.isnan(hi[2])

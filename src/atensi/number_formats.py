@@ -63,6 +63,11 @@ def split_tf32(x) -> tuple[np.ndarray, np.ndarray]:
     ``lo = to_tf32(x - hi)``. hi + lo membawa sekitar 21 bit mantissa.
     """
     x = _as_float32(x, "x")
+    # hi would be inf and lo -inf: their sum NaN, for a finite x. NaN and inf stay
+    # as they are (the kernels refuse them before they get here).
+    big = np.isfinite(x) & (np.abs(x) >= np.float32(_v.TF32_OVERFLOW))
+    if big.any():
+        _check_operand(x[big], "x", "Perkecil x, misalnya x / 2, dan kalikan hasilnya kembali.")
     hi = to_tf32(x)
     with np.errstate(invalid="ignore", over="ignore"):
         lo = to_tf32((x - hi).astype(np.float32))
