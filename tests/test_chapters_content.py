@@ -539,6 +539,14 @@ def test_posisi_shows_the_four_families_and_rope_as_a_step():
         assert used in code, used
 
 
+def test_matriks_skor_derives_q_k_v_from_token_vectors_before_using_them():
+    text = chapter_text("matriks_skor")
+    code = "\n".join(code_sources("matriks_skor"))
+    assert "X @ example.W_Q" in code and "example_plots.projection(" in code
+    assert re.search(r"^Q\[i\]\[c\] = dot\(X\[i\]", text, re.M)  # the kernel view
+    assert text.index("example_plots.projection(") < text.index("example_plots.vectors(")
+
+
 def test_melatih_opens_the_model_where_it_is_trained():
     # The block and the training step are the library's own code, not a copy.
     assert {("model", "TinyGPT.block"), ("training_loop", "fit")} <= listed_functions("melatih")
