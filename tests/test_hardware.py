@@ -95,17 +95,6 @@ def test_the_roofline_reads_its_roofs_from_the_table():
     assert roofline.A100.bandwidth == hardware.A100.bandwidth
 
 
-def test_the_sass_model_is_an_h200s():
-    assert sass.FFMA_FLOP_PER_CYCLE == 2 * hardware.WARP_SIZE
-    assert sass.TF32_FLOP_PER_CYCLE == pytest.approx(
-        sass.FFMA_FLOP_PER_CYCLE * hardware.H200.tf32_flops / hardware.H200.fp32_flops)
-    mix = sass.Mix()
-    mix.loop.update({"FFMA": 1})
-    # One resident warp of the four schedulers: a quarter of the bound.
-    assert mix.peak_bound(resident_warps=1) == pytest.approx(1 / hardware.H200.arch.schedulers_per_sm)
-    assert mix.bound_tflops() == pytest.approx(hardware.H200.fp32_flops / 1e12)
-
-
 def test_the_launchers_and_the_split_model_read_the_table():
     assert launch.MODEL_SM_COUNT == hardware.H200.sm_count
     assert (launch.MAX_GRID_X, launch.MAX_GRID_YZ) == hardware.MAX_GRID_DIM[:2]
