@@ -37,8 +37,9 @@ def sentences(n, seed=0):
     out = set()
     while len(out) < n:
         a, b = rng.choice(len(rujukan.NAMES), 2, replace=False)
-        out.add(f"{rujukan.NAMES[a]} {verbs[rng.integers(len(verbs))]} {rujukan.NAMES[b]} , "
-                f"dia {rujukan.COMPLETIONS[rng.integers(len(rujukan.COMPLETIONS))]}")
+        completion = rujukan.COMPLETIONS[rng.integers(len(rujukan.COMPLETIONS))]
+        out.add(f"{rujukan.NAMES[a]} {verbs[rng.integers(len(verbs))]} {rujukan.NAMES[b]} "
+                f"{rujukan.LINK[completion]} dia {completion}")
     return sorted(out)
 
 
@@ -84,13 +85,29 @@ def test_live_face_follows_the_controls_and_the_text(model):
     assert box.result["answer"] == "Budi"
     box.controls[rujukan.VERB].value = "dipanggil"
     assert box.result["answer"] == "Ani" and box.text.value == "Ani dipanggil Budi , dia menoleh"
-    box.text.value = "Siti menyapa Eko , dia tersenyum"
+    box.text.value = "Siti menyapa Eko , dia menoleh"
     assert box.result["answer"] == "Eko" and box.controls[rujukan.SECOND].value == "Eko"
     np.testing.assert_allclose(box.result["row"],
                                rujukan.head_attention(model, [box.text.value])[0], atol=1e-6)
-    box.text.value = "Siti menyapa Zorro , dia tersenyum"
+    box.controls[rujukan.COMPLETION].value = "bosan"  # the joining word follows
+    assert box.text.value == "Siti menyapa Eko karena dia bosan" and box.result["answer"] == "Siti"
+    box.text.value = "Siti menyapa Zorro , dia menoleh"
     assert "tidak dikenal model: 'Zorro'" in htmllib.unescape(box.readout.value)
-    assert box.result["answer"] == "Eko"  # the last good answer stays
+    assert box.result["answer"] == "Siti"  # the last good answer stays
+
+
+def test_compute_shows_every_layer_and_whether_the_sentence_was_seen(model):
+    held = dia.compute(model, "Ani memanggil Budi , dia menoleh")
+    trained = dia.compute(model, "Ani memanggil Siti , dia menoleh")
+    assert held["seen"] is False and trained["seen"] is True
+    labels = dia.head_labels(model)
+    assert [label for *_, label in labels] == ["pembaca kata kerja", "pembaca pelengkap",
+                                               "pemilih nama"]
+    picker = [n for n, (l, h, _) in enumerate(labels) if [l, h] == model.info["head"]][0]
+    np.testing.assert_allclose(held["rows"][picker], held["row"], atol=1e-7)
+    page = dia.readout_html(held, labels)
+    assert dia.UNSEEN in page and page.count("atensi-dia-head\"") == model.config.n_layer
+    assert dia.SEEN in dia.readout_html(trained, labels)
 
 
 def test_mode_follows_the_book_variable(monkeypatch):
@@ -278,6 +295,138 @@ def test_damaged_weights_give_an_indonesian_message_not_garbage(walled_page, fil
     assert all(any(x in e for x in expected) for e in errors), errors
 
 
+def _weights_src(page_text):
+    return json.loads(re.search(r'class="atensi-weights">(.*?)</script>',
+                                page_text).group(1))["src"]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_edit_typed_before_the_weights_arrive_is_kept(walled_page, file_page, width):
+    name = _weights_src(file_page.read_text(encoding="utf-8")).split("/")[-1]
+    opened = walled_page(width=width)
+    page, errors = opened.page, opened.console_errors
+    held = []
+    page.route(f"**/{name}", lambda route: held.append(route))  # a slow phone: not yet
+    page.goto(file_page.as_uri())
+    root = page.locator(".atensi-dia")
+    root.locator(TEXT).fill("Ani dipanggil Budi , dia menoleh")  # valid, waits for weights
+    page.wait_for_function("() => true")
+    root.locator(TEXT).fill("Ani dipanggil Gatot , dia menoleh")  # then an invalid edit
+    assert held, "bobot tidak diminta"
+    held[0].continue_()
+    page.wait_for_function(
+        "() => document.querySelector('.atensi-dia').hasAttribute('data-ready')")
+    page.wait_for_timeout(100)
+    assert root.locator(TEXT).input_value() == "Ani dipanggil Gatot , dia menoleh"
+    assert "tidak dikenal model: 'Gatot'" in root.locator(".atensi-error").text_content()
+    assert root.get_attribute("data-error") == "kalimat"
+    no_sideways_scroll(page, root, width)
+    assert errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_names_in_any_case_the_badge_and_every_layer(walled_page, model, width):
+    opened = walled_page(width=width, allow=())
+    page = opened.page
+    page.set_content(page_html(dia.static(model=model).to_html()))
+    root = page.locator(".atensi-dia")
+    got = type_sentence(root, "Ani memanggil budi, dia menoleh")
+    assert got["answer"] == "Budi" and got["seen"] is False
+    assert root.locator(".atensi-dia-badge").text_content() == dia.UNSEEN
+    assert root.locator(".atensi-dia-head").count() == model.config.n_layer
+    expected = dia.compute(model, "Ani memanggil Budi , dia menoleh")["rows"]
+    assert np.abs(np.asarray(got["rows"]) - np.asarray(expected)).max() <= TOLERANCE
+    flip = type_sentence(root, "Ani memanggil Budi karena dia bosan")
+    assert flip["answer"] == "Ani"
+    assert type_sentence(root, "Ani memanggil Siti , dia menoleh")["seen"] is True
+    assert root.locator(".atensi-dia-badge").text_content() == dia.SEEN
+    root.locator(TEXT).fill("\u0410ni memanggil Budi , dia menoleh")
+    assert "huruf U+0410 (Kiril) yang mirip 'A'" in root.locator(".atensi-error").text_content()
+    root.locator(TEXT).fill("Ani memanggil \u202eBudi , dia menoleh")
+    message = root.locator(".atensi-error").text_content()
+    assert "U+202E" in message and "\u202e" not in message
+    root.locator(TEXT).fill("A" * 5000 + " memanggil Budi , dia menoleh")
+    assert len(root.locator(".atensi-error").text_content()) < 600
+    no_sideways_scroll(page, root, width)
+    assert opened.blocked == [] and opened.console_errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("width", WIDTHS)
+def test_guess_first_hides_the_answer_until_the_reader_chooses(walled_page, model, width):
+    opened = walled_page(width=width, allow=())
+    page = opened.page
+    page.set_content(page_html(dia.static(model=model).to_html()))
+    root = page.locator(".atensi-dia")
+    root.locator('input[data-dia="guess"]').check()
+    type_sentence(root, "Ani memanggil Budi karena dia bosan")
+    assert root.locator(".atensi-dia-readout").is_hidden()
+    buttons = root.locator(".atensi-dia-guess button")
+    assert buttons.all_text_contents() == ["Ani", "Budi"]
+    buttons.nth(1).click()  # Budi: wrong, the bored one is the caller
+    verdict = root.locator(".atensi-dia-verdict")
+    assert verdict.get_attribute("data-right") == "false" and "Model menjawab Ani" in \
+        verdict.text_content()
+    assert root.locator(".atensi-dia-readout").is_visible()
+    type_sentence(root, "Ani dipanggil Budi karena dia bosan")
+    root.locator(".atensi-dia-guess button", has_text="Budi").click()
+    assert root.locator(".atensi-dia-verdict").get_attribute("data-right") == "true"
+    no_sideways_scroll(page, root, width)
+    assert opened.console_errors == []
+
+
+def _tampered(model, how):
+    from atensi.model import Config, TinyGPT
+
+    if how == "model-ingat":
+        other = TinyGPT.load(ROOT / "results" / "model_ingat.npz")
+        other.info = dict(other.info, head=[0, 0])
+        return dia.weights_data(other)
+    if how == "acak":
+        fresh = TinyGPT(Config(vocab=len(rujukan.VOCAB), **dict(
+            __import__("atensi.rujukan_train").rujukan_train.MODEL, seed=7)), rujukan.VOCAB)
+        fresh.info = dict(model.info)
+        return dia.weights_data(fresh)
+    data = dia.weights_data(model)
+    if how == "T4":
+        data["config"]["T"] = 4
+        wpe = np.frombuffer(base64.b64decode(data["params"]["wpe"]["data"]), "<f4")
+        data["params"]["wpe"] = {"shape": [4, model.config.d_model], "data": base64.b64encode(
+            wpe[:4 * model.config.d_model].tobytes()).decode("ascii")}
+    elif how == "kali-1e38":
+        for entry in data["params"].values():
+            values = np.frombuffer(base64.b64decode(entry["data"]), "<f4")
+            scaled = np.where(np.abs(values) < 1, values * np.float32(1e38), values)
+            entry["data"] = base64.b64encode(scaled.astype("<f4").tobytes()).decode("ascii")
+    elif how == "kata-kerja-ditukar":
+        vocab = data["vocab"]
+        a, b = vocab.index("memanggil"), vocab.index("dipanggil")
+        vocab[a], vocab[b] = vocab[b], vocab[a]
+    return data
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("how", ["model-ingat", "T4", "kali-1e38", "kata-kerja-ditukar", "acak"])
+def test_foreign_or_tampered_weights_are_refused_not_run(walled_page, model, how):
+    page_text = page_html(dia.static(model=model).to_html())
+    page_text = re.sub(r'(<script type="application/json" class="atensi-weights">).*?(</script>)',
+                       lambda m: m.group(1) + json.dumps(_tampered(model, how)).replace(
+                           "</", "<\\/") + m.group(2), page_text, count=1, flags=re.S)
+    opened = walled_page(width=360, allow=())
+    page = opened.page
+    page.set_content(page_text)
+    root = page.locator(".atensi-dia")
+    root.locator('select[data-slot="1"]').select_option("dipanggil")
+    page.wait_for_function(
+        "() => document.querySelector('.atensi-dia').getAttribute('data-error') === 'bobot'")
+    assert root.locator(".atensi-error").text_content().startswith("Bobot model gagal dimuat")
+    assert answer_shown(root) == "Budi" and "NaN" not in root.inner_text()
+    assert root.locator(TEXT).is_disabled()
+    assert opened.console_errors == []
+
+
 @pytest.mark.browser
 def test_twin_has_no_serious_accessibility_problem(walled_page, model):
     from axe_playwright_python.sync_playwright import Axe
@@ -298,12 +447,12 @@ def test_twin_has_no_serious_accessibility_problem(walled_page, model):
 @pytest.mark.browser
 @pytest.mark.parametrize("width", WIDTHS)
 def test_book_twin_computes_in_the_page_offline(built_book, open_page, model, width):
-    chapter = built_book / "chapters" / "model_kata.html"
+    chapter = built_book / "chapters" / "siapa_dia.html"
     text = chapter.read_text(encoding="utf-8")
     assert text.count('class="atensi-dia"') == 1
     holder = json.loads(re.search(r'class="atensi-weights">(.*?)</script>', text).group(1))
     assert set(holder) == {"id", "src"}  # the weights are a file of their own
-    opened = open_page("chapters/model_kata.html", width=width)
+    opened = open_page("chapters/siapa_dia.html", width=width)
     page = opened.page
     root = page.locator(".atensi-dia")
     assert root.evaluate(LOADED) is False, "bobot dimuat sebelum disentuh"

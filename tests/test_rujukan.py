@@ -15,6 +15,7 @@ from atensi.model import Config, TinyGPT, init_params
 
 RUNNING = "Ani memanggil Budi , dia menoleh"
 PASSIVE = "Ani dipanggil Budi , dia menoleh"
+FLIP = "Ani memanggil Budi karena dia bosan"
 
 
 @pytest.fixture(scope="module")
@@ -53,47 +54,84 @@ def test_no_test_sentence_is_ever_seen_in_training(split):
     assert len(test_set) == len(split.test) and len(train_set) == len(split.train)
 
 
-def test_every_test_sentence_asks_a_held_out_name_role_pair_and_training_none(split):
+def _acted_on(rows):
+    passive = rujukan.is_passive(rows)
+    return [rujukan.VOCAB[int(r[rujukan.FIRST if p else rujukan.SECOND])]
+            for r, p in zip(rows, passive)]
+
+
+def _completions(rows):
+    return [rujukan.VOCAB[int(t)] for t in rows[:, rujukan.COMPLETION]]
+
+
+def test_test_sentences_are_exactly_the_held_out_name_role_and_verb_completion_pairs(split):
     for rows, expected in ((split.train, False), (split.test, True)):
-        referents = _names(rows, rujukan.ANSWER)
-        assert all(rujukan.held_out(n, v) == expected for n, v in zip(referents, _verbs(rows)))
+        held = [rujukan.held_out(n, v) or rujukan.held_out_completion(v, c)
+                for n, v, c in zip(_acted_on(rows), _verbs(rows), _completions(rows))]
+        assert all(h == expected for h in held)
+        assert np.array_equal(rujukan.is_held_out(rows), np.full(len(rows), expected))
     # Held-out names still act with that verb in training: they only ever call.
     for active, names in rujukan.HELD_OUT.items():
         pair = dict(rujukan.VERB_PAIRS)[active]
-        callers = {n for rows in (split.train,) for n, v, r in
-                   zip(_names(rows, rujukan.FIRST) + _names(rows, rujukan.SECOND),
-                       _verbs(rows) * 2, _names(rows, rujukan.ANSWER) * 2)
-                   if v in (active, pair) and n != r}
-        assert set(names) <= callers
+        actors = {r[rujukan.SECOND if v in rujukan.PASSIVE else rujukan.FIRST]
+                  for r, v in zip(split.train, _verbs(split.train)) if v in (active, pair)}
+        assert {rujukan.NAMES.index(n) for n in names} <= actors
+    # Each held-out verb-completion pair is missing from training, in both forms,
+    # and every completion is still trained with the other verbs.
+    trained = set(zip(map(rujukan._active, _verbs(split.train)), _completions(split.train)))
+    for active, completion in rujukan.HELD_OUT_COMPLETION.items():
+        assert (active, completion) not in trained
+        assert any((v, completion) in trained for v in rujukan.ACTIVE if v != active)
+        tested = set(zip(_verbs(split.test), _completions(split.test)))
+        assert (active, completion) in tested and (dict(rujukan.VERB_PAIRS)[active],
+                                                   completion) in tested
 
 
-def test_every_name_is_a_referent_in_both_places_in_training(split):
+def test_every_name_is_a_referent_in_both_places_and_both_roles_in_training(split):
     # The test asks for a role, not for an answer the model never had to give.
     columns = rujukan.referent_column(split.train)
+    pelaku = rujukan.is_pelaku(split.train)
     for column in (rujukan.FIRST, rujukan.SECOND):
-        rows = split.train[columns == column]
-        assert set(_names(rows, rujukan.ANSWER)) == set(rujukan.NAMES)
+        for role in (False, True):
+            rows = split.train[(columns == column) & (pelaku == role)]
+            assert set(_names(rows, rujukan.ANSWER)) == set(rujukan.NAMES)
 
 
-def test_the_answer_is_the_one_acted_on_and_depends_on_the_verb_form(split):
+def test_completion_roles_cover_both_and_karena_joins_both():
+    assert set(rujukan.COMPLETION_ROLE) == set(rujukan.COMPLETIONS)
+    assert set(rujukan.COMPLETION_ROLE.values()) == {"sasaran", "pelaku"}
+    karena = {rujukan.COMPLETION_ROLE[c] for c, link in rujukan.LINK.items() if link == "karena"}
+    assert karena == {"sasaran", "pelaku"}  # the joining word alone never decides
+
+
+def test_the_answer_depends_on_verb_form_word_order_and_completion(split):
     for rows in (split.train, split.test):
-        passive = rujukan.is_passive(rows)
-        want = np.where(passive, rows[:, rujukan.FIRST], rows[:, rujukan.SECOND])
-        assert np.array_equal(rows[:, rujukan.ANSWER], want)
+        passive, pelaku = rujukan.is_passive(rows), rujukan.is_pelaku(rows)
+        acted_on = np.where(passive, rows[:, rujukan.FIRST], rows[:, rujukan.SECOND])
+        actor = np.where(passive, rows[:, rujukan.SECOND], rows[:, rujukan.FIRST])
+        assert np.array_equal(rows[:, rujukan.ANSWER], np.where(pelaku, actor, acted_on))
+        assert np.array_equal(rows[:, rujukan.COMMA], [rujukan.VOCAB.index(rujukan.LINK[c])
+                                                       for c in _completions(rows)])
     # The test set is balanced: both fixed-place guesses are at chance.
     assert rujukan.first_name_accuracy(split.test) == 0.5
     assert rujukan.second_name_accuracy(split.test) == 0.5
+    # And the completion matters: each verb form in the test set has both answers.
+    for passive in (False, True):
+        rows = split.test[rujukan.is_passive(split.test) == passive]
+        assert set(rujukan.referent_column(rows)) == {rujukan.FIRST, rujukan.SECOND}
 
 
-def test_the_running_sentence_and_its_passive_twin_are_test_sentences(split):
+def test_the_running_sentence_its_passive_twin_and_the_flip_are_test_sentences(split):
     texts = {rujukan.sentence(row[:rujukan.SENTENCE]) for row in split.test}
-    assert RUNNING in texts and PASSIVE in texts
+    assert RUNNING in texts and PASSIVE in texts and FLIP in texts
+    assert rujukan.seen_in_training([RUNNING, FLIP, "Ani memanggil Siti , dia menoleh"]) == [
+        False, False, True]
 
 
 def test_rows_read_as_text_and_round_trip_through_the_word_model(split):
     text = rujukan.sentence(split.test[0])
     words = text.split()
-    assert len(words) == rujukan.LENGTH and words[3:5] == [",", "dia"]
+    assert len(words) == rujukan.LENGTH and words[3] in rujukan.LINKS and words[4] == "dia"
     assert words[6:8] == ["siapa", "?"] and words[-1] in words[:3]
     model = TinyGPT(Config(vocab=len(rujukan.VOCAB), T=rujukan.LENGTH), rujukan.VOCAB)
     assert np.array_equal(model.encode(text), split.test[0])
@@ -103,6 +141,8 @@ def test_the_vocabulary_and_constants_have_the_published_shape():
     assert len(set(rujukan.VOCAB)) == len(rujukan.VOCAB)
     assert ("memanggil", "dipanggil") in rujukan.VERB_PAIRS and "menoleh" in rujukan.COMPLETIONS
     assert all(a.startswith("me") and p.startswith("di") for a, p in rujukan.VERB_PAIRS)
+    assert rujukan.COMPLETION_ROLE["menoleh"] == "sasaran"
+    assert rujukan.COMPLETION_ROLE["bosan"] == "pelaku"
 
 
 def test_the_bigram_baseline_answers_one_name_for_every_sentence(split):
@@ -145,10 +185,127 @@ def test_sentences_that_are_not_text_are_refused(committed, bad):
 
 
 def test_resolve_and_head_attention_on_the_running_sentence(committed):
-    assert rujukan.resolve(committed, [RUNNING, PASSIVE]) == ["Budi", "Ani"]
-    rows = rujukan.head_attention(committed, [RUNNING, PASSIVE])
-    assert rows.shape == (2, rujukan.SENTENCE)
+    passive_flip = "Ani dipanggil Budi karena dia bosan"
+    assert rujukan.resolve(committed, [RUNNING, PASSIVE, FLIP, passive_flip]) == [
+        "Budi", "Ani", "Ani", "Budi"]
+    rows = rujukan.head_attention(committed, [RUNNING, PASSIVE, FLIP])
+    assert rows.shape == (3, rujukan.SENTENCE)
     assert rows[0, rujukan.SECOND] >= 0.8 and rows[1, rujukan.FIRST] >= 0.8
+    assert rows[2, rujukan.FIRST] >= 0.8
+
+
+def test_names_are_accepted_in_any_case(committed):
+    assert rujukan.resolve(committed, ["ani memanggil budi, dia menoleh"]) == ["Budi"]
+
+
+@pytest.mark.parametrize("bad, match", [
+    (["Ani memanggil Budi , dia bosan"], "'karena'"),
+    (["Ani memanggil Budi karena dia menoleh"], "','"),
+    (["\u0410ni memanggil Budi , dia menoleh"], r"huruf U\+0410 \(Kiril\) yang mirip 'A'"),
+    (["Ani memanggil Bu\u200bdi , dia menoleh"], r"tak terlihat U\+200B \(spasi lebar nol\)"),
+    (["Ani memanggil \u202eBudi , dia menoleh"], r"U\+202E \(pembalik arah"),
+])
+def test_wrong_links_and_lookalike_characters_are_named(committed, bad, match):
+    with pytest.raises(ValueError, match=match) as info:
+        rujukan.resolve(committed, bad)
+    assert "\u202e" not in str(info.value)  # shown by its code, never acted on
+
+
+def test_messages_quote_at_most_about_eighty_characters(committed):
+    huge = "A" * 1_000_000 + " memanggil Budi , dia menoleh"
+    with pytest.raises(ValueError) as info:
+        rujukan.resolve(committed, [huge])
+    assert len(str(info.value)) < 600
+
+
+@pytest.mark.parametrize("model", [None, "results/model_rujukan.npz", "params"])
+def test_what_is_not_a_model_is_refused_by_name(committed, model):
+    model = committed.params if model == "params" else model
+    for call in (rujukan.resolve, rujukan.head_attention):
+        with pytest.raises(TypeError, match=r"'model' harus model rujukan; muat dengan "
+                                            r"rujukan\.load\(\)"):
+            call(model, [RUNNING])
+
+
+@pytest.mark.parametrize("name", ["model_kecil.npz", "model_ingat.npz"])
+def test_a_model_of_another_task_is_refused(committed, name):
+    with pytest.raises(ValueError, match="bukan model rujukan"):
+        rujukan.load(train.RESULTS / name)
+    other = TinyGPT.load(train.RESULTS / name)
+    with pytest.raises(ValueError, match="bukan model rujukan"):
+        rujukan.resolve(other, [RUNNING])
+
+
+def test_a_short_window_and_overflowing_weights_are_the_models_fault(committed):
+    c = committed.config
+    short = TinyGPT(Config(vocab=c.vocab, T=4, d_model=8, n_head=1, n_layer=1, d_mlp=8),
+                    rujukan.VOCAB)
+    with pytest.raises(ValueError, match="hanya membaca 4 token") as info:
+        rujukan.resolve(short, [RUNNING])
+    assert "Potong" not in str(info.value)
+    big = TinyGPT(c, rujukan.VOCAB, {k: v * np.float32(1e20) if v.ndim > 1 else v
+                                     for k, v in committed.params.items()})
+    big.info = dict(committed.info)
+    for call in (rujukan.resolve, rujukan.head_attention):
+        with pytest.raises(ValueError, match="Bobot 'model'") as info:
+            call(big, [RUNNING])
+        assert "'Q'" not in str(info.value)
+
+
+@pytest.mark.parametrize("head, error", [
+    ([True, False], TypeError), ((5, 0), ValueError), ((0.5, 0), TypeError),
+    ("ab", TypeError), ((1,), TypeError), ((0, 3), ValueError), (None, None),
+])
+def test_bad_heads_are_refused_by_name(committed, head, error):
+    if error is None:
+        assert rujukan.head_attention(committed, [RUNNING], head=head).shape == (1, 6)
+        return
+    with pytest.raises(error, match="'head'"):
+        rujukan.head_attention(committed, [RUNNING], head=head)
+
+
+@pytest.mark.parametrize("tokens, error", [
+    ([-1], ValueError), ([1.7], TypeError), ([len(rujukan.VOCAB)], ValueError),
+    (["a"], TypeError), ([float("nan")], TypeError), (None, TypeError), ([True], TypeError),
+    ([], TypeError),
+])
+def test_sentence_refuses_what_is_not_a_token_row(tokens, error):
+    with pytest.raises(error, match="'tokens'"):
+        rujukan.sentence(tokens)
+
+
+def test_sentence_reads_a_row_of_whole_numbers():
+    ids = [rujukan.VOCAB.index(w) for w in ("Ani", "memanggil", "Budi")]
+    assert rujukan.sentence(ids) == "Ani memanggil Budi"
+    assert rujukan.sentence(np.array(ids, dtype=np.int32)) == "Ani memanggil Budi"
+
+
+def test_loading_a_missing_or_foreign_file_never_advises_deleting_it(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match=r"python -m atensi\.train --task rujukan"):
+        rujukan.load(tmp_path / "tidak_ada.npz")
+    monkeypatch.setattr(rujukan, "WEIGHTS", tmp_path / "model_rujukan.npz")
+    with pytest.raises(FileNotFoundError, match=r"python -m atensi\.train --task rujukan"):
+        rujukan.load()
+    with pytest.raises(ValueError, match="bukan berkas bobot model rujukan") as info:
+        rujukan.load(train.RESULTS / "korpus.txt")
+    assert "Hapus" not in str(info.value) and "hapus" not in str(info.value)
+
+
+def test_load_expands_the_home_folder(committed, tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "m.npz").write_bytes(rujukan.WEIGHTS.read_bytes())
+    assert rujukan.load("~/m.npz").info["head"] == committed.info["head"]
+
+
+@pytest.mark.parametrize("content", ["null", "[]", '{"runs": 5}', "skala"])
+def test_the_experiment_reader_refuses_other_json(tmp_path, content):
+    path = tmp_path / "e.json"
+    if content == "skala":
+        path.write_bytes((train.RESULTS / "eksperimen_skala.json").read_bytes())
+    else:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"eksperimen rujukan.*--experiment rujukan"):
+        rujukan_train.load_rujukan_experiment(path)
 
 
 # --- positions in TinyGPT ----------------------------------------------------------
@@ -206,14 +363,16 @@ def test_two_short_runs_give_identical_weights(split):
     assert all(np.array_equal(a[k], b[k]) for k in a)
 
 
-def test_a_quick_run_never_overwrites_the_shipped_weights(tmp_path, monkeypatch):
+def test_a_quick_run_never_overwrites_the_shipped_weights_and_refuses_before_training(
+        tmp_path, monkeypatch):
     shipped = tmp_path / "model_rujukan.npz"
     shipped.write_bytes(b"dikirim")
     monkeypatch.setattr(rujukan_train, "WEIGHTS", shipped)
-    log = []
-    rujukan_train.run_rujukan(quick=True, steps=2, out=shipped, log=log.append)
+    monkeypatch.setattr(rujukan_train, "train_rujukan",
+                        lambda *a, **k: pytest.fail("pelatihan dimulai"))
+    with pytest.raises(ValueError, match="'out'.*dikirim buku"):
+        rujukan_train.run_rujukan(quick=True, steps=2, out=shipped, log=None)
     assert shipped.read_bytes() == b"dikirim"
-    assert any("tidak ditulis ulang" in line for line in log)
 
 
 def test_the_command_line_knows_the_task(capsys):
@@ -240,14 +399,22 @@ def test_committed_weights_meet_the_targets_on_the_held_out_split(committed, spl
                       share[layer, head], atol=1e-6)
     c = committed.config
     means = rujukan.head_means(committed, split.test)
-    for l, h in (info["head"], info["verb_head"]):
+    for l, h in (info["head"], info["verb_head"], info["completion_head"]):
         zeroed = rujukan.accuracy(committed, split.test,
                                   attention=rujukan.HeadAblation(c.n_layer, l, h))
         mean = rujukan.accuracy(committed, split.test,
                                 attention=rujukan.MeanAblation(c.n_layer, l, h, means))
-        assert zeroed <= rujukan_train.ABLATED and mean <= rujukan_train.ABLATED
+        limit = (rujukan_train.ABLATED if [l, h] == info["head"]
+                 else rujukan_train.READER_ABLATED)
+        assert zeroed <= limit and mean <= limit
+        assert np.isclose(mean, info["mean_ablated_accuracy"][l][h])
         assert np.isclose(zeroed, info["zeroed_accuracy"][l][h])
-    named = {tuple(info["head"]), tuple(info["verb_head"])}
+    named = {tuple(info["head"]), tuple(info["verb_head"]), tuple(info["completion_head"])}
+    assert len(named) == 3  # three different heads: verb, completion, name
+    named_again = rujukan_train.name_heads(share, rujukan.completion_share(committed, split.test),
+                                           rujukan.verb_share(committed, split.test))
+    assert list(named_again) == [info["head"], info["completion_head"], info["verb_head"]]
+    assert info["test_accuracy_verb_completion"] >= rujukan_train.ACCURACY
     for l in range(c.n_layer):
         for h in range(c.n_head):
             if (l, h) not in named:

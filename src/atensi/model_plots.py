@@ -193,10 +193,10 @@ def circuit_figure(words, rows, heads, *, title=None):
         for side in ("top", "right", "bottom"):
             ax.spines[side].set_visible(False)
         ax.tick_params(length=0, pad=2)
-        ax.text(min(rows[k, peak] + 0.03, 0.6), peak, style.format_number(rows[k, peak]),
-                va="center", fontsize=style.SMALL,
-                color="white" if rows[k, peak] > 0.6 else "#222222",
-                ha="left")
+        inside = rows[k, peak] > 0.6  # the number inside a long bar, after a short one
+        ax.text(rows[k, peak] + (-0.03 if inside else 0.03), peak,
+                style.format_number(rows[k, peak]), va="center", fontsize=style.SMALL,
+                color="white" if inside else "#222222", ha="right" if inside else "left")
         ax.set_title(heads[k], fontsize=style.SMALL, loc="left", pad=4)
     if title:
         fig.text(0.02, 0.985, title, fontsize=style.FONT, va="top")

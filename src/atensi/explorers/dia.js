@@ -24,6 +24,8 @@
   var out = root.querySelector(".atensi-dia-readout");
   var text = root.querySelector('input[data-dia="text"]');
   var selects = Array.prototype.slice.call(root.querySelectorAll("select[data-slot]"));
+  var guessMode = root.querySelector('input[data-dia="guess"]');
+  var guessBox = root.querySelector(".atensi-dia-guess");
   var QUESTION = ["siapa", "?"];
   var SENTENCE = 6;
   var AGAIN = " Muat ulang halaman, atau unduh salinan luring buku ini.";
@@ -190,37 +192,109 @@
     return sentence.replace(/,/g, " , ").split(/\s+/).filter(function (w) { return w; });
   }
 
+  // At most about 80 characters of what the reader typed; invisible characters
+  // by their code, so that a right-to-left override cannot turn the message.
+  function quote(t, limit) {
+    limit = limit || 80;
+    var chars = Array.from(t);
+    if (chars.length > limit) chars = chars.slice(0, limit - 1).concat(["\u2026"]);
+    return chars.map(function (c) {
+      return /[\u0000-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/
+        .test(c) ? "<U+" + hex(c) + ">" : c;
+    }).join("");
+  }
+
+  function hex(c) {
+    var h = c.codePointAt(0).toString(16).toUpperCase();
+    while (h.length < 4) h = "0" + h;
+    return h;
+  }
+
+  // A character that is not what it looks like, named as atensi.rujukan names it.
+  function describe(c) {
+    var code = "U+" + hex(c), n = c.codePointAt(0);
+    if (data.invisible[c]) return "karakter tak terlihat " + code + " (" + data.invisible[c] + ")";
+    var script = n >= 0x400 && n < 0x530 ? "Kiril" : n >= 0x370 && n < 0x400 ? "Yunani" :
+      n >= 0xff00 && n < 0xfff0 ? "lebar penuh" : null;
+    var plain = data.lookalike[c] || c.normalize("NFKD").charAt(0);
+    if (!/^[\x20-\x7e]$/.test(plain)) plain = "";
+    if (/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069]/.test(c)) {
+      return "karakter tak terlihat " + code;
+    }
+    if (script || (plain && plain !== c)) {
+      return "huruf " + code + " (" + (script || "bukan Latin") + ")" +
+        (plain && plain !== c ? " yang mirip '" + plain + "'" : "");
+    }
+    return "karakter " + code;
+  }
+
+  function strange(word) {
+    var chars = Array.from(word);
+    for (var i = 0; i < chars.length; i++) {
+      if (!/^[\x21-\x7e]$/.test(chars[i])) return describe(chars[i]);
+    }
+    return "";
+  }
+
   // The sentence checked like atensi.rujukan does, with the same Indonesian messages;
-  // returns {words} or {error}.
+  // names in any case (a phone capitalises only the first word). Returns {words} or {error}.
   function check(sentence) {
-    var w = words(sentence);
+    var folded = {};
+    data.names.forEach(function (n) { folded[n.toLowerCase()] = n; });
+    var w = words(sentence).map(function (x) { return folded[x.toLowerCase()] || x; });
     var verbs = [], active = [], passive = [];
     data.verbs.forEach(function (pair) { active.push(pair[0]); passive.push(pair[1]); });
     verbs = active.concat(passive);
-    var known = data.names.concat(verbs, data.completions, [",", "dia"]);
+    var known = data.names.concat(verbs, data.completions, [",", "karena", "dia"]);
     var vocabulary = " Kosakatanya: nama " + data.names.join(", ") + "; kata kerja " +
-      verbs.join(", ") + "; pelengkap " + data.completions.join(", ") + ".";
+      verbs.join(", ") + "; pelengkap " + data.completions.join(", ") +
+      "; kata sambung ',' dan 'karena'.";
+    var shown = quote(sentence.trim());
     if (!w.length) {
       return { error: "Kalimatnya kosong. Ketik misalnya \"Ani memanggil Budi , dia menoleh\"." };
     }
     for (var n = 0; n < w.length; n++) {
       if (known.indexOf(w[n]) < 0) {
-        return { error: "Kalimat \"" + sentence.trim() + "\" berisi kata yang tidak dikenal " +
-          "model: '" + w[n] + "'." + vocabulary };
+        var odd = strange(w[n]);
+        return { error: "Kalimat \"" + shown + "\" berisi kata yang tidak dikenal " +
+          "model: '" + quote(w[n], 30) + "'." +
+          (odd ? " Kata itu memuat " + odd + "; ketik ulang kata itu dengan huruf biasa." : "") +
+          vocabulary };
       }
     }
     var ok = w.length === SENTENCE && data.names.indexOf(w[0]) >= 0 && verbs.indexOf(w[1]) >= 0 &&
-      data.names.indexOf(w[2]) >= 0 && w[3] === "," && w[4] === "dia" &&
+      data.names.indexOf(w[2]) >= 0 && (w[3] === "," || w[3] === "karena") && w[4] === "dia" &&
       data.completions.indexOf(w[5]) >= 0;
     if (!ok) {
-      return { error: "Kalimat \"" + sentence.trim() + "\" tidak berbentuk 'Nama kata-kerja " +
-        "Nama , dia pelengkap', misalnya \"Ani memanggil Budi , dia menoleh\"." };
+      return { error: "Kalimat \"" + shown + "\" tidak berbentuk 'Nama kata-kerja " +
+        "Nama , dia pelengkap' atau 'Nama kata-kerja Nama karena dia pelengkap', misalnya " +
+        "\"Ani memanggil Budi , dia menoleh\" atau \"Ani memanggil Budi karena dia bosan\"." };
+    }
+    if (w[3] !== data.link[w[5]]) {
+      var want = data.link[w[5]];
+      return { error: "Kalimat \"" + shown + "\": pelengkap '" + w[5] + "' disambung dengan '" +
+        want + "', bukan '" + w[3] + "', misalnya \"" + w[0] + " " + w[1] + " " + w[2] +
+        (want === "," ? " ," : " karena") + " dia " + w[5] + "\"." };
     }
     if (w[0] === w[2]) {
-      return { error: "Kalimat \"" + sentence.trim() + "\" memakai nama '" + w[0] + "' dua " +
+      return { error: "Kalimat \"" + shown + "\" memakai nama '" + w[0] + "' dua " +
         "kali; dia hanya bisa dipilih di antara dua nama berbeda." };
     }
     return { words: w };
+  }
+
+  // Whether the sentence was in the training data (atensi.rujukan.seen_in_training).
+  function seen(w) {
+    var activeOf = {};
+    data.verbs.forEach(function (pair) {
+      activeOf[pair[0]] = pair[0];
+      activeOf[pair[1]] = pair[0];
+    });
+    var verb = activeOf[w[1]], passive = verb !== w[1];
+    var actedOn = passive ? w[0] : w[2];
+    var held = (data.held_out[verb] || []).indexOf(actedOn) >= 0 ||
+      data.held_out_completion[verb] === w[5];
+    return !held;
   }
 
   function compute(w) {
@@ -236,6 +310,10 @@
       sentence: w.join(" "),
       answer: model.vocab[best],
       row: run.maps[model.head[0]][model.head[1]][ask].slice(0, SENTENCE),
+      rows: data.labels.map(function (lab) {
+        return run.maps[lab[0]][lab[1]][ask].slice(0, SENTENCE);
+      }),
+      seen: seen(w),
       logits: last,
       names: data.names,
       probs: data.names.map(function (n) { return e[model.index[n]] / total; }),
@@ -250,6 +328,17 @@
     return node;
   }
 
+  function bars(ws, row, cls, parent) {
+    var list = el("ol", cls, parent);
+    ws.forEach(function (word, j) {
+      var li = el("li", null, list);
+      el("span", "atensi-dia-word", li, word);
+      var bar = el("span", "atensi-dia-bar", li);
+      el("span", null, bar).style.width = (100 * row[j]).toFixed(1) + "%";
+      el("span", "atensi-dia-num", li, formatId(row[j], 2));
+    });
+  }
+
   // The same readout as atensi.explorers.dia.readout_html, built from the result.
   function draw(r) {
     out.innerHTML = "";
@@ -259,24 +348,64 @@
     el("em", null, answer, "dia");
     answer.append(" = ");
     el("strong", null, answer, r.answer);
+    var badge = el("p", "atensi-dia-badge", out, r.seen === false ? data.unseen : data.seen);
+    badge.setAttribute("data-seen", String(r.seen !== false));
     var caption = el("p", "atensi-dia-caption", out, "Bobot atensi ");
     el("em", null, caption, "head");
     caption.append(" pemilih nama dari \"?\" ke setiap kata:");
-    var list = el("ol", "atensi-dia-row", out);
-    r.sentence.split(" ").forEach(function (word, j) {
-      var li = el("li", null, list);
-      el("span", "atensi-dia-word", li, word);
-      var bar = el("span", "atensi-dia-bar", li);
-      el("span", null, bar).style.width = (100 * r.row[j]).toFixed(1) + "%";
-      el("span", "atensi-dia-num", li, formatId(r.row[j], 2));
-    });
+    var wordsShown = r.sentence.split(" ");
+    bars(wordsShown, r.row, "atensi-dia-row", out);
+    if (r.rows && r.rows.length) {
+      el("p", "atensi-dia-caption", out, "Setiap lapisan, dari \"?\" ke setiap kata:");
+      var heads = el("div", "atensi-dia-heads", out);
+      data.labels.forEach(function (lab, n) {
+        var fig = el("figure", "atensi-dia-head", heads);
+        el("figcaption", null, fig, "lapisan " + (lab[0] + 1) + (lab[2] ? ", " + lab[2] : ""));
+        bars(wordsShown, r.rows[n], "atensi-dia-mini", fig);
+      });
+    }
     out.setAttribute("data-result", JSON.stringify(r));
+    ask(r);
+  }
+
+  // "Tebak dulu": the reader commits to a name before the readout is shown.
+  function ask(r) {
+    if (!guessMode || !guessBox) return;
+    var on = guessMode.checked && !broken;
+    guessBox.hidden = !on;
+    out.hidden = on;
+    if (!on) return;
+    var w = r.sentence.split(" ");
+    Array.prototype.forEach.call(guessBox.querySelectorAll("button[data-name]"), function (b) {
+      b.textContent = w[Number(b.getAttribute("data-name"))];
+    });
+  }
+
+  function shown() {
+    return out.hasAttribute("data-result") ? JSON.parse(out.getAttribute("data-result")) :
+      data.start;
+  }
+
+  function answered(name) {
+    var r = shown();
+    guessBox.hidden = true;
+    out.hidden = false;
+    var right = name === r.answer;
+    var p = document.createElement("p");
+    p.className = "atensi-dia-verdict";
+    p.setAttribute("data-right", String(right));
+    p.textContent = "Tebakan Anda: " + name + ". " + (right ? "Sama dengan model." :
+      "Model menjawab " + r.answer + ": lihat kata kerjanya (aktif atau pasif) dan " +
+      "pelengkapnya (yang dikenai atau yang berbuat).");
+    out.insertBefore(p, out.firstChild);
   }
 
   function show(sentence) {
     if (broken) return;
     var checked = check(sentence);
-    if (checked.error) { note(checked.error, "kalimat"); return; }
+    // An invalid edit replaces any earlier valid one still waiting for the
+    // weights: the reader's own text stays, with its message.
+    if (checked.error) { pending = null; note(checked.error, "kalimat"); return; }
     if (!model) { pending = checked.words; return; }
     pending = null;
     var r = compute(checked.words);
@@ -297,9 +426,27 @@
     note(LOST, "bobot", true);
   }
 
+  // Weights of another task or model, or tampered ones, do not answer for this
+  // task: the vocabulary and T must be the task's, and the weights must give
+  // the answer NumPy computed for the start sentence when the book was built.
+  function trusted(m) {
+    if (!m || String(m.vocab) !== String(data.vocab) || m.c.T !== data.T) return false;
+    try {
+      var r = compute(data.start.sentence.split(" "));
+      if (r.answer !== data.start.answer) return false;
+      for (var i = 0; i < r.logits.length; i++) {
+        if (!(Math.abs(r.logits[i] - data.start.logits[i]) <= 1e-3)) return false;
+      }
+      for (i = 0; i < r.row.length; i++) {
+        if (!(Math.abs(r.row[i] - data.start.row[i]) <= 1e-3)) return false;
+      }
+    } catch (e) { return false; }
+    return true;
+  }
+
   function ready(weights) {
     model = build(weights);
-    if (!model) { lost(); return; }
+    if (!model || !trusted(model)) { lost(); return; }
     root.setAttribute("data-ready", "");
     if (pending) show(pending.join(" "));
   }
@@ -322,12 +469,22 @@
     var w = words(text.value);
     if (w.length !== SENTENCE) w = data.start.sentence.split(" ");
     selects.forEach(function (s) { w[Number(s.getAttribute("data-slot"))] = s.value; });
+    w[3] = data.link[w[5]];  // the completion brings its joining word
     text.value = w.join(" ");
     load();
     show(text.value);
   }
 
   selects.forEach(function (s) { s.addEventListener("change", fromSelects); });
+  if (guessMode && guessBox) {
+    guessMode.addEventListener("change", function () {
+      load();
+      ask(shown());
+    });
+    Array.prototype.forEach.call(guessBox.querySelectorAll("button[data-name]"), function (b) {
+      b.addEventListener("click", function () { answered(b.textContent); });
+    });
+  }
   text.addEventListener("input", function () { load(); show(text.value); });
   ["pointerdown", "touchstart", "focusin", "keydown"].forEach(function (t) {
     root.addEventListener(t, load, { passive: true });

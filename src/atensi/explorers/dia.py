@@ -1,9 +1,13 @@
 """Siapa *dia*? Ketik kalimat, lihat jawaban model rujukan dan baris atensinya.
 
-Pembaca memilih dua nama, kata kerja (aktif atau pasif) dan pelengkap, atau
-mengetik kalimat dari kosakata tugas ``atensi.rujukan``. Yang tampil: nama
-yang dirujuk *dia* menurut model terlatih (``rujukan.load()``) dan baris
-atensi *head* pemilih nama dari posisi "?" ke setiap kata kalimat.
+Pembaca memilih dua nama, kata kerja (aktif atau pasif) dan pelengkap (kata
+sambungnya, koma atau *karena*, ikut pelengkap), atau mengetik kalimat dari
+kosakata tugas ``atensi.rujukan``; nama boleh ditulis dengan huruf besar atau
+kecil. Yang tampil: nama yang dirujuk *dia* menurut model terlatih
+(``rujukan.load()``), penanda apakah kalimat itu pernah dilihat model saat
+dilatih, baris atensi *head* pemilih nama dari posisi "?" ke setiap kata
+kalimat, dan baris yang sama untuk *head* setiap lapisan. Mode "tebak dulu"
+menyembunyikan jawaban sampai pembaca memilih satu nama.
 
 Pemakaian di bab (satu sel)::
 
@@ -68,36 +72,79 @@ def weights_data(model=None) -> dict:
             "vocab": list(model.chars), "head": list(model.info["head"]), "params": params}
 
 
+ROLES = (("verb_head", "pembaca kata kerja"), ("completion_head", "pembaca pelengkap"),
+         ("head", "pemilih nama"))
+GUESS_LABEL = "tebak dulu: sembunyikan jawaban model sampai saya memilih"
+SEEN = "kalimat latih: model pernah melihatnya"
+UNSEEN = "kalimat ini tidak pernah dilihat model"
+
+
+def head_labels(model) -> list:
+    """Setiap head model sebagai ``[layer, head, label]``, urut layer; label dari
+    ukuran yang disimpan di ``model.info`` ("pembaca kata kerja", ...)."""
+    c, info = model.config, model.info
+    out = []
+    for layer in range(c.n_layer):
+        for h in range(c.n_head):
+            names = [label for key, label in ROLES if list(info.get(key, [])) == [layer, h]]
+            out.append([layer, h, ", ".join(names)])
+    return out
+
+
 def compute(model, sentence: str) -> dict:
     """Yang ditampilkan untuk satu kalimat biasa: ``answer`` (nama), ``row`` (baris
-    atensi *head* pemilih dari "?" ke setiap kata kalimat), ``logits`` (logit setiap
+    atensi *head* pemilih dari "?" ke setiap kata kalimat), ``rows`` (baris yang sama
+    untuk setiap head, per layer), ``seen`` (kalimat latih?), ``logits`` (logit setiap
     kata kosakata di tempat jawaban), ``names`` dan ``probs`` (peluang setiap nama,
     dari *softmax* logit itu)."""
     answer = rujukan.resolve(model, [sentence])[0]
     row = rujukan.head_attention(model, [sentence])[0]
-    logits = np.asarray(model.logits(rujukan.question_rows([sentence])), dtype=np.float64)
+    x = rujukan.question_rows([sentence])
+    every = rujukan.attention_rows(model, x, inputs=True)[0]
+    logits = np.asarray(model.logits(x), dtype=np.float64)
     last = logits[0, rujukan.ASK]
     p = np.exp(last - last.max())
     p /= p.sum()
     ids = [model.chars.index(n) for n in rujukan.NAMES]
-    return {"sentence": sentence, "answer": answer, "row": [float(x) for x in row],
-            "logits": [float(x) for x in last], "names": list(rujukan.NAMES),
+    words = rujukan.sentence(x[0, :rujukan.SENTENCE])
+    return {"sentence": words, "answer": answer, "row": [float(v) for v in row],
+            "rows": [[float(v) for v in every[l, h, :rujukan.SENTENCE]]
+                     for l, h, _ in head_labels(model)],
+            "seen": rujukan.seen_in_training([sentence])[0],
+            "logits": [float(v) for v in last], "names": list(rujukan.NAMES),
             "probs": [float(p[i]) for i in ids]}
 
 
-def readout_html(result) -> str:
-    """The answer and the attention row as text and bars (the same HTML as dia.js writes)."""
-    words = result["sentence"].split()
-    bars = "".join(
+def _bars(words, row, cls):
+    items = "".join(
         f'<li><span class="atensi-dia-word">{html.escape(w)}</span>'
         f'<span class="atensi-dia-bar"><span style="width:{100 * a:.1f}%"></span></span>'
         f'<span class="atensi-dia-num">{id_float(a, 2)}</span></li>'
-        for w, a in zip(words, result["row"]))
+        for w, a in zip(words, row))
+    return f'<ol class="{cls}">{items}</ol>'
+
+
+def readout_html(result, labels=None) -> str:
+    """The answer, the badge, the picking head's row and every head's row as text
+    and bars (the same HTML as dia.js writes). ``labels``: ``head_labels(model)``."""
+    words = result["sentence"].split()
+    badge = UNSEEN if not result.get("seen", True) else SEEN
+    heads = ""
+    if labels and result.get("rows"):
+        parts = "".join(
+            f'<figure class="atensi-dia-head"><figcaption>lapisan {l + 1}'
+            f'{(", " + html.escape(label)) if label else ""}</figcaption>'
+            f'{_bars(words, row, "atensi-dia-mini")}</figure>'
+            for (l, h, label), row in zip(labels, result["rows"]))
+        heads = ('<p class="atensi-dia-caption">Setiap lapisan, dari "?" ke setiap kata:</p>'
+                 f'<div class="atensi-dia-heads">{parts}</div>')
     return (f'<p class="atensi-dia-answer">Menurut model, <em>dia</em> = '
             f'<strong>{html.escape(result["answer"])}</strong></p>'
+            f'<p class="atensi-dia-badge" data-seen="{str(result.get("seen", True)).lower()}">'
+            f"{badge}</p>"
             '<p class="atensi-dia-caption">Bobot atensi <em>head</em> pemilih nama dari "?" '
             "ke setiap kata:</p>"
-            f'<ol class="atensi-dia-row">{bars}</ol>')
+            f'{_bars(words, result["row"], "atensi-dia-row")}{heads}')
 
 
 # ------------------------------------------------------------------ static
@@ -116,6 +163,7 @@ class DiaStatic:
     def __init__(self, sentence=START, model=None):
         model = _model(model)
         self.start = compute(model, sentence)
+        self.labels = head_labels(model)
         self.weights = weights_data(model)
         self.element_id = f"atensi-dia-{next(_instances)}"
 
@@ -131,23 +179,34 @@ class DiaStatic:
                          f'<select id="{uid}" data-slot="{slot}">{options}</select>')
         text_id = f"{self.element_id}-text"
         value = html.escape(self.start["sentence"])
+        guess_id = f"{self.element_id}-guess"
         return (f'<div class="atensi-dia-controls">{"".join(parts)}</div>'
                 f'<label class="atensi-dia-type" for="{text_id}">atau ketik kalimatnya</label>'
                 f'<input type="text" id="{text_id}" data-dia="text" lang="id" '
-                f'autocomplete="off" spellcheck="false" value="{value}">')
+                f'autocomplete="off" spellcheck="false" value="{value}">'
+                f'<p class="atensi-dia-mode"><input type="checkbox" id="{guess_id}" '
+                f'data-dia="guess"> <label for="{guess_id}">{GUESS_LABEL}</label></p>'
+                '<div class="atensi-dia-guess" hidden><p>Siapa <em>dia</em> menurut Anda?</p>'
+                '<button type="button" data-name="0"></button> '
+                '<button type="button" data-name="2"></button></div>')
 
     def to_html(self):
         data = {"start": self.start, "slots": [[s, label] for s, label, _ in SLOTS],
                 "names": list(rujukan.NAMES),
                 "verbs": [list(p) for p in rujukan.VERB_PAIRS],
-                "completions": list(rujukan.COMPLETIONS)}
+                "completions": list(rujukan.COMPLETIONS), "link": rujukan.LINK,
+                "vocab": list(rujukan.VOCAB), "T": rujukan.ANSWER,
+                "held_out": rujukan.HELD_OUT, "held_out_completion": rujukan.HELD_OUT_COMPLETION,
+                "labels": self.labels, "seen": SEEN, "unseen": UNSEEN,
+                "guess": GUESS_LABEL,
+                "lookalike": rujukan._LOOKALIKE, "invisible": rujukan._INVISIBLE}
         return (
             f'<div class="atensi-dia" id="{self.element_id}" lang="id" data-explorer="{NAME}">'
             f"<style>{asset(CSS_PATH.name)}</style>"
             f'<p class="atensi-dia-title">{html.escape(TITLE)}</p>'
             f"{self._controls_html()}"
             f'<div class="atensi-dia-readout" aria-live="polite">'
-            f"{readout_html(self.start)}</div>"
+            f"{readout_html(self.start, self.labels)}</div>"
             f'<script type="application/json" class="atensi-dia-data">{json_for_script(data)}'
             "</script>"
             f'<script type="application/json" class="atensi-weights">'
@@ -181,7 +240,8 @@ def live(*, sentence=START, model=None):
     controls = {slot: W.Dropdown(options=list(choices), value=words[slot], description=label)
                 for slot, label, choices in SLOTS}
     text = W.Text(value=first["sentence"], description="kalimat")
-    readout = W.HTML(readout_html(first))
+    labels = head_labels(model)
+    readout = W.HTML(readout_html(first, labels))
     box = mark_live(W.VBox([W.HTML(f"<b>{html.escape(TITLE)}</b>"), *controls.values(), text,
                             readout]), NAME)
     box.controls, box.text, box.readout, box.result = controls, text, readout, first
@@ -193,7 +253,7 @@ def live(*, sentence=START, model=None):
         except ValueError as err:  # the library's Indonesian message names the word
             readout.value = f'<p class="atensi-error">{html.escape(str(err))}</p>'
             return
-        readout.value = readout_html(box.result)
+        readout.value = readout_html(box.result, labels)
         busy.append(1)
         try:
             for slot, w in enumerate(box.result["sentence"].split()):
@@ -211,6 +271,7 @@ def live(*, sentence=START, model=None):
             parts = START.split()
         for slot, control in controls.items():
             parts[slot] = control.value
+        parts[rujukan.COMMA] = rujukan.LINK[parts[rujukan.COMPLETION]]
         show(" ".join(parts))
 
     def from_text(_change=None):
