@@ -218,3 +218,41 @@ def test_projection_refuses_bad_input_in_indonesian(kwargs, words):
     with pytest.raises(ValueError, match="harus") as error:
         example_plots.projection(**args)
     assert words in str(error.value)
+
+
+def test_pipeline_rows_follow_one_row_of_the_running_example_through_a_layer():
+    rows = {key: numbers for key, _, numbers in example.pipeline_rows()}
+    dia = example.PRONOUN
+    assert np.array_equal(rows["proyeksi"], example.Q[dia])
+    assert np.allclose(rows["skala"], rows["skor"] / np.sqrt(example.d_k))
+    assert np.isneginf(rows["mask"][dia + 1:]).all() and np.isfinite(rows["mask"][:dia + 1]).all()
+    assert np.isclose(rows["softmax"].sum(), 1) and rows["softmax"].argmax() == example.REFERENT
+    assert np.allclose(rows["jumlah"], rows["softmax"] @ example.V)
+    assert rows["gabung"] is None and rows["keluaran"] is None
+    with pytest.raises(ValueError, match="'row'"):
+        example.pipeline_rows(row=example.T)
+
+
+@pytest.mark.parametrize("highlight", [None, "skor", "skala", "mask", "softmax", "jumlah"])
+def test_pipeline_highlights_one_step_and_reads_on_a_phone(highlight):
+    fig = example_plots.pipeline(example.pipeline_rows(), highlight=highlight, title="uji")
+    found = texts(fig)
+    assert "mask kausal" in found and "−∞" in found and "0,17" in found
+    assert fig.get_figwidth() <= 5.0 and style.phone_text_px(fig) >= 9.0
+    frames = [p for p in fig.findobj(Rectangle) if p.get_edgecolor() == to_rgba(style.HIGHLIGHT)
+              and p.get_facecolor()[3] == 0]
+    assert len(frames) == (0 if highlight is None else 1)
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(highlight="matriks"), "'highlight'"),
+    (dict(rows=[("skor", "skor", np.zeros(9))]), "paling banyak"),
+    (dict(rows=[("skor", "skor")]), "'rows'"),
+    (dict(rows="skor"), "'rows'"),
+])
+def test_pipeline_refuses_bad_input_in_indonesian(kwargs, words):
+    args = dict(rows=example.pipeline_rows())
+    args.update(kwargs)
+    with pytest.raises(ValueError, match="harus|paling banyak") as error:
+        example_plots.pipeline(**args)
+    assert words in str(error.value)

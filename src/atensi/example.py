@@ -25,6 +25,8 @@ melatih apa pun dengan contoh ini.
 
 import numpy as np
 
+from . import reference
+
 TOKENS = ("Ani", "memanggil", "Budi", "dia", "menoleh")
 AXES = ("pelaku", "sasaran")
 
@@ -75,3 +77,35 @@ OTHER_NAME = TOKENS.index("Ani")
 def qkv():
     """Salinan segar (Q, K, V) supaya bab yang mengubah array tidak merusak contoh."""
     return Q.copy(), K.copy(), V.copy()
+
+
+def pipeline_rows(row=None):
+    """Angka satu baris (bawaan: *dia*) di setiap langkah satu lapisan atensi.
+
+    Mengembalikan daftar ``(kunci, label, angka)``: ciri x, lalu q = x·W_Q,
+    skor mentah q·kⱼ, skor dibagi √d_k, mask kausal (−∞ untuk masa depan),
+    bobot softmax, keluaran o = Σ aⱼ vⱼ, penggabungan head, dan W_O. Dua
+    langkah terakhir tidak punya angka di contoh ini (``None``): contohnya
+    satu head, dan W_O tidak diisi dengan tangan.
+    """
+    i = PRONOUN if row is None else row
+    if not isinstance(i, (int, np.integer)) or isinstance(i, bool) or not 0 <= i < T:
+        raise ValueError(f"Argumen 'row' harus nomor token 0..{T - 1}, tetapi yang diterima "
+                         f"{row!r}. Pakai misalnya example.PRONOUN.")
+    Q_, K_, V_ = qkv()
+    raw = reference.scores(Q_, K_, scale=False)[i]
+    scaled = reference.scores(Q_, K_)[i]
+    masked = reference.causal_mask(reference.scores(Q_, K_))[i]
+    weights = reference.softmax(reference.causal_mask(reference.scores(Q_, K_)))[i]
+    out = weights @ V_
+    return [
+        ("x", f"x {TOKENS[i]} (ciri)", X_FEATURES[i]),
+        ("proyeksi", "q = x · W_Q", Q_[i]),
+        ("skor", "skor mentah q · kⱼ", raw),
+        ("skala", "÷ √d_k", scaled),
+        ("mask", "mask kausal", masked),
+        ("softmax", "softmax: bobot aⱼ", weights),
+        ("jumlah", "o = Σ aⱼ vⱼ", out),
+        ("gabung", "gabung head", None),
+        ("keluaran", "· W_O", None),
+    ]

@@ -13,6 +13,8 @@ di layar ponsel 360 px.
     softmax_bars(A, tokens, row=None)          bobot atensi sebagai batang
     weighted_sum_rows(A, V, tokens, row=)      baris V yang diskalakan bobotnya,
                                                ditumpuk, lalu dijumlahkan
+    pipeline(rows, highlight=None)             satu lapisan atensi, langkah demi
+                                               langkah, satu baris angka per langkah
     projection(X, W, P, tokens, features=, axes=, role=)
                                                X · W = P: ciri token dikali
                                                matriks proyeksi menjadi Q, K, atau V
@@ -472,4 +474,75 @@ def projection(X, W, P, tokens, *, features, axes, role):
     for i, word in enumerate(words):
         ax.text(label_w - 0.1, top + (i + 0.5) * cell_h, word, ha="right", va="center",
                 fontsize=LABEL_FONT)
+    return fig
+
+
+PIPELINE_CELLS = 5  # the widest row drawn (T of the running example)
+
+
+def pipeline(rows, *, highlight=None, title=None):
+    """Satu lapisan atensi dari atas ke bawah, satu baris angka per langkah.
+
+    ``rows``: daftar ``(kunci, label, angka)`` seperti
+    ``atensi.example.pipeline_rows()``; ``angka`` adalah vektor pendek
+    (paling banyak 5 angka, −∞ boleh) atau ``None`` untuk langkah tanpa angka.
+    ``highlight``: kunci langkah yang disorot (bab yang sedang dibaca); langkah
+    lain digambar pucat.
+    """
+    if isinstance(rows, (str, bytes)) or not hasattr(rows, "__len__") or not len(rows):
+        raise ValueError("Argumen 'rows' harus daftar (kunci, label, angka), misalnya "
+                         f"atensi.example.pipeline_rows(), tetapi yang diterima {rows!r}.")
+    keys, labels, values = [], [], []
+    for n, row in enumerate(rows):
+        if not isinstance(row, (tuple, list)) or len(row) != 3:
+            raise ValueError(f"Argumen 'rows' harus berisi tiga unsur per langkah (kunci, label, "
+                             f"angka), tetapi langkah ke-{n} adalah {row!r}.")
+        key, label, numbers = row
+        keys.append(check_label(key, f"rows[{n}] (kunci)", optional=False))
+        labels.append(check_label(label, f"rows[{n}] (label)", optional=False))
+        if numbers is not None:
+            numbers = figure_array(numbers, f"rows[{n}]", "Berikan satu vektor pendek per langkah.",
+                                   ndim=1, shape_name="vektor", finite=True, allow_neg_inf=True)
+            check_small(numbers.size, PIPELINE_CELLS, "angka per langkah",
+                        "Gambar ini untuk contoh berjalan.")
+        values.append(numbers)
+    if highlight is not None and highlight not in keys:
+        raise ValueError(f"Argumen 'highlight' harus salah satu kunci langkah {tuple(keys)} atau "
+                         f"None, tetapi yang diterima {highlight!r}.")
+
+    width, label_w, cell_w, cell_h, gap = 5.0, 2.15, 0.5, 0.4, 0.16
+    text, lines = _wrap(title, width)
+    head = 0.15 + 0.3 * lines
+    fig, ax = _canvas(width, head + len(rows) * (cell_h + gap) + 0.05)
+    if text:
+        ax.text(width / 2, 0.12, text, ha="center", va="top", fontsize=TITLE_FONT, weight="bold")
+    top_all = max((float(np.abs(v[np.isfinite(v)]).max()) for v in values
+                   if v is not None and np.isfinite(v).any()), default=1.0)
+    for n, (key, label, numbers) in enumerate(zip(keys, labels, values)):
+        y = head + n * (cell_h + gap)
+        active = highlight is None or key == highlight
+        if key == highlight:
+            ax.add_patch(Rectangle((0.03, y - gap / 2 + 0.02), width - 0.06, cell_h + gap - 0.04,
+                                   facecolor="none", edgecolor=HIGHLIGHT, lw=2.5))
+        ink = "black" if active else "#777777"
+        ax.text(label_w - 0.1, y + cell_h / 2, label, ha="right", va="center",
+                fontsize=SMALL_FONT, color=ink, weight="bold" if key == highlight else "normal")
+        if n:
+            ax.text(0.18, y - gap / 2, "↓", ha="center", va="center", fontsize=SMALL_FONT,
+                    color="#777777")
+        if numbers is None:
+            _cell(ax, label_w, y, PIPELINE_CELLS * cell_w, cell_h, color=MASKED,
+                  text="(tidak diisi di contoh ini)", text_color=FUTURE_TEXT, size=SMALL_FONT - 1)
+            continue
+        for c, v in enumerate(numbers):
+            if np.isinf(v):
+                color, cell_ink = MASKED, FUTURE_TEXT
+            else:
+                color, cell_ink = _shade(ROLE_CMAPS["skor"], v, top_all)
+            if not active:
+                cell_ink = "#555555" if cell_ink == "black" else cell_ink
+            _cell(ax, label_w + c * cell_w, y, cell_w, cell_h, color=color, text=_short(v),
+                  text_color=cell_ink, size=SMALL_FONT)
+            if not active:
+                ax.patches[-1].set_alpha(0.45)
     return fig
