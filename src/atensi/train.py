@@ -280,7 +280,7 @@ def refuse_shipped(path, name: str = "--out") -> None:
         raise ValueError(
             f"'{name}' = '{str(path)[:80]}' adalah berkas yang dikirim buku, dan berkas itu "
             "tidak pernah ditimpa lewat --out. Tulis ke nama lain, misalnya --out "
-            f"hasil/{target.name}; berkas buku hanya dibuat ulang oleh pelatihan penuh bawaan "
+            f"~/{target.name}; berkas buku hanya dibuat ulang oleh pelatihan penuh bawaan "
             "(perintah yang sama tanpa --quick, --steps dan --out), dan hanya bila targetnya "
             "tercapai.")
 
