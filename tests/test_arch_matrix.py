@@ -301,3 +301,23 @@ def resources_missing() -> bool:
     from atensi.cudacpu import resources
 
     return resources._nvrtc() is None
+
+
+def test_a_real_device_is_read_from_cupys_properties(monkeypatch):
+    """The table's entry for a known compute capability; a newer GPU's own limits."""
+    runtime = pytest.importorskip("cupy.cuda.runtime")
+    props = {"name": b"NVIDIA GeForce RTX 5090", "major": 12, "minor": 0,
+             "maxThreadsPerMultiProcessor": 1536, "maxBlocksPerMultiProcessor": 32,
+             "regsPerMultiprocessor": 65536, "sharedMemPerMultiprocessor": 100 * 1024,
+             "sharedMemPerBlockOptin": 99 * 1024, "reservedSharedMemPerBlock": 1024}
+    monkeypatch.setattr(runtime, "getDevice", lambda: 7)
+    monkeypatch.setattr(runtime, "getDeviceProperties", lambda dev: dict(props))
+    monkeypatch.setattr(loading, "_devices", {})
+    new = loading.target("cupy")
+    assert new.name == "NVIDIA GeForce RTX 5090" and not new.modelled
+    assert new.arch.name == "sm_120" and new.arch.max_shared_per_block == 99 * 1024
+    assert new.arch.tf32_wmma and new.arch.max_warps_per_sm == 48
+    assert launch.impl_runs("fused-v3", 64, new.arch) and not launch.impl_runs("fused-v3", 128, new.arch)
+    monkeypatch.setattr(loading, "_devices", {})
+    props.update(name=b"Tesla T4", major=7, minor=5)
+    assert loading.target("cupy").arch is hardware.SM_75
