@@ -547,6 +547,16 @@ def test_matriks_skor_derives_q_k_v_from_token_vectors_before_using_them():
     assert text.index("example_plots.projection(") < text.index("example_plots.vectors(")
 
 
+@pytest.mark.parametrize("name, step", [("matriks_skor", "skor"), ("skala_akar_dk", "skala"),
+                                        ("mask_kausal", "mask"), ("softmax", "softmax"),
+                                        ("jumlah_v", "jumlah")])
+def test_step_chapters_open_with_the_pipeline_and_their_step_highlighted(name, step):
+    text = chapter_text(name)
+    shown = re.search(r"\.pipeline\(\w+\.pipeline_rows\(\), highlight=\"(\w+)\"", text)
+    assert shown and shown.group(1) == step, f"{name}: gambar pipeline tidak menyorot '{step}'"
+    assert shown.start() < text.index("\n## "), f"{name}: gambar pipeline tidak di awal bab"
+
+
 def test_melatih_opens_the_model_where_it_is_trained():
     # The block and the training step are the library's own code, not a copy.
     assert {("model", "TinyGPT.block"), ("training_loop", "fit")} <= listed_functions("melatih")

@@ -545,4 +545,6 @@ def pipeline(rows, *, highlight=None, title=None):
                   text_color=cell_ink, size=SMALL_FONT)
             if not active:
                 ax.patches[-1].set_alpha(0.45)
+    fig.alt = ("Satu lapisan atensi dari atas ke bawah: " + ", ".join(labels)
+               + (f". Langkah yang disorot: {labels[keys.index(highlight)]}." if highlight else "."))
     return fig
