@@ -234,8 +234,9 @@ class CekPemahaman(SphinxDirective):
         group = nodes.container(classes=["cek-pilihan"])
         group += nodes.raw("", f'<fieldset><legend class="cek-petunjuk">Pilih satu jawaban</legend>', format="html")
         for i, option in enumerate(options):
+            # The letter also names the option for a screen reader when its text is a formula.
             group += nodes.raw("", f'<label class="cek-opsi"><input type="radio" name="cek-{qid}" value="{i}"> '
-                                   '<span>', format="html")
+                                   f'<span class="cek-huruf">{chr(ord("A") + i)}.</span> <span>', format="html")
             group += self.state.inline_text(option["text"], self.lineno)[0]
             group += nodes.raw("", "</span></label>", format="html")
         group += nodes.raw("", "</fieldset>", format="html")
