@@ -470,6 +470,26 @@ def test_twin_is_built_only_near_the_screen_and_twice_on_one_page(bare_page):
 
 
 @pytest.mark.browser
+def test_table_never_clips_on_a_phone(bare_page):
+    page, _blocked, errors = bare_page
+    root = page.locator(".atensi-playground").first
+    root.scroll_into_view_if_needed()
+    ready(root)
+    box = root.locator(".atensi-pg-tablebox").evaluate("""b => {
+      const r = b.getBoundingClientRect(), t = b.querySelector('table').getBoundingClientRect();
+      return {left: r.left, right: r.right, scrolls: b.scrollWidth > b.clientWidth + 1,
+              overflow: getComputedStyle(b).overflowX, tableRight: t.right,
+              focusable: b.tabIndex === 0 && !!b.getAttribute('aria-label')};
+    }""")
+    assert box["left"] >= 0 and box["right"] <= PHONE["width"]
+    # Either the whole table is on the screen, or its own box scrolls (by keyboard too).
+    assert box["tableRight"] <= PHONE["width"] or (box["scrolls"] and box["overflow"] == "auto")
+    assert box["focusable"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert errors == []
+
+
+@pytest.mark.browser
 def test_twin_dragged_on_a_phone_equals_numpy(bare_page, tmp_path):
     page, blocked, errors = bare_page
     exercise_playground(page, page.locator(".atensi-playground").first, shot_dir(tmp_path),

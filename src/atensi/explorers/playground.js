@@ -184,7 +184,11 @@ export function mount(root, data, hooks) {
     '<span class="atensi-pg-sw o"></span>keluaran';
   const where = el("p", { class: "atensi-pg-where", id: uid + "-where" }, root);
   const formula = el("p", { class: "atensi-pg-note" }, root);
-  const table = el("table", { class: "atensi-pg-table" }, root);
+  // At 360 px the four columns may not fit: the table scrolls in its own box
+  // (reachable by keyboard), the page around it does not.
+  const tableBox = el("div", { class: "atensi-pg-tablebox", tabindex: "0", role: "region",
+                               "aria-label": "Tabel skor, mask dan bobot" }, root);
+  const table = el("table", { class: "atensi-pg-table" }, tableBox);
   el("caption", {}, table).textContent = `Baris ${tokens[row]}: skor, mask dan bobot`;
   const head = el("tr", {}, el("thead", {}, table));
   for (const name of ["key", "skor", "setelah mask", "bobot"]) el("th", { scope: "col" }, head).textContent = name;
