@@ -7,6 +7,7 @@ Indonesian alt text, not a file name.
 Colour contrast is checked at desktop width only: the book's colours do not
 depend on the width, and that rule is most of axe's time on a page. Every
 other rule runs at both widths, since layout and what is shown do change.
+The dark theme is checked too, at desktop width (its colours are the change).
 """
 
 from __future__ import annotations
@@ -33,10 +34,29 @@ def axe():
     return Axe()
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-@pytest.mark.parametrize("page", PAGES)
-def test_axe_finds_no_serious_violation(open_page, axe, page, width):
+# The dark theme changes colours, not layout: it is checked at the contrast width.
+MODES = [(width, "light") for width in WIDTHS] + [(CONTRAST_WIDTH, "dark")]
+# Known gaps of the dark theme, each named: strict, so a fixed one fails until removed.
+DARK_THEME_GAPS = {
+    "chapters/model_kata.html": "«Siapa dia?» (explorers/dia.css): keterangan head kurang kontras di tema gelap",
+}
+
+
+def _cases():
+    for page in PAGES:
+        for width, theme in MODES:
+            marks = ()
+            if theme == "dark" and page in DARK_THEME_GAPS:
+                marks = pytest.mark.xfail(reason=DARK_THEME_GAPS[page], strict=True)
+            yield pytest.param(page, width, theme, marks=marks, id=f"{page}-{width}-{theme}")
+
+
+@pytest.mark.parametrize("page, width, theme", _cases())
+def test_axe_finds_no_serious_violation(open_page, axe, page, width, theme):
     opened = open_page(page, width=width, height=800)
+    if theme == "dark":  # as the theme's toggle does it: the attribute, no reload
+        opened.page.evaluate("document.documentElement.dataset.theme = 'dark'")
+        assert opened.page.evaluate("getComputedStyle(document.body).backgroundColor") != "rgb(255, 255, 255)"
     options = {"resultTypes": ["violations"]}
     if width != CONTRAST_WIDTH:
         options["rules"] = {"color-contrast": {"enabled": False}}
