@@ -154,3 +154,19 @@ def test_without_storage_the_page_still_folds_and_opens(chromium, fold_pages):
         assert errors == []
     finally:
         context.close()
+
+
+@pytest.mark.book
+@pytest.mark.browser
+def test_the_built_chapter_folds_its_cells_on_a_phone_only(open_page):
+    count = """() => [...document.querySelectorAll("main div.cell > div.cell_input")]
+      .filter((input) => input.closest("div.cell").querySelector(".lipat-baris"))
+      .map((input) => getComputedStyle(input).display !== "none")"""
+    phone = open_page("chapters/softmax.html", width=360, height=740).page
+    shown = phone.evaluate(count)
+    assert shown and not any(shown)
+    assert phone.evaluate("[...document.querySelectorAll('main div.cell_output')]"
+                          ".every((o) => getComputedStyle(o).display !== 'none')")
+    desk = open_page("chapters/softmax.html", width=1280, height=800).page
+    assert all(desk.evaluate(count))
+    assert desk.locator(".kartu-bab").inner_text().count("Bab ") == 1

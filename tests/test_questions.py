@@ -173,3 +173,26 @@ def test_progress_survives_a_reload_from_file_and_resets(chromium, question_page
         assert page.locator(".cek-kemajuan").inner_text() == "0 dari 2 dijawab, 0 benar"
     finally:
         context.close()
+
+
+@pytest.mark.book
+@pytest.mark.browser
+def test_built_chapter_questions_answer_in_the_page(open_page):
+    page = open_page("chapters/softmax.html", width=360, height=740).page
+    boxes = page.locator("div.cek-pemahaman")
+    assert boxes.count() >= 3
+    verdicts = []
+    for n in range(boxes.count()):
+        box = boxes.nth(n)
+        options = box.locator("input[type=radio]")
+        for i in range(options.count()):
+            options.nth(i).check()
+            box.locator(".cek-periksa").click()
+            verdicts.append(box.locator(".cek-umpan").inner_text())
+        if options.count():
+            right = [v for v in verdicts[-options.count():] if v.startswith("Benar.")]
+            assert len(right) == 1, verdicts[-options.count():]
+    wrong = [v for v in verdicts if v.startswith("Belum tepat.")]
+    assert wrong and all(len(v) > len("Belum tepat. ") + 20 for v in wrong)  # says why
+    progress = page.locator(".kartu-bab .cek-kemajuan").inner_text()
+    assert progress.startswith(f"{sum(boxes.nth(n).locator('input[type=radio]').count() > 0 for n in range(boxes.count()))} dari {boxes.count()} dijawab")
