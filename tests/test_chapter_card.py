@@ -52,6 +52,11 @@ def _cell(source: str, output: str) -> nodes.container:
     return cell
 
 
+def test_card_lines_keep_emphasis_and_escape_markup():
+    assert chapter_card.inline_html("siapa yang dirujuk *dia*") == "siapa yang dirujuk <em>dia</em>"
+    assert chapter_card.inline_html("<b>a</b> & *x*") == "&lt;b&gt;a&lt;/b&gt; &amp; <em>x</em>"
+
+
 def test_reading_time_counts_prose_and_outputs_not_folded_code():
     doc = nodes.section()
     doc += nodes.paragraph(text="kata " * chapter_card.WORDS_PER_MINUTE * 2)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from pathlib import Path
 
 import yaml
@@ -35,6 +36,11 @@ from . import questions
 WORDS_PER_MINUTE = 150  # technical prose, read on a small screen
 SECONDS_PER_FIGURE = 10
 FRONT_MATTER_KEY = "atensi"
+
+
+def inline_html(text: str) -> str:
+    """A front-matter line as HTML: escaped, with *emphasis* as in the chapter's prose."""
+    return re.sub(r"\*([^*]+)\*", r"<em>\1</em>", html.escape(text))
 
 
 def front_matter(path: Path) -> dict:
@@ -151,7 +157,7 @@ class ChapterCard(SphinxPostTransform):
         lines = []
         learn = [item for item in meta.get("pelajari") or [] if isinstance(item, str)]
         if learn:
-            items = "".join(f"<li>{html.escape(item)}</li>" for item in learn)
+            items = "".join(f"<li>{inline_html(item)}</li>" for item in learn)
             lines.append(f'<p class="kartu-judul">Yang akan Anda pelajari</p><ul class="kartu-pelajari">{items}</ul>')
         facts = []
         if docname in chapters:
