@@ -28,6 +28,7 @@ BAD_OUTPUT = [
     "IntSlider(",
     "FloatSlider(",
     "Dropdown(options",
+    "ToggleButtons(",
     "Output()",
 ]
 
