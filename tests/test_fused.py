@@ -15,6 +15,7 @@ import pytest
 
 import _kernel_cases as kc
 from atensi import cudacpu, kernels, reference
+from atensi.cudacpu import guards
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE = ROOT / "kernels" / "attention_fused.cu"
@@ -178,8 +179,11 @@ def test_no_T_by_T_array_is_allocated():
         finally:
             tracemalloc.stop()
 
+    # The emulator copies each array (Q, K, V, O) between guard bytes to catch
+    # writes past its end: that copy is the same size for both paths.
+    guarded = 4 * (Q.nbytes + 2 * guards.guard_bytes(Q.nbytes))
     assert peak(impl="chain-v2") >= 2 * one_square  # the chain's S and A are seen
-    assert peak(impl="fused-v1") < one_square / 4
+    assert peak(impl="fused-v1") < guarded + one_square / 4
 
 
 # --- Validation (before anything is launched) ---------------------------------------

@@ -190,7 +190,8 @@ ARRAY_MUTATIONS = ("list", "int32", "uint8", "bool", "complex", "float64", "floa
 FLAG_MUTATIONS = ("str", "half", "one", "none", "np_bool")
 BLOCK_MUTATIONS = ("zero", "negative", "float", "str", "bool", "huge", "np_int")
 VERSION_MUTATIONS = ("unknown", "list", "none", "int", "upper")
-IMPL_MUTATIONS = ("unknown", "list", "none", "int", "upper", "bare", "bool")
+# impl=None is valid: it picks the best version the GPU runs.
+IMPL_MUTATIONS = ("unknown", "list", "int", "upper", "bare", "bool")
 AXIS_MUTATIONS = ("far", "str", "float", "bool")
 
 

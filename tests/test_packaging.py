@@ -103,13 +103,14 @@ print("dimuat", kecil.n_params, ingat.n_params)
 """
 
 
-def _cells_up_to(page: str, last: str) -> list[str]:
-    """The setup cell, the import cell and the cell holding ``last`` of a chapter."""
+def _cells_up_to(page: str, last: str, name: str) -> list[str]:
+    """The setup cell, the import cell that imports ``name``, and the cell holding ``last``."""
     import jupytext
 
     cells = [c.source for c in jupytext.read(ROOT / f"{page}.md").cells if c.cell_type == "code"]
     (setup,) = [c for c in cells if "find_spec(\"atensi\")" in c]
-    imports = next(c for c in cells if c.lstrip().startswith("import") and "from atensi" in c)
+    imports = next(c for c in cells if c.lstrip().startswith("import") and "from atensi" in c
+                   and f" {name}" in c)
     loading = next(c for c in cells if last in c)
     return [setup, imports, loading]
 
@@ -125,7 +126,7 @@ def test_installed_copy_loads_both_models_and_runs_a_chapters_loading_cells(whee
     assert models.returncode == 0, models.stdout + models.stderr
     assert "dimuat" in models.stdout
 
-    chapter = "\n\n".join(_cells_up_to("chapters/melatih", "TinyGPT.load(train.WEIGHTS)"))
+    chapter = "\n\n".join(_cells_up_to("chapters/melatih", "TinyGPT.load(train.WEIGHTS)", "TinyGPT"))
     script = tmp_path / "bab.py"
     script.write_text("from IPython.display import display\n" + chapter
                       + "\nimport atensi\nassert atensi.__file__.startswith(%r)\nprint('bab jalan')\n" % str(site),

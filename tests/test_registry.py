@@ -148,7 +148,7 @@ def test_public_names_only():
     assert all(hasattr(kernels, name) for name in kernels.__all__)
     public = {n for n in vars(kernels) if not n.startswith("_")}
     submodules = {"api", "arrays", "backward", "cli", "compiling", "launch", "limits", "loading",
-                  "registry", "sass", "annotations"}
+                  "registry", "sass", "profil", "annotations"}
     assert public - submodules == set(kernels.__all__) - {"registry"}
     # The chains, then one fused impl per fused version of the registry; at least these.
     assert kernels.IMPLS == tuple(kernels.launch.CHAINS) + tuple(
