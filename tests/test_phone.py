@@ -175,8 +175,8 @@ OVER_BUDGET_ALLOWANCE: dict[str, float] = {
     "chapters/posisi": 31,
     "chapters/sintesis": 46,
     "chapters/gradien": 28,
-    "chapters/melatih": 31,
-    "chapters/model_kata": 38,
+    "chapters/melatih": 32,
+    "chapters/model_kata": 27,
     "chapters/siapa_dia": 21,
 }
 
