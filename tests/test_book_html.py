@@ -28,7 +28,6 @@ BAD_OUTPUT = [
     "IntSlider(",
     "FloatSlider(",
     "Dropdown(options",
-    "ToggleButtons(",
     "Output()",
 ]
 

@@ -412,28 +412,6 @@ def test_live_face_follows_the_declaration():
     assert (cold.controls["temperature"].min, cold.controls["temperature"].max) == (-1, 1)
 
 
-def test_a_choice_is_a_row_of_buttons_in_both_faces():
-    import ipywidgets
-
-    live = mask.live(T=8, row=3)
-    kind = live.controls["kind"]
-    assert isinstance(kind, ipywidgets.ToggleButtons)
-    assert [label for label, _ in kind.options] == [mask.KIND_LABELS[k] for k in mask.KINDS]
-    assert kind.value == "kausal"
-    assert isinstance(live.controls["T"], ipywidgets.IntSlider)  # a range stays a slider
-    twin = mask.static()
-    assert [c.kind for c in twin.controls if c.key in ("kind", "T")] == ["choice", "range"]
-    page = twin.to_html()
-    group = re.search(r'<fieldset class="atensi-control atensi-choice" data-control="kind">'
-                      r"<legend>jenis mask</legend>(.*?)</fieldset>", page)
-    assert group, "jenis mask bukan kelompok tombol"
-    radios = re.findall(r'<input type="radio" name="([^"]+)" value="(\d+)"( checked)?', group[1])
-    assert [int(v) for _, v, _ in radios] == list(range(len(mask.KINDS)))
-    assert len({name for name, _, _ in radios}) == 1  # one group: one Tab stop, arrow keys
-    assert [bool(c) for _, _, c in radios] == [k == "kausal" for k in mask.KINDS]
-    assert 'data-control="kind" type="range"' not in page and 'type="range" min="0" max="3"' not in page
-
-
 def test_javascript_files_pass_node_check(tmp_path):
     """Every JavaScript file of the package parses (node --check); modules as modules."""
     node = shutil.which("node")

@@ -36,17 +36,11 @@ STATE = """(root) => {
   root.querySelectorAll('output[data-value-for]').forEach(o => values[o.dataset.valueFor] = o.textContent);
   const checks = {};
   root.querySelectorAll('input[type=checkbox][data-control]').forEach(c => checks[c.dataset.control] = c.checked);
-  const choices = {};
-  root.querySelectorAll('fieldset[data-control]').forEach(f => {
-    const on = f.querySelector('input:checked');
-    choices[f.dataset.control] = on ? Number(on.value) : null;
-  });
   const marks = Array.from(root.querySelectorAll('.atensi-mark')).map(m =>
     [m.style.left, m.style.top, m.style.width, m.style.height].map(parseFloat));
   return {frame: img.getAttribute('data-frame'), src: img.getAttribute('src'),
           complete: img.complete && img.naturalWidth > 0,
-          readout: root.querySelector('.atensi-readout').textContent, values, checks, choices,
-          marks};
+          readout: root.querySelector('.atensi-readout').textContent, values, checks, marks};
 }"""
 
 MOVE = """(root, [key, position]) => {
@@ -114,8 +108,6 @@ def assert_face(page, root, data, state):
     for n, control in enumerate(data["controls"]):
         if control["kind"] == "range":
             assert face["values"][control["key"]] == control["shown"][state[n]]
-        elif control["kind"] == "choice":
-            assert face["choices"][control["key"]] == state[n]
         else:
             assert face["checks"][control["key"]] is (state[n] == 1)
     assert len(face["marks"]) == len(boxes)
@@ -156,7 +148,7 @@ def exercise(page, root, first_touch=True):
     moves = []
 
     def move(n, position):
-        """Checkbox: position 0/1. Range, choice: position among the offered values."""
+        """Checkbox: position 0/1. Range: slider position among the offered values."""
         nonlocal face
         control = controls[n]
         if control["kind"] == "checkbox":
@@ -164,18 +156,6 @@ def exercise(page, root, first_touch=True):
                 return
             root.locator(f'input[data-control="{control["key"]}"]').click()
             state[n] = position
-        elif control["kind"] == "choice":
-            # A choice offers a button per value; those without a frame are switched off.
-            options = options_of(data, state, n)
-            position = min(position, len(options) - 1)
-            if options[position] == state[n]:
-                return
-            group = root.locator(f'fieldset[data-control="{control["key"]}"]')
-            enabled = group.evaluate("f => Array.from(f.querySelectorAll('input'))"
-                                     ".filter(r => !r.disabled).map(r => Number(r.value))")
-            assert enabled == options
-            group.locator(f'input[value="{options[position]}"]').click()
-            state[n] = options[position]
         else:
             # A range offers only the values that exist given the controls before it.
             options = options_of(data, state, n)
@@ -186,7 +166,7 @@ def exercise(page, root, first_touch=True):
             assert (low, high, value) == (0, len(options) - 1, position)
             state[n] = options[position]
         for m in range(n + 1, len(controls)):
-            if controls[m]["kind"] != "checkbox":
+            if controls[m]["kind"] == "range":
                 state[m] = nearest_valid(data, state, m)
         before, face = face, assert_face(page, root, data, state)
         assert (face["src"], face["readout"], face["marks"]) != (
@@ -203,7 +183,7 @@ def exercise(page, root, first_touch=True):
                 move(n, target)
     # Every range to its end, then the first one back to its start: a range that
     # depends on it (row i on T) must follow.
-    ranges = [n for n, c in enumerate(controls) if c["kind"] != "checkbox"]
+    ranges = [n for n, c in enumerate(controls) if c["kind"] == "range"]
     for n in reversed(ranges):
         move(n, controls[n]["values"] - 1)
     move(ranges[0], 0)
@@ -216,12 +196,12 @@ def explorer_bytes(root):
 
 
 def phone_check(page, root, shot: Path):
-    """At 360 × 800: no horizontal scrolling, first control and figure inside the screen."""
+    """At 360 × 800: no horizontal scrolling, slider and figure inside the screen."""
     root.evaluate("el => el.scrollIntoView({block: 'start'})")
     widths = page.evaluate(
         "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1], f"halaman bergulir mendatar: {widths}"
-    for selector in ("input[type=range], fieldset.atensi-choice", "img.atensi-frame"):
+    for selector in ("input[type=range]", "img.atensi-frame"):
         box = root.locator(selector).first.bounding_box()
         assert box is not None and box["width"] > 100
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (selector, box)
@@ -264,30 +244,6 @@ def test_static_twin_on_its_own_page(bare_page, name, tmp_path):
     assert data["images"] == [base64.b64encode(b).decode() for b in ex.images]
     assert explorer_bytes(first) <= MAX_BYTES
     phone_check(page, first, screenshot_dir(tmp_path) / f"penjelajah-{name}-mandiri.png")
-    assert blocked == [] and errors == []
-
-
-def test_a_choice_moves_with_the_arrow_keys(bare_page):
-    page, blocked, errors = bare_page
-    from atensi.explorers import mask
-
-    page.set_content('<!doctype html><html lang="id"><head><meta charset="utf-8"></head>'
-                     f"<body>{mask.static()._repr_html_()}</body></html>")
-    root = page.locator('.atensi-explorer[data-explorer="mask"]')
-    data = embedded(page, root)
-    kind = [c["key"] for c in data["controls"]].index("kind")
-    checked = root.locator('fieldset[data-control="kind"] input:checked')
-    checked.focus()  # Tab lands on the checked button of the group
-    touch(page, root)
-    before = root.evaluate(STATE)
-    page.keyboard.press("ArrowRight")
-    state = [c["start"] for c in data["controls"]]
-    state[kind] += 1
-    for m in range(kind + 1, len(data["controls"])):
-        if data["controls"][m]["kind"] != "checkbox":
-            state[m] = nearest_valid(data, state, m)
-    face = assert_face(page, root, data, state)
-    assert face["choices"]["kind"] == 1 and face["src"] != before["src"]
     assert blocked == [] and errors == []
 
 

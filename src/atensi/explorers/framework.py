@@ -147,8 +147,7 @@ class Range:
 class Choice:
     """One of ``values``; ``shown`` gives each one's text (``"d_k = {}"`` or a function).
 
-    Live: a row of buttons (one per value, reachable with Tab and the arrow keys),
-    or a drop-down list when ``menu``; static: a group of radio buttons.
+    Live: a slider over the values, or a drop-down list when ``menu``.
     """
 
     name: str
@@ -178,8 +177,8 @@ class Choice:
         options = [(_shown(self.shown, v), v) for v in self.values]
         if self.menu:
             return W.Dropdown(options=options, value=value, description=self.label)
-        return W.ToggleButtons(options=options, value=value, description=self.label,
-                               style={"button_width": "auto"})
+        return W.SelectionSlider(options=options, value=value, description=self.label,
+                                 continuous_update=True)
 
 
 @dataclass(frozen=True)
@@ -306,8 +305,7 @@ class Explorer:
                 controls.append(Control(c.name, c.label, "checkbox", book, ("tidak", "ya"),
                                         int(values[c.name])))
             else:
-                kind = "choice" if isinstance(c, Choice) else "range"
-                controls.append(Control(c.name, c.label, kind, book,
+                controls.append(Control(c.name, c.label, "range", book,
                                         tuple(_shown(c.shown, v) for v in book),
                                         book.index(values[c.name])))
         frames, images = self._frames(controls, cache_key)
@@ -424,12 +422,11 @@ def _build_live(name, title, controls, render):
 
 @dataclass
 class Control:
-    """One control of the static twin: ``range`` over a list of values, ``choice``
-    (one button per value), or ``checkbox``."""
+    """One control of the static twin: ``range`` over a list of values, or ``checkbox``."""
 
     key: str
     label: str
-    kind: str  # "range" | "choice" | "checkbox"
+    kind: str  # "range" | "checkbox"
     values: tuple
     shown: tuple  # text shown for each value, e.g. "d_k = 256"
     start: int = 0
@@ -469,18 +466,6 @@ class StaticExplorer:
                 checked = " checked" if c.values[c.start] else ""
                 parts.append(f'<label class="atensi-control atensi-check"><input type="checkbox" '
                              f'data-control="{c.key}"{checked}> {html.escape(c.label)}</label>')
-            elif c.kind == "choice":
-                # Radio buttons: one Tab stop for the group, arrows move between values.
-                offered = self.options(start, n)
-                name = f"{self.element_id}-{c.key}"
-                buttons = "".join(
-                    f'<label class="atensi-option"><input type="radio" name="{name}" value="{v}"'
-                    f'{" checked" if v == c.start else ""}'
-                    f'{"" if v in offered else " disabled"}>'
-                    f"<span>{html.escape(text)}</span></label>"
-                    for v, text in enumerate(c.shown))
-                parts.append(f'<fieldset class="atensi-control atensi-choice" data-control="{c.key}">'
-                             f"<legend>{html.escape(c.label)}</legend>{buttons}</fieldset>")
             else:
                 offered = self.options(start, n)
                 parts.append(f'<label class="atensi-control"><span>{html.escape(c.label)}</span>'
@@ -496,7 +481,7 @@ class StaticExplorer:
         frames (readouts, boxes) and images (base64)."""
         start = [c.start for c in self.controls]
         return {
-            "options": [self.options(start, n) if c.kind != "checkbox" else [0, 1]
+            "options": [self.options(start, n) if c.kind == "range" else [0, 1]
                         for n, c in enumerate(self.controls)],
             "mime": self.mime,
             # What the page expects of its frame table (a file in the book): a

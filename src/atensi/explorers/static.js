@@ -9,11 +9,9 @@
 // a fetch does not.
 //
 // Frames are looked up by the key "i,j,k" of control value indices. Earlier
-// controls take precedence: a range or a choice offers only the values for which
-// a frame exists given the controls before it (row i runs to T - 1, T is never
-// limited by row i), and keeps its value if it can, else the largest one below.
-// A choice is a fieldset of radio buttons (one per value): the radio group gives
-// it one Tab stop and the arrow keys, as a keyboard reader expects.
+// controls take precedence: a range offers only the values for which a frame
+// exists given the controls before it (row i runs to T - 1, T is never limited
+// by row i), and keeps its value if it can, else the largest one below.
 //
 // Files can be missing or damaged (a partial copy of the site, an interrupted
 // download, a deploy still on its way). The frame table is checked against
@@ -94,7 +92,6 @@
     controls.forEach(function (c, n) {
       var el = inputs[n];
       if (c.kind === "checkbox") el.checked = state[n] === 1;
-      else if (c.kind === "choice") check(n, el._opts);
       else { el.value = el._opts.indexOf(state[n]); label(n); }
       el.disabled = true;
     });
@@ -162,14 +159,6 @@
       controls[n].shown[state[n]];
   }
 
-  // The radio of the chosen value checked; those without a frame switched off.
-  function check(n, opts) {
-    Array.prototype.forEach.call(inputs[n].querySelectorAll("input"), function (r) {
-      r.checked = Number(r.value) === state[n];
-      r.disabled = opts.indexOf(Number(r.value)) < 0;
-    });
-  }
-
   function sync() {
     controls.forEach(function (c, n) {
       var el = inputs[n];
@@ -180,10 +169,9 @@
         opts.forEach(function (v) { if (v <= state[n]) best = v; });
         state[n] = best;
       }
-      el._opts = opts;
-      if (c.kind === "choice") { check(n, opts); return; }
       el.max = opts.length - 1;
       el.value = opts.indexOf(state[n]);
+      el._opts = opts;
       label(n);
     });
   }
@@ -216,14 +204,7 @@
     el._opts = data.options[n];
     function read() {
       if (broken) return;
-      var kind = controls[n].kind;
-      if (kind === "choice") {
-        var picked = el.querySelector("input:checked");
-        if (!picked) return;
-        state[n] = Number(picked.value);
-      } else {
-        state[n] = kind === "checkbox" ? (el.checked ? 1 : 0) : el._opts[+el.value];
-      }
+      state[n] = controls[n].kind === "checkbox" ? (el.checked ? 1 : 0) : el._opts[+el.value];
       if (prefixes) { show(); return; }
       if (controls[n].kind === "range") label(n);
       waiting = true;  // shown as soon as the frames arrive
