@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import matplotlib
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 import pytest
 
 matplotlib.use("Agg")
@@ -53,36 +52,6 @@ def test_attention_figure_draws_the_weights_under_their_tokens(text, labels):
     np.testing.assert_array_equal(np.asarray(ax.images[0].get_array()), A)
     assert [t.get_text() for t in ax.get_xticklabels()] == labels
     assert [t.get_text() for t in ax.get_yticklabels()] == labels
-
-
-@pytest.mark.parametrize("text", ["Ani memanggil Budi, dia menoleh", "Setiap posisi melihat masa lalu."])
-def test_attention_figure_names_every_letter_of_a_sentence_without_overlap(text):
-    T = len(text)
-    A_text = np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]
-    fig = model_plots.attention_figure(A_text, text, title="lapisan 1, head 1")
-    ax = fig.axes[0]
-    letters = [c.replace(" ", "\u2423") for c in text]
-    renderer = FigureCanvasAgg(fig).get_renderer()
-    for axis, labels, ticks in ((0, ax.get_xticklabels(), ax.get_xticks()),
-                                (1, ax.get_yticklabels(), ax.get_yticks())):
-        assert [t.get_text() for t in labels] == letters
-        assert list(ticks) == list(range(T))
-        assert all(t.get_fontsize() >= 9 for t in labels)
-        # Neighbouring labels must not overlap: one letter per row and column, readable.
-        boxes = [t.get_window_extent(renderer) for t in labels]
-        lo, hi = ("x0", "x1") if axis == 0 else ("y0", "y1")
-        spans = sorted((getattr(b, lo), getattr(b, hi)) for b in boxes)
-        assert all(a[1] <= b[0] + 0.5 for a, b in zip(spans, spans[1:]))
-    # The figure stays phone-sized: the book's width, and at most one screen tall.
-    width, height = fig.get_size_inches()
-    assert width <= 4.5 and height <= 1.6 * width
-
-
-def test_attention_figure_names_every_step_th_letter_of_a_long_text():
-    text = "abcdefghij" * 9
-    T = len(text)
-    labels = model_plots.attention_figure(np.eye(T), text).axes[0].get_yticklabels()
-    assert [t.get_text() for t in labels] == list(text[::3])
 
 
 def test_training_curve_figure_draws_both_losses_and_the_bigram_line():

@@ -21,26 +21,6 @@ def _shown(text):
     return {" ": "␣", "\n": "⏎"}.get(text, text)
 
 
-# Letter maps: a row per letter needs a line of SMALL text; past LETTER_ROWS
-# letters the figure would outgrow a phone screen, so every step-th letter is named.
-LETTER_ROW_PT = style.SMALL * 1.2
-LETTER_ROWS = 40
-
-
-def _letter_axes(T):
-    """Figure, axes and label step for a letter-by-letter map of ``T`` letters:
-    as wide as before, taller when the letters need it, so that every label fits."""
-    width = 4.2
-    side = 0.78 * width * 72  # the square axes of a short text, in points
-    step = max(1, math.ceil(T / LETTER_ROWS))
-    axes_pt = max(side, math.ceil(T / step) * LETTER_ROW_PT)
-    top_pt, bottom_pt = 59.0, 9.0  # title, key line and letters above; a margin below
-    height = (axes_pt + top_pt + bottom_pt) / 72
-    fig = style.new_figure(width, height)
-    ax = fig.add_axes([0.08, bottom_pt / 72 / height, 0.78, axes_pt / 72 / height])
-    return fig, ax, step
-
-
 def attention_figure(A, text, *, title=None):
     """Heatmap satu head ``A`` (T, T); label kedua sumbu: karakter teks, atau
     daftar kata untuk model kata: satu per baris ``A``."""
@@ -52,17 +32,13 @@ def attention_figure(A, text, *, title=None):
     tokens = list(text) if isinstance(text, str) else text
     labels = [_shown(c) for c in _fig.check_words(tokens, T, "text", "baris A")]
     words = any(len(c) > 1 for c in labels)  # word labels: room on the left, upright on top
-    if words:
-        fig = style.new_figure(4.2, 4.3)
-        ax = fig.add_axes([0.17, 0.03, 0.76, 0.7])
-        # Every word while they fit at SMALL points, otherwise every step-th one.
-        step = max(1, math.ceil(T * style.SMALL / 260))
-    else:
-        fig, ax, step = _letter_axes(T)
+    fig = style.new_figure(4.2, 4.3)
+    ax = fig.add_axes([0.17, 0.03, 0.76, 0.7] if words else [0.08, 0.03, 0.78, 0.78])
     plots.draw_heatmap(ax, A, cmap="Blues", vmin=0, vmax=1, annotate=False,
                        xlabel=None, ylabel=None)
-    if not words:
-        ax.set_aspect("auto")  # rows as tall as a label, columns as wide as the axes allow
+    # Every character while they fit at SMALL points, otherwise every step-th one:
+    # smaller letters would be unreadable on a phone.
+    step = max(1, math.ceil(T * style.SMALL / 260))
     ticks = range(0, T, step)
     ax.set_xticks(ticks)
     ax.set_yticks(ticks)
@@ -71,11 +47,9 @@ def attention_figure(A, text, *, title=None):
     ax.set_yticklabels([labels[t] for t in ticks], fontsize=style.SMALL, family="monospace")
     ax.xaxis.tick_top()
     ax.tick_params(length=0, pad=1)
-    # Title and key line at a fixed distance from the top, however tall the figure.
-    height_pt = fig.get_figheight() * 72
     if title:
-        fig.text(0.02, 1 - 4.6 / height_pt, title, fontsize=style.FONT, va="top")
-    fig.text(0.02, 1 - 21.7 / height_pt, "kolom: key yang dilihat →   baris: query ↓",
+        fig.text(0.02, 0.985, title, fontsize=style.FONT, va="top")
+    fig.text(0.02, 0.93, "kolom: key yang dilihat →   baris: query ↓",
              fontsize=style.SMALL, va="top", color="#555555")
     return fig
 
