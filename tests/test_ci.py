@@ -6,6 +6,7 @@ browser fails instead of skipping. The Pages job's step list is run for real:
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -15,6 +16,7 @@ import pytest
 import yaml
 
 import conftest
+from chapter_runs import BOOK_REPOSITORY
 from conftest import ROOT
 
 STUB = """#!/bin/sh
@@ -248,8 +250,26 @@ PDF_PAGES_PER_CHAPTER = 12  # 409 pages for 17 pages of the book; far fewer mean
 
 def pages_job_commands() -> list[str]:
     """The shell steps of the publish job, in its order."""
+    return [command for command, _ in pages_job_steps()]
+
+
+# As GitHub fills them in the publish job; the repository the test books are
+# built for, so this build reuses the session's execution cache.
+GITHUB_CONTEXT = {"github.repository": BOOK_REPOSITORY["ATENSI_REPOSITORY"],
+                  "github.ref_name": BOOK_REPOSITORY["ATENSI_BRANCH"]}
+
+
+def pages_job_steps() -> list[tuple[str, dict[str, str]]]:
+    """Each shell step of the publish job with its ``env:``, the
+    ``${{ github.* }}`` expressions filled in from ``GITHUB_CONTEXT`` (an
+    expression it does not know fails the test)."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    return [step["run"] for step in workflow["jobs"]["publish"]["steps"] if "run" in step]
+
+    def filled(value: str) -> str:
+        return re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", lambda m: GITHUB_CONTEXT[m[1]], str(value))
+
+    return [(step["run"], {name: filled(value) for name, value in step.get("env", {}).items()})
+            for step in workflow["jobs"]["publish"]["steps"] if "run" in step]
 
 
 @pytest.mark.book
@@ -265,8 +285,8 @@ def test_pages_job_builds_the_site_then_the_pdf_then_the_zip(book_build, tmp_pat
     build = tmp_path / "_build"
     shutil.copytree(book_build.output_root / "_build" / ".jupyter_cache", build / ".jupyter_cache")
     (build / ".pustaka-terakhir").touch()
-    env = dict(os.environ, CI="true", OUTPUT=str(tmp_path))
-    for command in commands:
+    for command, step_env in pages_job_steps():
+        env = dict(os.environ, CI="true", OUTPUT=str(tmp_path), **step_env)
         proc = subprocess.run(["bash", "-c", command], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=1800)
         assert proc.returncode == 0, f"{command}:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
@@ -285,3 +305,8 @@ def test_pages_job_builds_the_site_then_the_pdf_then_the_zip(book_build, tmp_pat
     assert archive.read("atensi/unduh/atensi.pdf") == pdf
     intro = archive.read("atensi/chapters/pendahuluan.html").decode("utf-8")
     assert 'href="../unduh/atensi.pdf"' in intro and "unduh/atensi-luring.zip" not in intro
+    # Online, the same page links both downloads at the address the job publishes to.
+    online = (html / "chapters" / "pendahuluan.html").read_text(encoding="utf-8")
+    owner, name = GITHUB_CONTEXT["github.repository"].split("/")
+    site = f"https://{owner.lower()}.github.io/{name}/unduh/"
+    assert f'href="{site}atensi.pdf"' in online and f'href="{site}atensi-luring.zip"' in online

@@ -122,11 +122,15 @@ def test_page_control_choice_persists_across_reload_and_pages(chromium, fold_pag
         page.locator(".lipat-semua").click()
         assert [c["input"] for c in page.evaluate(FOLD_STATE)] == [True, True]
         assert page.locator(".lipat-semua").inner_text() == "Lipat semua kode"
+        # The browser hands the stored choice to its storage process on its own
+        # time; a reader who reloads a second later always finds it there.
+        page.wait_for_function(f"localStorage.getItem('{folding.STORAGE_KEY}') === 'buka'", timeout=5000)
         page.reload()
         assert [c["input"] for c in page.evaluate(FOLD_STATE)] == [True, True]
         page.goto((fold_pages / "dua.html").as_uri())
         assert [c["input"] for c in page.evaluate(FOLD_STATE)] == [True, True]
         page.locator(".lipat-semua").click()  # and back to folded, remembered too
+        page.wait_for_function(f"localStorage.getItem('{folding.STORAGE_KEY}') === 'lipat'", timeout=5000)
         page.goto((fold_pages / "satu.html").as_uri())
         assert [c["input"] for c in page.evaluate(FOLD_STATE)] == [False, False]
     finally:
