@@ -304,6 +304,19 @@ def test_glue_calls_sit_in_hidden_cells(name):
             )
 
 
+@pytest.mark.parametrize("name", PAGES)
+def test_glue_is_imported_only_where_the_reader_does_not_see_it(name):
+    # glue is the book's plumbing, not part of the lesson: a reader who copies
+    # the visible cells never meets it.
+    for cell in notebook(name).cells:
+        tags = set(cell.metadata.get("tags", []))
+        if cell.cell_type != "code" or tags & {"remove-cell", "remove-input"}:
+            continue
+        imported = {alias.asname or alias.name for node in ast.walk(_python(cell.source))
+                    if isinstance(node, ast.ImportFrom) for alias in node.names}
+        assert "glue" not in imported, f"{name}: glue diimpor di sel yang terlihat: {cell.source.splitlines()[0]}"
+
+
 HIDDEN_TAGS = {"remove-cell", "remove-input"}
 
 
