@@ -111,3 +111,32 @@ def test_16_byte_accesses_are_four_phases_of_8_lanes(module):
     assert m["smsp__sass_average_branch_targets_threads_uniform.pct"] < 100
     assert m["smsp__thread_inst_executed_per_inst_executed.ratio"] < 32
     assert m["smsp__sass_thread_inst_executed_op_mufu_pred_on.sum"] == len(range(0, 64, 3))
+
+
+def test_traced_warp_gives_each_lanes_address_and_the_same_counts(module):
+    g = np.arange(32 * 32 * 2, dtype=np.float32)
+    out = np.zeros(128, np.float32)
+    with profile(warp=((1, 0, 0), 1)) as prof:
+        module.get_function("strided")((2,), (64,), (g, out, np.int32(8), np.int32(32)))
+    reads = [r for r in prof.requests if r.line == 8]
+    assert len(reads) == 1 and reads[0].space == "shared" and not reads[0].store
+    r = reads[0]
+    # Lane l of warp 1 is thread 32 + l: word (32 + l) * 8 mod 1056, bank 0, 8, 16 or 24.
+    base = r.addresses[0] - ((32 * 8) % 1056) * 4
+    assert [(a - base) // 4 for a in r.addresses] == [((32 + lane) * 8) % 1056 for lane in range(32)]
+    assert set(r.banks) == {(base // 4 + w) % 32 for w in (0, 8, 16, 24)}
+    assert (r.wavefronts, r.ideal) == (8, 1)
+    loads = [q for q in prof.requests if q.space == "global" and not q.store and q.line == 9]
+    assert len(loads) == 1 and loads[0].sector_count == 32 and loads[0].lanes == 32
+    # The traced warp's requests add up to what the counters saw for one warp of one block.
+    m = prof.kernels["strided"]
+    assert sum(q.wavefronts for q in prof.requests if q.space == "shared" and not q.store) * 4 == m[WAVES_LD]
+
+
+def test_warp_argument_is_checked_before_any_launch():
+    with pytest.raises(ValueError, match="Argumen 'warp'"):
+        with profile(warp=(0,)):
+            pass
+    with pytest.raises(ValueError, match="'warp'"):
+        with profile(warp=((0, 0, 0), 40)):
+            pass

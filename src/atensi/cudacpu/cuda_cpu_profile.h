@@ -184,8 +184,18 @@ __attribute__((no_sanitize_address, no_sanitize_coverage)) inline void global_re
   s.sectors += n;
 }
 
+// Optional trace of one warp of one block (profile(warp=...)): its raw records,
+// so that Python can show which lane touched which bank or sector.
+inline int g_trace_warp = -1;
+inline uint3 g_trace_block{};
+inline std::vector<Rec> g_trace;
+constexpr std::size_t kTraceMax = 1u << 20;
+
 __attribute__((no_sanitize_address, no_sanitize_coverage)) inline void block_end(unsigned n) {
   ++g_count[kBlocks];
+  if (g_trace_warp >= 0 && g_bid.x == g_trace_block.x && g_bid.y == g_trace_block.y && g_bid.z == g_trace_block.z)
+    for (const Rec& r : g_recs)
+      if (r.tid / kWarp == unsigned(g_trace_warp) && g_trace.size() < kTraceMax) g_trace.push_back(r);
   const std::size_t nsites = g_sites.size();
   std::vector<std::uint32_t> occ(nsites * n, 0);
   std::unordered_map<std::uint64_t, std::uint32_t> index;
@@ -320,6 +330,26 @@ CUDACPU_EXPORT __attribute__((no_sanitize_address, no_sanitize_coverage)) const 
   }
   for (unsigned c = 0; c < kCounters; ++c) {
     std::snprintf(buf, sizeof buf, "count\t%s\t%llu\n", kCounterNames[c], (unsigned long long)g_count[c]);
+    g_report += buf;
+  }
+  return g_report.c_str();
+}
+// The traced warp: choose it (warp < 0: none) before a launch, read its records after.
+CUDACPU_EXPORT __attribute__((no_sanitize_address, no_sanitize_coverage)) void cudacpu_prof_trace(
+    unsigned bx, unsigned by, unsigned bz, int warp) {
+  using namespace ::cudacpu::prof;
+  g_trace_block = uint3{bx, by, bz};
+  g_trace_warp = warp;
+  g_trace.clear();
+}
+// One line per record: site index (order of the report's site lines), lane, address, size.
+CUDACPU_EXPORT __attribute__((no_sanitize_address, no_sanitize_coverage)) const char* cudacpu_prof_trace_report() {
+  using namespace ::cudacpu::prof;
+  g_report.clear();
+  char buf[128];
+  for (const Rec& r : g_trace) {
+    std::snprintf(buf, sizeof buf, "%u\t%u\t%llx\t%u\n", r.site, unsigned(r.tid % ::cudacpu::kWarp),
+                  (unsigned long long)r.addr, unsigned(r.size));
     g_report += buf;
   }
   return g_report.c_str();

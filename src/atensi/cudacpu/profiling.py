@@ -5,6 +5,10 @@
     prof.kernels["nama_kernel"]                 # {nama metrik Nsight Compute: nilai}
     prof.sites                                  # Site(kernel, file, line, metric, value), per tempat akses
 
+    with atensi.cudacpu.profile(warp=((0, 0, 0), 0)) as prof:   # juga alamat satu warp
+        kernel(grid, block, args)
+    prof.requests                               # WarpRequest: alamat ke-32 lane per permintaan
+
 Every launch inside the context runs a second build of its module (fibers
 mode) in which g++ calls a hook before every memory access and at every basic
 block (cuda_cpu_profile.h states the model: warp-level requests rebuilt from
@@ -72,6 +76,72 @@ class Site:
         return f"{self.kernel} {self.file}:{self.line} {self.metric} = {self.value:g}"
 
 
+@dataclass(frozen=True)
+class WarpRequest:
+    """Satu permintaan tingkat warp dari warp yang dilacak: alamat setiap lane.
+
+    ``addresses``: 32 alamat bita (``None``: lane itu tidak ikut). *Shared memory*:
+    alamat yang dipakai penghitung (bank = alamat / 4 mod 32). Global: ``(array + 1)
+    << 40`` ditambah offset bita di array argumen itu, seperti ``cudaMalloc`` yang
+    meratakan setiap array ke 256 bita (sektor = alamat / 32).
+    """
+
+    kernel: str
+    file: str
+    line: int
+    space: str          # "shared" or "global"
+    store: bool
+    size: int           # bytes per lane
+    addresses: tuple    # 32 entries: int or None
+    order: int          # position of its first record in the warp's trace
+
+    @property
+    def lanes(self) -> int:
+        return sum(a is not None for a in self.addresses)
+
+    @property
+    def banks(self) -> tuple:
+        """Bank of each lane's first word (``None`` for an idle lane)."""
+        return tuple(None if a is None else a // 4 % WARP for a in self.addresses)
+
+    @property
+    def sectors(self) -> tuple:
+        """Global: the 32-byte sector of each lane's first byte."""
+        return tuple(None if a is None else a // 32 for a in self.addresses)
+
+    def phases(self) -> list:
+        """Shared: per phase, its lanes and wavefronts, by the model of cuda_cpu_profile.h
+        (4-byte accesses: one phase of 32 lanes; 8 bytes: two of 16; 16 bytes: four of 8)."""
+        size = max(self.size, 4)
+        per = 32 if size <= 4 else 16 if size <= 8 else 8
+        out = []
+        for ph in range(WARP // per):
+            lanes = [l for l in range(ph * per, (ph + 1) * per) if self.addresses[l] is not None]
+            if not lanes:
+                continue
+            words: dict = defaultdict(set)
+            for l in lanes:
+                a = self.addresses[l]
+                for w in range(a // 4, (a + max(self.size, 1) - 1) // 4 + 1):
+                    words[w % WARP].add(w)
+            out.append((tuple(lanes), max(len(v) for v in words.values())))
+        return out
+
+    @property
+    def wavefronts(self) -> int:
+        return sum(w for _, w in self.phases())
+
+    @property
+    def ideal(self) -> int:
+        return len(self.phases())
+
+    @property
+    def sector_count(self) -> int:
+        """Global: distinct 32-byte sectors touched by the active lanes' bytes."""
+        return len({s for a in self.addresses if a is not None
+                    for s in range(a // 32, (a + max(self.size, 1) - 1) // 32 + 1)})
+
+
 @dataclass
 class Profile:
     """What ``profile()`` yields: sums over every launch inside the context."""
@@ -79,6 +149,8 @@ class Profile:
     kernels: dict = field(default_factory=dict)   # kernel -> {metric: value}
     sites: list = field(default_factory=list)     # [Site]
     launches: dict = field(default_factory=dict)  # kernel -> number of launches
+    warp: tuple | None = None                     # ((bx, by, bz), warp) traced, or None
+    requests: list = field(default_factory=list)  # [WarpRequest] of the traced warp, in order
 
     def site_totals(self, kernel: str | None = None) -> dict:
         """{(kernel, file, line, metric): value} (summed over launches)."""
@@ -109,10 +181,30 @@ _active: list[Profile] = []
 _lock = threading.Lock()
 
 
+def _check_warp(warp):
+    """``((bx, by, bz), w)`` or ``(bx, w)`` -> ``((bx, by, bz), w)``, checked before any launch."""
+    from .. import validation as _val
+
+    msg = ("Argumen 'warp' harus None atau (blok, warp), misalnya ((0, 0, 0), 0) atau (0, 0), "
+           f"tetapi yang diterima {warp!r}.")
+    if not isinstance(warp, tuple) or len(warp) != 2:
+        raise ValueError(msg)
+    block, w = warp
+    if not isinstance(block, tuple):
+        block = (block, 0, 0)
+    if len(block) != 3:
+        raise ValueError(msg)
+    block = tuple(_val.check_int(b, "warp", low=0) for b in block)
+    return block, _val.check_int(w, "warp", low=0, high=1023 // WARP)
+
+
 @contextlib.contextmanager
-def profile():
-    """Count every emulator launch inside the ``with`` block (see the module docstring)."""
-    prof = Profile()
+def profile(warp=None):
+    """Count every emulator launch inside the ``with`` block (see the module docstring).
+
+    ``warp=((bx, by, bz), w)``: also keep each lane's address of every access made
+    by warp ``w`` of block ``(bx, by, bz)`` (``.requests``)."""
+    prof = Profile(warp=None if warp is None else _check_warp(warp))
     with _lock:
         _active.append(prof)
     try:
@@ -157,6 +249,8 @@ def _library(module) -> _Lib:
         path, _ = build.build(tu, path=module.path, flags=_profile_flags(module.options))
         cdll = build.load_library(path)
         cdll.cudacpu_prof_report.restype = ctypes.c_char_p
+        cdll.cudacpu_prof_trace_report.restype = ctypes.c_char_p
+        cdll.cudacpu_prof_trace.argtypes = [ctypes.c_uint, ctypes.c_uint, ctypes.c_uint, ctypes.c_int]
         cdll.cudacpu_prof_global.argtypes = [ctypes.c_void_p, ctypes.c_ulonglong]
         lib = _libs[key] = _Lib(cdll, path, source._display_name(module.path))
     return lib
@@ -274,6 +368,8 @@ def run(kernel, cfg, smem: int, packed, prof: Profile) -> None:
     lib = _library(module)
     c = lib.cdll
     c.cudacpu_prof_reset()
+    (bx, by, bz), w = prof.warp if prof.warp is not None else ((0, 0, 0), -1)
+    c.cudacpu_prof_trace(bx, by, bz, w)
     for _, _, arr, _ in packed.arrays:
         c.cudacpu_prof_global(ctypes.c_void_p(arr.ctypes.data), ctypes.c_ulonglong(arr.nbytes))
     fn = getattr(c, f"cudacpu_launch__{kernel.name}")
@@ -285,6 +381,31 @@ def run(kernel, cfg, smem: int, packed, prof: Profile) -> None:
         raise (BarrierDeadlockError if rc == 1 else CudaCpuError)(msg)
     report = (c.cudacpu_prof_report() or b"").decode()
     _add(prof, kernel.name, lib, report, cfg)
+    if prof.warp is not None:  # after the report: both texts share one buffer
+        trace = (c.cudacpu_prof_trace_report() or b"").decode()
+        _add_requests(prof, kernel.name, lib, report, trace)
+
+
+def _add_requests(prof: Profile, name: str, lib: _Lib, report: str, trace: str) -> None:
+    """The traced warp's records -> WarpRequests, grouped as cuda_cpu_profile.h groups them:
+    the k-th execution of one site by each lane is one request."""
+    sites = [r.split("\t") for r in report.splitlines() if r.startswith("site\t")]
+    groups: dict = {}
+    seen: dict = defaultdict(int)
+    for n, row in enumerate(trace.splitlines()):
+        site, lane, addr, size = row.split("\t")
+        site, lane, addr, size = int(site), int(lane), int(addr, 16), int(size)
+        k = seen[(site, lane)]
+        seen[(site, lane)] += 1
+        g = groups.setdefault((site, k), {"order": n, "addr": [None] * WARP, "size": 0})
+        g["addr"][lane] = addr
+        g["size"] = max(g["size"], size)
+    for (site, _k), g in sorted(groups.items(), key=lambda kv: kv[1]["order"]):
+        pc, file, line, flags = int(sites[site][1], 16), sites[site][2], int(sites[site][3]), int(sites[site][4])
+        where = (file, line) if file else lib.lines.get(pc) or ("<cuda_cpu.h>", 0)
+        prof.requests.append(WarpRequest(name, where[0], where[1],
+                                         "shared" if flags & _FLAG_SHARED else "global",
+                                         bool(flags & _FLAG_STORE), g["size"], tuple(g["addr"]), g["order"]))
 
 
 def _add(prof: Profile, name: str, lib: _Lib, report: str, cfg) -> None:
