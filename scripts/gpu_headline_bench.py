@@ -273,11 +273,14 @@ def copy_bandwidth(cp, nbytes: int = COPY_BYTES, repeats: int = 10) -> float:
     return 2 * nbytes / (ms / 1e3)
 
 
-def roofline_rows(fp32_flops: float, bandwidth: float, name: str) -> list[dict]:
-    """Each registry kernel's roofline at the headline shape, on this card's measured roofs."""
-    from atensi import roofline
+def roofline_rows(fp32_flops: float, bandwidth: float, name: str,
+                  arch: str | None = None, sm_count: int = 0) -> list[dict]:
+    """Each registry kernel's roofline at the headline shape, on this card's measured roofs
+    (``arch`` such as "sm_90"; the book's default when the table does not know it)."""
+    from atensi import hardware, roofline
 
-    gpu = roofline.GPU(name, fp32_flops, bandwidth)
+    gpu = hardware.GPU(name, hardware.ARCHS.get(arch or "", hardware.DEFAULT_ARCH), sm_count,
+                       fp32_flops, bandwidth)
     rows = []
     for m in roofline.models(B=B, T=1024, d_k=D_K, heads=H):
         rows.append({"kernel": m.kernel, "flops": m.flops, "bytes": m.bytes,
@@ -303,8 +306,10 @@ def facts(out_path: str) -> dict:
     if gpu.get("fp32_peak_gflops"):
         result["roofline"] = {"fp32_flops": gpu["fp32_peak_gflops"] * 1e9,
                               "bandwidth": bandwidth, "source": "salinan device-ke-device terukur",
-                              "kernels": roofline_rows(gpu["fp32_peak_gflops"] * 1e9, bandwidth,
-                                                       gpu["name"])}
+                              "kernels": roofline_rows(
+                                  gpu["fp32_peak_gflops"] * 1e9, bandwidth, gpu["name"],
+                                  "sm_" + str(gpu.get("compute_capability", "")).replace(".", ""),
+                                  gpu.get("sm_count") or 0)}
     result["clocks_end"] = clocks()
     _write(result, out_path)
     print(json.dumps({k: v for k, v in result.items() if k != "roofline"}, ensure_ascii=False))

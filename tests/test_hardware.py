@@ -88,11 +88,16 @@ def test_block_and_grid_limits():
 
 
 def test_the_roofline_reads_its_roofs_from_the_table():
-    for roof, gpu in zip(roofline.GPUS, hardware.GPUS):
-        assert roof.name == gpu.name
-        assert roof.fp32_flops == gpu.fp32_flops and roof.bandwidth == gpu.bandwidth
-    assert roofline.H200.fp32_flops == hardware.H200.fp32_flops
-    assert roofline.A100.bandwidth == hardware.A100.bandwidth
+    # One GPU class in the library: the roofline's GPUs are the table's own.
+    assert roofline.GPUS == hardware.GPUS and roofline.H200 is hardware.H200
+    assert not hasattr(roofline, "GPU")
+    assert hardware.H200.ridge == hardware.H200.fp32_flops / hardware.H200.bandwidth
+
+
+def test_a_card_measured_on_the_spot_has_no_tensor_core_peaks():
+    card = hardware.GPU("NVIDIA H100 80GB HBM3", hardware.SM_90, 132, 60e12, 3.0e12)
+    assert (card.tf32_flops, card.bf16_flops, card.fp16_flops) == (0.0, 0.0, 0.0)
+    assert card.ridge == 20.0
 
 
 def test_the_launchers_and_the_split_model_read_the_table():

@@ -174,10 +174,17 @@ class GPU:
     arch: Arch
     sm_count: int
     fp32_flops: float  # CUDA cores, without tensor cores
-    tf32_sparse_flops: float  # tensor cores, datasheet figure "with sparsity"
-    bf16_sparse_flops: float  # tensor cores, datasheet figure "with sparsity"
-    fp16_sparse_flops: float  # tensor cores, datasheet figure "with sparsity"
     bandwidth: float  # device memory (HBM)
+    # Tensor cores, datasheet figures "with sparsity"; 0 for a card measured on
+    # the spot (gpu_check), whose tensor-core peaks nobody looked up.
+    tf32_sparse_flops: float = 0.0
+    bf16_sparse_flops: float = 0.0
+    fp16_sparse_flops: float = 0.0
+
+    @property
+    def ridge(self) -> float:
+        """FLOP per byte where the memory roof meets the FP32 compute roof (roofline)."""
+        return self.fp32_flops / self.bandwidth
 
     @property
     def tf32_flops(self) -> float:
@@ -198,9 +205,11 @@ class GPU:
 # NVIDIA H200 Tensor Core GPU datasheet (2024), SXM: FP32 67 TFLOPS, TF32 989 TFLOPS,
 # BF16 and FP16 1,979 TFLOPS (tensor core, with sparsity), 4.8 TB/s; 132 SMs (Hopper
 # Tuning Guide, H100 SXM5: the same GH100 GPU).
-H200 = GPU("H200 SXM", SM_90, 132, 67e12, 989e12, 1979e12, 1979e12, 4.8e12)
+H200 = GPU("H200 SXM", SM_90, 132, 67e12, 4.8e12, tf32_sparse_flops=989e12,
+           bf16_sparse_flops=1979e12, fp16_sparse_flops=1979e12)
 # NVIDIA A100 Tensor Core GPU datasheet (2021), 80 GB SXM: FP32 19.5 TFLOPS, TF32 312
 # TFLOPS, BF16 and FP16 624 TFLOPS (tensor core, with sparsity), 2,039 GB/s; 108 SMs
 # (Ampere Tuning Guide).
-A100 = GPU("A100 SXM 80 GB", SM_80, 108, 19.5e12, 312e12, 624e12, 624e12, 2.039e12)
+A100 = GPU("A100 SXM 80 GB", SM_80, 108, 19.5e12, 2.039e12, tf32_sparse_flops=312e12,
+           bf16_sparse_flops=624e12, fp16_sparse_flops=624e12)
 GPUS = (H200, A100)

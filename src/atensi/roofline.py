@@ -53,25 +53,8 @@ from atensi.kernels import registry
 H, D_K, ANDREA_T = 12, 64, 1024
 
 
-@dataclass(frozen=True)
-class GPU:
-    name: str
-    fp32_flops: float  # FLOP/s, FP32 without Tensor Cores
-    bandwidth: float  # byte/s of device memory
-
-    @property
-    def ridge(self) -> float:
-        """FLOP per byte where the memory roof meets the compute roof."""
-        return self.fp32_flops / self.bandwidth
-
-
-def _roofs(gpu: hardware.GPU) -> GPU:
-    """The two roofs of a GPU of the hardware table: FP32 peak and bandwidth."""
-    return GPU(gpu.name, gpu.fp32_flops, gpu.bandwidth)
-
-
-H200 = _roofs(hardware.H200)
-A100 = _roofs(hardware.A100)
+# The roofs are the hardware table's (one GPU class for the whole library).
+H200, A100 = hardware.H200, hardware.A100
 GPUS = (H200, A100)
 
 
@@ -87,10 +70,10 @@ class KernelModel:
     def intensity(self) -> float:
         return self.flops / self.bytes if self.bytes else float("inf")
 
-    def bound_seconds(self, gpu: GPU) -> float:
+    def bound_seconds(self, gpu: hardware.GPU) -> float:
         return max(self.flops / gpu.fp32_flops, self.bytes / gpu.bandwidth)
 
-    def limited_by(self, gpu: GPU) -> str:
+    def limited_by(self, gpu: hardware.GPU) -> str:
         return "komputasi" if self.intensity > gpu.ridge else "memori"
 
 
