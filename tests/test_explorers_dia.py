@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atensi import rujukan
+from atensi import rujukan, tasks
 from atensi.explorers import dia
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +27,7 @@ TOLERANCE = 1e-5
 
 @pytest.fixture(scope="module")
 def model():
-    return rujukan.load()
+    return tasks.load_weights("rujukan")
 
 
 def sentences(n, seed=0):

@@ -910,7 +910,7 @@ def _tiny_model_for(c):
 @given(kind=st.sampled_from(["missing", "folder", "latin1", "empty", "junk", "int", "list"]),
        reader=st.sampled_from(["corpus", "experiment", "weights"]))
 def test_fuzz_file_readers(kind, reader, tmp_path_factory):
-    from atensi import corpus, train
+    from atensi import corpus, tasks
     from atensi.model import TinyGPT
 
     folder = tmp_path_factory.mktemp("baca")
@@ -922,7 +922,7 @@ def test_fuzz_file_readers(kind, reader, tmp_path_factory):
         path.write_bytes(b"")
     elif kind == "junk":
         path.write_bytes(b"PK\x03\x04 bukan" * 30)
-    read = {"corpus": corpus.load, "experiment": train.load_experiment,
+    read = {"corpus": corpus.load, "experiment": lambda p: tasks.load_experiment("teks", p),
             "weights": TinyGPT.load}[reader]
     names = (str(path),) if kind not in ("int", "list") else ("path",)
     attempt(lambda: read(path), expect="refuse", names=names)

@@ -126,7 +126,7 @@ def test_installed_copy_loads_both_models_and_runs_a_chapters_loading_cells(whee
     assert models.returncode == 0, models.stdout + models.stderr
     assert "dimuat" in models.stdout
 
-    chapter = "\n\n".join(_cells_up_to("chapters/melatih", "TinyGPT.load(train.WEIGHTS)", "TinyGPT"))
+    chapter = "\n\n".join(_cells_up_to("chapters/melatih", 'tasks.load_weights("teks")', "tasks"))
     script = tmp_path / "bab.py"
     script.write_text("from IPython.display import display\n" + chapter
                       + "\nimport atensi\nassert atensi.__file__.startswith(%r)\nprint('bab jalan')\n" % str(site),

@@ -1,8 +1,8 @@
 """atensi.recall and atensi.recall_train: the word-level associative-recall model.
 
 The story corpus (determinism, vocabulary, the held-out split), the word
-vocabulary in TinyGPT, gradients with only some positions graded, the
-ablation tools, and the targets on the committed weights.
+vocabulary in TinyGPT, gradients with only some positions graded, and the
+targets on the committed weights (the probes: tests/test_tasks_probes.py).
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from atensi import recall, recall_train, reference
+from atensi import recall, recall_train, tasks
 from atensi.explorers import attention_maps
 from atensi.model import Config, TinyGPT, init_params
+from atensi.tasks import probes
 
 WORDS = ("Budi", "Ani", "apel", "buku", "punya", ".", "Ini")
 
@@ -30,7 +31,7 @@ def split():
 
 @pytest.fixture(scope="module")
 def committed():
-    return TinyGPT.load(recall_train.RECALL_WEIGHTS)
+    return tasks.load_weights("ingat")
 
 
 # --- the corpus ---------------------------------------------------------------
@@ -178,38 +179,6 @@ def test_bad_positions_are_refused_before_any_work(bad):
         model.loss_and_grads(x, x, positions=bad)
 
 
-# --- ablation tools ----------------------------------------------------------
-
-
-def test_head_ablation_zeroes_exactly_one_head_of_one_layer():
-    rng = np.random.default_rng(4)
-    Q, K, V = (rng.standard_normal((2, 3, 5, 4)) for _ in range(3))
-    full = reference.attention(Q, K, V, causal=True, scale=True)
-    ablate = recall.HeadAblation(n_layer=2, layer=1, head=2)
-    first = ablate(Q, K, V, causal=True, scale=True)  # layer 0: untouched
-    second = ablate(Q, K, V, causal=True, scale=True)  # layer 1: head 2 zeroed
-    assert np.array_equal(first, full)
-    assert np.all(second[:, 2] == 0)
-    keep = [0, 1]
-    assert np.array_equal(second[:, keep], full[:, keep])
-
-
-def test_uniform_attention_is_the_running_mean_and_its_gradient_is_right():
-    rng = np.random.default_rng(5)
-    Q, K, V, dO = (rng.standard_normal((2, 5, 3)) for _ in range(4))
-    O = recall.uniform_attention(Q, K, V, causal=True, scale=True)
-    assert np.allclose(O, np.cumsum(V, axis=-2) / np.arange(1, 6)[:, None])
-    dQ, dK, dV = recall.uniform_attention_backward(Q, K, V, dO, causal=True, scale=True)
-    assert not dQ.any() and not dK.any()
-    eps, i = 1e-6, (1, 2, 0)
-    Vp, Vm = V.copy(), V.copy()
-    Vp[i] += eps
-    Vm[i] -= eps
-    numeric = ((recall.uniform_attention(Q, K, Vp, causal=True, scale=True)
-                - recall.uniform_attention(Q, K, Vm, causal=True, scale=True)) * dO).sum() / (2 * eps)
-    assert np.isclose(dV[i], numeric, rtol=1e-6)
-
-
 # --- training ------------------------------------------------------------------
 
 
@@ -223,17 +192,6 @@ def test_two_short_runs_give_identical_weights(split):
 
     a, b = run(), run()
     assert all(np.array_equal(a[k], b[k]) for k in a)
-
-
-@pytest.mark.slow
-def test_a_quick_run_never_overwrites_the_shipped_weights(tmp_path, monkeypatch):
-    shipped = tmp_path / "model_ingat.npz"
-    shipped.write_bytes(b"dikirim")
-    monkeypatch.setattr(recall_train, "RECALL_WEIGHTS", shipped)
-    log = []
-    recall_train.run_recall(quick=True, steps=2, out=shipped, log=log.append)
-    assert shipped.read_bytes() == b"dikirim"
-    assert any("tidak ditulis ulang" in line for line in log)
 
 
 # --- the committed weights -----------------------------------------------------
@@ -256,7 +214,7 @@ def test_the_named_head_looks_at_the_asked_object_and_ablating_it_breaks_recall(
     assert share[layer, head] == share.max() and share[layer, head] > 0.5
     c = committed.config
     ablated = recall.accuracy(committed, split.test,
-                              attention=recall.HeadAblation(c.n_layer, layer, head))
+                              attention=probes.HeadAblation(c.n_layer, layer, head))
     assert ablated < 0.5 < committed.info["test_accuracy"]
     assert np.isclose(ablated, committed.info["head_ablated_accuracy"])
 

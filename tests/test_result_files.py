@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from atensi import recall_train
+from atensi import tasks
 from atensi.bench import measure, report
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +36,7 @@ def write(path: Path, data) -> Path:
 
 
 def test_good_files_load(tmp_path):
-    assert recall_train.load_recall_experiment(write(tmp_path / "e.json", RECALL)) == RECALL
+    assert tasks.load_experiment("ingat", write(tmp_path / "e.json", RECALL)) == RECALL
     loaded = report.load_results(write(tmp_path / "b.json", bench_result()))
     assert "Uji GPU" in report.caption(loaded, "gpu") and "fused" in report.format_table(loaded)
 
@@ -72,7 +72,7 @@ def _recall(how):
 def test_recall_experiment_with_wrong_content_is_refused(tmp_path, how):
     path = write(tmp_path / "eksperimen_ingat.json", _recall(how))
     with pytest.raises(ValueError) as info:
-        recall_train.load_recall_experiment(path)
+        tasks.load_experiment("ingat", path)
     message = str(info.value)
     assert f"'{path}'" in message and "isinya tidak sesuai" in message
     assert message.endswith("Buat ulang dengan: python -m atensi.train --experiment ingat")
@@ -152,19 +152,15 @@ def _skala(how):
 
 
 def test_shipped_skala_experiment_loads(tmp_path):
-    from atensi import train
-
-    assert train.load_experiment(write(tmp_path / "e.json", SKALA)) == SKALA
+    assert tasks.load_experiment("teks", write(tmp_path / "e.json", SKALA)) == SKALA
 
 
 @pytest.mark.parametrize("how", ["training missing", "steps as text", "model missing",
                                  "loss not finite", "loss negative", "d_k zero"])
 def test_skala_experiment_with_wrong_content_is_refused(tmp_path, how):
-    from atensi import train
-
     path = write(tmp_path / "eksperimen_skala.json", _skala(how))
     with pytest.raises(ValueError) as info:
-        train.load_experiment(path)
+        tasks.load_experiment("teks", path)
     message = str(info.value)
     assert f"'{path}'" in message
     assert "Buat ulang dengan: python -m atensi.train --experiment skala" in message

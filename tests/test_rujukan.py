@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from atensi import rujukan, rujukan_train, train
+from atensi import rujukan, rujukan_train, tasks, train
 from atensi.model import Config, TinyGPT, init_params
+from atensi.tasks import probes
 
 RUNNING = "Ani memanggil Budi , dia menoleh"
 PASSIVE = "Ani dipanggil Budi , dia menoleh"
@@ -25,7 +26,7 @@ def split():
 
 @pytest.fixture(scope="module")
 def committed():
-    return rujukan.load()
+    return tasks.load_weights("rujukan")
 
 
 def _names(rows, column):
@@ -223,14 +224,14 @@ def test_what_is_not_a_model_is_refused_by_name(committed, model):
     model = committed.params if model == "params" else model
     for call in (rujukan.resolve, rujukan.head_attention):
         with pytest.raises(TypeError, match=r"'model' harus model rujukan; muat dengan "
-                                            r"rujukan\.load\(\)"):
+                                            r"tasks\.load_weights\(\"rujukan\"\)"):
             call(model, [RUNNING])
 
 
 @pytest.mark.parametrize("name", ["model_kecil.npz", "model_ingat.npz"])
 def test_a_model_of_another_task_is_refused(committed, name):
     with pytest.raises(ValueError, match="bukan model rujukan"):
-        rujukan.load(train.RESULTS / name)
+        tasks.load_weights("rujukan", train.RESULTS / name)
     other = TinyGPT.load(train.RESULTS / name)
     with pytest.raises(ValueError, match="bukan model rujukan"):
         rujukan.resolve(other, [RUNNING])
@@ -280,23 +281,6 @@ def test_sentence_reads_a_row_of_whole_numbers():
     assert rujukan.sentence(np.array(ids, dtype=np.int32)) == "Ani memanggil Budi"
 
 
-def test_loading_a_missing_or_foreign_file_never_advises_deleting_it(tmp_path, monkeypatch):
-    with pytest.raises(FileNotFoundError, match=r"python -m atensi\.train --task rujukan"):
-        rujukan.load(tmp_path / "tidak_ada.npz")
-    monkeypatch.setattr(rujukan, "WEIGHTS", tmp_path / "model_rujukan.npz")
-    with pytest.raises(FileNotFoundError, match=r"python -m atensi\.train --task rujukan"):
-        rujukan.load()
-    with pytest.raises(ValueError, match="bukan berkas bobot model rujukan") as info:
-        rujukan.load(train.RESULTS / "korpus.txt")
-    assert "Hapus" not in str(info.value) and "hapus" not in str(info.value)
-
-
-def test_load_expands_the_home_folder(committed, tmp_path, monkeypatch):
-    monkeypatch.setenv("HOME", str(tmp_path))
-    (tmp_path / "m.npz").write_bytes(rujukan.WEIGHTS.read_bytes())
-    assert rujukan.load("~/m.npz").info["head"] == committed.info["head"]
-
-
 @pytest.mark.parametrize("content", ["null", "[]", '{"runs": 5}', "skala"])
 def test_the_experiment_reader_refuses_other_json(tmp_path, content):
     path = tmp_path / "e.json"
@@ -305,7 +289,7 @@ def test_the_experiment_reader_refuses_other_json(tmp_path, content):
     else:
         path.write_text(content, encoding="utf-8")
     with pytest.raises(ValueError, match=r"eksperimen rujukan.*--experiment rujukan"):
-        rujukan_train.load_rujukan_experiment(path)
+        tasks.load_experiment("rujukan", path)
 
 
 # --- positions in TinyGPT ----------------------------------------------------------
@@ -363,18 +347,6 @@ def test_two_short_runs_give_identical_weights(split):
     assert all(np.array_equal(a[k], b[k]) for k in a)
 
 
-def test_a_quick_run_never_overwrites_the_shipped_weights_and_refuses_before_training(
-        tmp_path, monkeypatch):
-    shipped = tmp_path / "model_rujukan.npz"
-    shipped.write_bytes(b"dikirim")
-    monkeypatch.setattr(rujukan_train, "WEIGHTS", shipped)
-    monkeypatch.setattr(rujukan_train, "train_rujukan",
-                        lambda *a, **k: pytest.fail("pelatihan dimulai"))
-    with pytest.raises(ValueError, match="'out'.*dikirim buku"):
-        rujukan_train.run_rujukan(quick=True, steps=2, out=shipped, log=None)
-    assert shipped.read_bytes() == b"dikirim"
-
-
 def test_the_command_line_knows_the_task(capsys):
     assert train.main(["--task", "rujukan", "--quick"]) == 0
     assert "Head pemilih nama" in capsys.readouterr().out
@@ -398,12 +370,12 @@ def test_committed_weights_meet_the_targets_on_the_held_out_split(committed, spl
     assert np.isclose(rows[np.arange(len(rows)), rujukan.referent_column(split.test)].mean(),
                       share[layer, head], atol=1e-6)
     c = committed.config
-    means = rujukan.head_means(committed, split.test)
+    means = probes.head_means(committed, split.test)
     for l, h in (info["head"], info["verb_head"], info["completion_head"]):
         zeroed = rujukan.accuracy(committed, split.test,
-                                  attention=rujukan.HeadAblation(c.n_layer, l, h))
+                                  attention=probes.HeadAblation(c.n_layer, l, h))
         mean = rujukan.accuracy(committed, split.test,
-                                attention=rujukan.MeanAblation(c.n_layer, l, h, means))
+                                attention=probes.MeanAblation(c.n_layer, l, h, means))
         limit = (rujukan_train.ABLATED if [l, h] == info["head"]
                  else rujukan_train.READER_ABLATED)
         assert zeroed <= limit and mean <= limit

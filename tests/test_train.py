@@ -1,8 +1,11 @@
-"""atensi.corpus and atensi.train: the corpus, the baselines, and the committed results."""
+"""atensi.corpus and atensi.train: the corpus, the baselines, the committed results, and the
+command line generated from atensi.tasks."""
 
 from __future__ import annotations
 
+import dataclasses
 import errno
+import functools
 import os
 import subprocess
 import sys
@@ -12,8 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atensi import corpus, train
+from atensi import corpus, recall_train, rujukan_train, tasks, train
 from atensi.model import Config, TinyGPT
+from atensi.tasks import runner
 
 CHAPTER = """---
 jupytext:
@@ -145,7 +149,7 @@ def test_quick_run_prints_indonesian_progress(capsys):
 
 
 def test_experiment_file_has_both_runs_with_the_same_settings():
-    result = train.load_experiment()
+    result = tasks.load_experiment("teks")
     runs = result["runs"]
     assert set(runs) == {"dengan", "tanpa"}
     assert result["d_k"] == 64 and result["training"] == train.SKALA_TRAINING
@@ -159,7 +163,7 @@ def test_experiment_file_has_both_runs_with_the_same_settings():
 
 @pytest.mark.slow
 def test_experiment_first_steps_reproduce(tmp_path):
-    result = train.load_experiment()
+    result = tasks.load_experiment("teks")
     small = train.run_experiment(steps=2, log=lambda *_: None)
     for name in ("dengan", "tanpa"):
         assert np.allclose(small["runs"][name]["train"], result["runs"][name]["train"][:2],
@@ -168,11 +172,11 @@ def test_experiment_first_steps_reproduce(tmp_path):
 
 def test_missing_or_broken_experiment_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="--experiment skala"):
-        train.load_experiment(tmp_path / "x.json")
+        tasks.load_experiment("teks", tmp_path / "x.json")
     bad = tmp_path / "rusak.json"
     bad.write_text("{", encoding="utf-8")
     with pytest.raises(ValueError, match="rusak"):
-        train.load_experiment(bad)
+        tasks.load_experiment("teks", bad)
 
 
 def test_chapter_loads_the_committed_results_and_glues_what_it_computes():
@@ -183,7 +187,7 @@ def test_chapter_loads_the_committed_results_and_glues_what_it_computes():
     path = corpus.CHAPTERS / "melatih.md"
     text = path.read_text(encoding="utf-8")
     code = "\n".join(c.source for c in jupytext.read(path).cells if c.cell_type == "code")
-    assert "TinyGPT.load(train.WEIGHTS)" in code and "train.load_experiment()" in code
+    assert 'tasks.load_weights("teks")' in code and 'tasks.load_experiment("teks")' in code
     assert "attention_maps.explorer(bobot)" in code
     used = set(re.findall(r"\{glue:text\}`([^`]+)`", text))
     defined = set(re.findall(r"glue\(\s*f?\"([^\"{]+)\"", code))
@@ -204,9 +208,13 @@ def shipped(tmp_path, monkeypatch):
     weights, experiment = tmp_path / "model_kecil.npz", tmp_path / "eksperimen_skala.json"
     weights.write_bytes(b"bobot buku")
     experiment.write_text("hasil buku", encoding="utf-8")
-    monkeypatch.setattr(train, "WEIGHTS", weights)
-    monkeypatch.setattr(train, "EXPERIMENT", experiment)
+    _replace_task(monkeypatch, "teks", weights=weights, experiment_file=experiment)
     return weights, experiment
+
+
+def _replace_task(monkeypatch, name, **fields):
+    """The registry's description of ``name`` with ``fields`` changed, for this test only."""
+    monkeypatch.setitem(tasks._loaded, name, dataclasses.replace(tasks.get(name), **fields))
 
 
 def _dated(path):
@@ -230,7 +238,7 @@ def test_experiment_with_steps_never_overwrites_the_shipped_results(shipped, cap
     assert experiment.read_text(encoding="utf-8") == "hasil buku"
     dated = _dated(experiment)
     assert len(dated) == 1 and str(dated[0]) in capsys.readouterr().out
-    assert train.load_experiment(dated[0])["training"]["steps"] == 1
+    assert tasks.load_experiment("teks", dated[0])["training"]["steps"] == 1
 
 
 @pytest.mark.slow
@@ -309,7 +317,7 @@ def test_validation_text_shorter_than_a_window_is_refused(small_model_and_corpus
         train.train(model, short, steps=1, log=None)
 
 
-@pytest.mark.parametrize("reader", [corpus.load, train.load_experiment])
+@pytest.mark.parametrize("reader", [corpus.load, functools.partial(tasks.load_experiment, "teks")])
 def test_folder_and_non_utf8_files_are_refused_clearly(reader, tmp_path):
     with pytest.raises(IsADirectoryError, match="folder, bukan berkas"):
         reader(tmp_path)
@@ -452,7 +460,7 @@ def test_experiment_file_with_other_json_is_refused(tmp_path, content):
     path = tmp_path / "hasil.json"
     path.write_text(content)
     with pytest.raises(ValueError, match=r"bukan hasil eksperimen √d_k.*--experiment skala"):
-        train.load_experiment(path)
+        tasks.load_experiment("teks", path)
 
 
 @pytest.mark.parametrize("markdown, words", [
@@ -500,10 +508,9 @@ def test_no_option_writes_over_a_file_the_book_ships(argv, monkeypatch, capsys):
     root = Path(__file__).resolve().parents[1]
     monkeypatch.chdir(root)
     before = {p.name: p.stat().st_mtime_ns for p in (root / "results").iterdir()}
-    for module, name in ((train, "train"), (train.rujukan_train, "train_rujukan"),
-                         (train.recall_train, "train_recall")):
-        if hasattr(module, name):
-            monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("pelatihan dimulai"))
+    for module, name in ((train, "train"), (rujukan_train, "train_rujukan"),
+                         (recall_train, "train_recall")):
+        monkeypatch.setattr(module, name, lambda *a, **k: pytest.fail("pelatihan dimulai"))
     with pytest.raises(SystemExit) as info:
         train.main(argv)
     assert info.value.code == 2
@@ -528,10 +535,9 @@ def test_the_home_folder_in_out_is_expanded(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     seen = {}
-    monkeypatch.setattr(train.rujukan_train, "run_rujukan",
-                        lambda **k: seen.update(k))
+    monkeypatch.setattr(runner, "run", lambda task, **k: seen.update(k, task=task))
     assert train.main(["--task", "rujukan", "--quick", "--out", "~/q.npz"]) == 0
-    assert Path(seen["out"]) == tmp_path / "q.npz"
+    assert Path(seen["out"]) == tmp_path / "q.npz" and seen["task"] == "rujukan"
     assert not (tmp_path / "~").exists()
 
 
@@ -541,8 +547,8 @@ def test_a_book_folder_that_cannot_be_written_says_where_to_write_instead(tmp_pa
     # site-packages behaves the same for a student).
     blocked = tmp_path / "site-packages"
     blocked.write_text("bukan folder", encoding="utf-8")
-    monkeypatch.setattr(train.rujukan_train, "WEIGHTS", blocked / "model_rujukan.npz")
-    monkeypatch.setattr(train.rujukan_train, "train_rujukan",
+    _replace_task(monkeypatch, "rujukan", weights=blocked / "model_rujukan.npz")
+    monkeypatch.setattr(rujukan_train, "train_rujukan",
                         lambda *a, **k: pytest.fail("pelatihan dimulai"))
     assert train.main(["--task", "rujukan"]) == 1
     assert train.main(["--task", "rujukan", "--steps", "3"]) == 1

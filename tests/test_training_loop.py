@@ -1,4 +1,4 @@
-"""atensi.training_loop: the schedule, the clipping, and the one loop both tasks train with.
+"""atensi.training_loop: the schedule, the clipping, and the one loop every task trains with.
 
 The pinned numbers below were computed with the two separate loops that
 ``atensi.train`` and ``atensi.recall_train`` had before they shared this one
@@ -16,8 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from atensi import corpus, recall, recall_train, train, training_loop
+from atensi import corpus, recall, recall_train, tasks, train, training_loop
 from atensi.model import Config, TinyGPT
+from atensi.tasks import probes
 
 
 def _text(seed, n):
@@ -67,8 +68,8 @@ PINNED = {
 RUNS = {
     "karakter": _char_run,
     "kata": _recall_run,
-    "kata, atensi seragam": lambda: _recall_run(recall.uniform_attention,
-                                                recall.uniform_attention_backward),
+    "kata, atensi seragam": lambda: _recall_run(probes.uniform_attention,
+                                                probes.uniform_attention_backward),
 }
 
 
@@ -169,9 +170,9 @@ def test_results_round_trip_and_a_broken_one_names_its_remake_command(tmp_path):
     assert lines == [f"Hasil ditulis ke {path}."]
     path.write_text("{", encoding="utf-8")
     with pytest.raises(ValueError, match=r"rusak.*python -m atensi\.train --experiment ingat"):
-        recall_train.load_recall_experiment(path)
+        tasks.load_experiment("ingat", path)
     with pytest.raises(IsADirectoryError, match="folder, bukan berkas"):
-        recall_train.load_recall_experiment(tmp_path)
+        tasks.load_experiment("ingat", tmp_path)
 
 
 # ---- output files ---------------------------------------------------------------------------

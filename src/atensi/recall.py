@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import reference
 from .validation import check_int
 
 NAMES = ("Budi", "Ani", "Siti", "Joko", "Rina", "Dewi", "Agus", "Tono", "Wati", "Eko")
@@ -178,49 +177,3 @@ def attention_share(model, rows, query, *, chunk=500) -> np.ndarray:
             A = _numpy(A)
             total[layer] += A[b, :, ANSWER - 1, cols[a:a + chunk]].sum(axis=0)
     return total / len(x)
-
-
-class HeadAblation:
-    """Pengganti ``reference.attention`` yang menolkan keluaran satu head (``head``
-    bilangan bulat) atau beberapa head (list) di satu layer.
-
-    Model memanggil fungsi atensinya sekali per layer, berurutan, jadi panggilan
-    ke-n (dihitung modulo ``n_layer``) adalah layer n.
-    """
-
-    def __init__(self, n_layer, layer, head):
-        self.n_layer, self.layer, self.head, self.calls = n_layer, layer, head, 0
-
-    def __call__(self, Q, K, V, *, causal, scale):
-        O = reference.attention(Q, K, V, causal=causal, scale=scale)
-        if self.calls % self.n_layer == self.layer:
-            O[:, self.head] = 0
-        self.calls += 1
-        return O
-
-
-def _uniform_weights(T, causal, dtype):
-    if causal:
-        return (np.tril(np.ones((T, T))) / np.arange(1, T + 1)[:, None]).astype(dtype)
-    return np.full((T, T), 1.0 / T, dtype=dtype)
-
-
-def uniform_attention(Q, K, V, *, causal, scale):
-    """Atensi yang tidak bisa memilih: setiap posisi merata-ratakan V semua posisi
-    yang boleh dilihatnya (dengan mask: posisi 0..i). Q dan K tidak dipakai."""
-    return _uniform_weights(V.shape[-2], causal, V.dtype) @ V
-
-
-def uniform_attention_backward(Q, K, V, dO, *, causal, scale):
-    """Gradien ``uniform_attention``: hanya V yang berpengaruh, dV = Aᵀ dO."""
-    A = _uniform_weights(V.shape[-2], causal, V.dtype)
-    return np.zeros_like(Q), np.zeros_like(K), A.T @ dO
-
-
-def unmasked_attention(Q, K, V, *, causal, scale):
-    """Atensi tanpa mask kausal: setiap posisi juga melihat masa depan."""
-    return reference.attention(Q, K, V, causal=False, scale=scale)
-
-
-def unmasked_attention_backward(Q, K, V, dO, *, causal, scale):
-    return reference.attention_backward(Q, K, V, dO, causal=False, scale=scale)

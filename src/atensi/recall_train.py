@@ -14,15 +14,13 @@ Deterministik dari seed: cerita dari ``recall.make_split(0)``, bobot awal dari
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from . import files, recall, training_loop
+from . import recall, training_loop
 from . import validation as _val
 from .formatting import id_float, id_int
 from .model import Config, TinyGPT
-from .result_checks import check_recall_experiment
+from .tasks import probes
 from .training_loop import RESULTS, cpu_load
 
 RECALL_WEIGHTS = RESULTS / "model_ingat.npz"
@@ -39,9 +37,9 @@ def _recall_variant(name):
     if name == "tanpa_skala":
         return dict(RECALL_MODEL, scale=False), None, None
     if name == "tanpa_mask":
-        return RECALL_MODEL, recall.unmasked_attention, recall.unmasked_attention_backward
+        return RECALL_MODEL, probes.unmasked_attention, probes.unmasked_attention_backward
     if name == "seragam":
-        return RECALL_MODEL, recall.uniform_attention, recall.uniform_attention_backward
+        return RECALL_MODEL, probes.uniform_attention, probes.uniform_attention_backward
     return RECALL_MODEL, None, None
 
 
@@ -72,7 +70,7 @@ def measure_recall(model: TinyGPT, split) -> dict:
     c = model.config
     share = recall.attention_share(model, split.test, split.test_query)
     layer, head = (int(i) for i in np.unravel_index(np.argmax(share), share.shape))
-    ablated = [[recall.accuracy(model, split.test, attention=recall.HeadAblation(c.n_layer, l, h))
+    ablated = [[recall.accuracy(model, split.test, attention=probes.HeadAblation(c.n_layer, l, h))
                 for h in range(c.n_head)] for l in range(c.n_layer)]
     return {
         "test_accuracy": recall.accuracy(model, split.test),
@@ -83,17 +81,37 @@ def measure_recall(model: TinyGPT, split) -> dict:
         "head_share": float(share[layer, head]),
         "ablated_accuracy": ablated, "head_ablated_accuracy": ablated[layer][head],
         "uniform_accuracy": recall.accuracy(model, split.test,
-                                            attention=recall.uniform_attention),
+                                            attention=probes.uniform_attention),
         "unmasked_accuracy": recall.accuracy(model, split.test,
-                                             attention=recall.unmasked_attention),
+                                             attention=probes.unmasked_attention),
     }
 
 
-def run_recall(*, quick=False, out=None, log=print, steps=None, variant="dasar"):
-    """Latih model kata pada tugas *associative recall*, cetak target, tulis bobot.
+def targets(info) -> list:
+    """Target model kata dari ``info`` sebuah lari: [(nama, tercapai?)]."""
+    return [("akurasi uji ≥ 95 %", info["test_accuracy"] >= 0.95),
+            ("bigram ≤ peluang acak", info["bigram_accuracy"] <= info["chance"])]
 
-    Berkas yang dikirim buku (``RECALL_WEIGHTS``) hanya ditulis ulang oleh
-    pelatihan penuh bawaan yang memenuhi semua target.
+
+def check_model(model, name: str = "model") -> TinyGPT:
+    """``model``, bila model kata tugas ini (kosakata dan panjang cerita); selain itu ditolak."""
+    _val.check_instance(model, TinyGPT, name, "atensi.model.TinyGPT",
+                        "Muat dengan tasks.load_weights(\"ingat\").")
+    if tuple(model.chars) != recall.VOCAB:
+        raise ValueError(f"'{name}' bukan model kata tugas ingat: kosakatanya bukan kosakata "
+                         f"cerita ({len(model.chars)} token, misalnya {list(model.chars)[:4]!r}). "
+                         "Muat model buku dengan tasks.load_weights(\"ingat\").")
+    if model.config.T < recall.LENGTH - 1:
+        raise ValueError(f"'{name}' hanya membaca {model.config.T} token (config.T), padahal "
+                         f"satu cerita berisi {recall.LENGTH - 1} token masukan. Muat model buku "
+                         "dengan tasks.load_weights(\"ingat\").")
+    return model
+
+
+def run_recall(*, quick=False, log=print, steps=None, variant="dasar"):
+    """Latih model kata pada tugas *associative recall* dan cetak target; tidak
+    menulis berkas (itu tugas ``atensi.tasks.runner``). Mengembalikan
+    ``(model, curve, info, checks)``.
     """
     split = recall.make_split(0)
     settings = dict(RECALL_QUICK if quick else RECALL_TRAINING)
@@ -126,31 +144,19 @@ def run_recall(*, quick=False, out=None, log=print, steps=None, variant="dasar")
     l, h = info["head"]
     log(f"Head pencari: layer {l + 1}, head {h + 1}, {f(info['head_share'])} bobotnya ke benda "
         f"yang ditanyakan; bila head itu dinolkan akurasinya {f(info['head_ablated_accuracy'])}.")
-    checks = [
-        ("akurasi uji ≥ 95 %", info["test_accuracy"] >= 0.95),
-        ("bigram ≤ peluang acak", info["bigram_accuracy"] <= info["chance"]),
-    ] + training_loop.time_checks(info)
+    checks = targets(info) + training_loop.time_checks(info)
     training_loop.report_targets(log, checks, info)
-    default = not quick and steps is None and variant == "dasar"
-    if out is not None:
-        if Path(out).resolve() == RECALL_WEIGHTS.resolve() and not (
-                default and all(ok for _, ok in checks[:2] + checks[3:])):
-            log(f"{out} tidak ditulis ulang: hanya pelatihan penuh bawaan yang memenuhi "
-                "target boleh mengganti berkas yang dikirim buku.")
-        else:
-            model.save(out, curve=curve, info=info)  # atomic: atensi.files
-            log(f"Bobot ditulis ke {out}.")
-    return model, curve, info
+    return model, curve, info, checks
 
 
-def run_recall_experiment(*, out=None, log=print, steps=None):
+def run_recall_experiment(*, log=print, steps=None):
     """Ablasi √d_k dan mask, dan pembanding atensi seragam: model kata yang sama,
     seed yang sama, masing-masing dilatih dari awal (model dasarnya adalah bobot
-    ``RECALL_WEIGHTS``)."""
+    ``RECALL_WEIGHTS``); ditulis oleh ``atensi.tasks.runner``."""
     runs = {}
     for variant in ("tanpa_skala", "tanpa_mask", "seragam"):
         log(f"--- {variant} ---")
-        model, curve, info = run_recall(out=None, log=log, steps=steps, variant=variant)
+        model, curve, info, _ = run_recall(log=log, steps=steps, variant=variant)
         info["curve"] = {k: (v.tolist() if isinstance(v, np.ndarray) and v.ndim else float(v))
                          for k, v in curve.items() if k in ("val_step", "val", "step", "train")}
         if variant == "tanpa_mask":
@@ -160,13 +166,4 @@ def run_recall_experiment(*, out=None, log=print, steps=None):
         runs[variant] = info
     result = {"model": RECALL_MODEL, "training": runs["seragam"]["training"], "runs": runs,
               "load": cpu_load()}
-    if out is not None:
-        training_loop.write_result(out, result, log)
     return result
-
-
-def load_recall_experiment(path=None):
-    """Baca hasil ``--experiment ingat`` (JSON)."""
-    path = files.as_path(path) if path is not None else RECALL_EXPERIMENT
-    remake = "python -m atensi.train --experiment ingat"
-    return check_recall_experiment(training_loop.read_result(path, remake), path, remake)

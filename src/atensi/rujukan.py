@@ -44,7 +44,6 @@ Semuanya dibuat oleh kode ini dari ``seed``; tidak ada yang diunduh.
     COMPLETION_ROLE             pelengkap -> "sasaran" atau "pelaku"
     make_split(seed=0)          -> Split(train, test): array token (N, LENGTH)
     sentence(tokens)            satu baris token -> teks
-    load()                      model terlatih yang dikirim buku
     resolve(model, kalimat)     nama yang dirujuk *dia* menurut model
     head_attention(model, kalimat)  baris atensi head pemilih nama
 """
@@ -57,12 +56,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import files, recall, reference
 from .model import TinyGPT
-from .training_loop import RESULTS
 from .validation import check_int
 
-NAMES = recall.NAMES
+# The same ten names as the recall task, so both word models speak of the same people.
+NAMES = ("Budi", "Ani", "Siti", "Joko", "Rina", "Dewi", "Agus", "Tono", "Wati", "Eko")
 VERB_PAIRS = (("memanggil", "dipanggil"), ("menyapa", "disapa"), ("menegur", "ditegur"),
               ("mencolek", "dicolek"))
 # The one acted upon turns, answers, or was daydreaming (the reason it was
@@ -76,8 +74,6 @@ LINK = {"menoleh": ",", "menjawab": ",", "melamun": "karena", "bosan": "karena",
         "penasaran": "karena"}
 LINKS = (",", "karena")
 WORDS = ("dia", "siapa", "?")
-WEIGHTS = RESULTS / "model_rujukan.npz"  # written by python -m atensi.train --task rujukan
-REMAKE = "python -m atensi.train --task rujukan"
 ACTIVE = tuple(a for a, _ in VERB_PAIRS)
 PASSIVE = tuple(p for _, p in VERB_PAIRS)
 VOCAB = NAMES + ACTIVE + PASSIVE + COMPLETIONS + LINKS + WORDS
@@ -370,9 +366,10 @@ def seen_in_training(sentences) -> list:
     return [not bool(t) for t in is_held_out(rows)]
 
 
-def _check_model(model, name: str = "model") -> TinyGPT:
-    """A word model of this task, refused by name before any work."""
-    hint = "muat dengan rujukan.load()"
+def check_model(model, name: str = "model") -> TinyGPT:
+    """``model``, bila model kata tugas ini (kosakata, panjang kalimat, head yang
+    tersimpan); selain itu ditolak dengan nama argumennya sebelum pekerjaan apa pun."""
+    hint = "muat dengan tasks.load_weights(\"rujukan\")"
     if not isinstance(model, TinyGPT):
         raise TypeError(f"'{name}' harus model rujukan; {hint}. Yang diterima "
                         f"{_quote(type(model).__name__, 40)}.")
@@ -421,47 +418,16 @@ def _computed(model, work):
     if out is None or not np.all(np.isfinite(out)):
         raise ValueError("Bobot 'model' menghasilkan angka yang meluap atau NaN (bobotnya "
                          "terlalu besar atau rusak), jadi tidak ada jawaban yang bisa "
-                         "dipercaya. Muat ulang model buku dengan rujukan.load().")
+                         "dipercaya. Muat ulang model buku dengan "
+                         "tasks.load_weights(\"rujukan\").")
     return out
-
-
-def load(path=None):
-    """Model rujukan yang dikirim buku (``results/model_rujukan.npz``), lewat
-    ``TinyGPT.load``; ``model.info["head"]``: [layer, head] head pemilih nama.
-
-    Berkas lain diperiksa: harus berkas bobot model rujukan (kosakata dan
-    panjang kalimat tugas ini)."""
-    path = files.as_path(path).expanduser() if path is not None else WEIGHTS
-    shown = _quote(str(path))
-    if path.is_dir():
-        raise IsADirectoryError(f"Argumen 'path' = '{shown}' adalah folder, bukan berkas bobot. "
-                                f"Sebutkan berkas .npz-nya, misalnya {WEIGHTS.name}.")
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"Berkas bobot '{shown}' tidak ditemukan. Buat dengan: {REMAKE}"
-            + (f" --out {shown}" if path != WEIGHTS else "")
-            + (", atau ambil berkas itu dari repositori buku." if path == WEIGHTS else "."))
-    try:
-        model = TinyGPT.load(path)
-    except (ValueError, TypeError, KeyError) as err:
-        # TinyGPT.load's advice names the character model's command, and may
-        # advise deleting the file, which may be one the book ships.
-        detail = str(err).split(". ")[0]
-        raise ValueError(f"Berkas '{shown}' bukan berkas bobot model rujukan yang bisa dibaca "
-                         f"({_quote(detail, 120)}). Muat model buku dengan rujukan.load() tanpa "
-                         f"argumen, atau latih sendiri dengan: {REMAKE} --out BERKAS") from None
-    try:
-        return _check_model(model, "path")
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"Berkas '{shown}' berisi model tugas lain, bukan model rujukan: "
-                         f"{str(err).split(': ', 1)[-1]}") from None
 
 
 def resolve(model, sentences) -> list:
     """Nama yang dirujuk *dia* menurut ``model`` untuk setiap kalimat biasa,
     misalnya ``resolve(model, ["Ani memanggil Budi , dia menoleh"])`` -> ``["Budi"]``.
     Pertanyaan "siapa ?" ditambahkan oleh fungsi ini."""
-    model = _check_model(model)
+    model = check_model(model)
     x = question_rows(sentences)
     guess = _computed(model, lambda: _numpy(model.logits(x))[:, ASK])
     return [VOCAB[int(t)] for t in guess.argmax(-1)]
@@ -471,11 +437,12 @@ def head_attention(model, sentences, head=None) -> np.ndarray:
     """Baris atensi head pemilih nama (``model.info["head"]``, atau ``head`` =
     (layer, head)) dari posisi yang memutuskan ("?") ke setiap token kalimat itu
     sendiri, berurutan: array ``(N, 6)``."""
-    model = _check_model(model)
+    model = check_model(model)
     if head is None:
         if not isinstance(model.info, dict) or "head" not in model.info:
             raise ValueError("'model' tidak menyimpan head pemilih namanya (model.info['head']); "
-                             "sebutkan head=(layer, head), atau muat dengan rujukan.load().")
+                             "sebutkan head=(layer, head), atau muat dengan "
+                             "tasks.load_weights(\"rujukan\").")
         head = model.info["head"]
     layer, h = _check_head(model, head)
     x = question_rows(sentences)
@@ -543,56 +510,6 @@ def completion_share(model, rows, *, chunk=1000) -> np.ndarray:
         for layer, A in enumerate(cache["maps"]):
             total[layer] += _numpy(A)[:, :, WHO:, COMPLETION].mean(axis=2).sum(axis=0)
     return total / len(x)
-
-
-HeadAblation = recall.HeadAblation
-
-
-class _Recorder:
-    """Attention that records each layer's output (for the mean of one head)."""
-
-    def __init__(self):
-        self.outputs = []
-
-    def __call__(self, Q, K, V, *, causal, scale):
-        O = reference.attention(Q, K, V, causal=causal, scale=scale)
-        self.outputs.append(_numpy(O))
-        return O
-
-
-def head_means(model, rows, chunk=1000) -> list:
-    """Keluaran rata-rata setiap head per posisi pada ``rows``: satu array
-    ``(n_head, T, d_k)`` per layer."""
-    x, _ = inputs_targets(rows)
-    sums, n = None, 0
-    for a in range(0, len(x), chunk):
-        rec = _Recorder()
-        model.logits(x[a:a + chunk], attention=rec)
-        part = [O.sum(axis=0) for O in rec.outputs]
-        sums = part if sums is None else [s + p for s, p in zip(sums, part)]
-        n += len(x[a:a + chunk])
-    return [s / n for s in sums]
-
-
-class MeanAblation:
-    """Pengganti ``reference.attention`` yang mengganti keluaran satu head di satu
-    layer dengan keluaran rata-ratanya (``head_means``): head itu tetap menulis,
-    tetapi hal yang sama untuk setiap kalimat."""
-
-    def __init__(self, n_layer, layer, head, means):
-        self.n_layer, self.layer, self.head, self.calls = n_layer, layer, head, 0
-        self.mean = means[layer][head]
-
-    def __call__(self, Q, K, V, *, causal, scale):
-        O = reference.attention(Q, K, V, causal=causal, scale=scale)
-        if self.calls % self.n_layer == self.layer:
-            O[:, self.head] = self.mean[:O.shape[-2]].astype(O.dtype)
-        self.calls += 1
-        return O
-
-
-uniform_attention = recall.uniform_attention
-uniform_attention_backward = recall.uniform_attention_backward
 
 
 def first_name_accuracy(rows) -> float:

@@ -22,13 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import files, result_checks, rujukan, training_loop
+from . import result_checks, rujukan, training_loop
 from . import validation as _val
 from .formatting import id_float, id_int
 from .model import Config, TinyGPT
+from .tasks import probes
 from .training_loop import RESULTS, cpu_load
 
-WEIGHTS = rujukan.WEIGHTS
+WEIGHTS = RESULTS / "model_rujukan.npz"
 EXPERIMENT = RESULTS / "eksperimen_rujukan.json"
 # One head per layer, like the book's head: with four heads per layer several
 # of them copy the name side by side and no single head is needed (measured in
@@ -102,10 +103,10 @@ def measure_rujukan(model: TinyGPT, split) -> dict:
     share = rujukan.attention_share(model, test)
     verb = rujukan.verb_share(model, test)
     completion = rujukan.completion_share(model, test)
-    means = rujukan.head_means(model, test)
-    zeroed = [[rujukan.accuracy(model, test, attention=rujukan.HeadAblation(c.n_layer, l, h))
+    means = probes.head_means(model, test)
+    zeroed = [[rujukan.accuracy(model, test, attention=probes.HeadAblation(c.n_layer, l, h))
                for h in range(c.n_head)] for l in range(c.n_layer)]
-    mean = [[rujukan.accuracy(model, test, attention=rujukan.MeanAblation(c.n_layer, l, h, means))
+    mean = [[rujukan.accuracy(model, test, attention=probes.MeanAblation(c.n_layer, l, h, means))
              for h in range(c.n_head)] for l in range(c.n_layer)]
     head, reader, verb_reader = name_heads(share, completion, verb)
     passive, pelaku = rujukan.is_passive(test), rujukan.is_pelaku(test)
@@ -126,7 +127,7 @@ def measure_rujukan(model: TinyGPT, split) -> dict:
         "first_name_accuracy": rujukan.first_name_accuracy(test),
         "second_name_accuracy": rujukan.second_name_accuracy(test),
         "bigram_accuracy": rujukan.bigram_accuracy(split.train, test),
-        "uniform_accuracy": rujukan.accuracy(model, test, attention=rujukan.uniform_attention),
+        "uniform_accuracy": rujukan.accuracy(model, test, attention=probes.uniform_attention),
         "share": share.tolist(), "verb_share": verb.tolist(),
         "completion_share": completion.tolist(),
         "head": head, "head_share": float(share[head[0], head[1]]),
@@ -167,28 +168,18 @@ def _settings(quick, steps):
     return settings
 
 
-def run_rujukan(*, quick=False, out=None, log=print, steps=None, seed=0, positions="learned",
+def run_rujukan(*, quick=False, log=print, steps=None, seed=0, positions="learned",
                 uniform=False, n_head=MODEL["n_head"]):
-    """Latih model rujukan, cetak target, tulis bobot.
+    """Latih model rujukan dan cetak target; tidak menulis berkas (itu tugas
+    ``atensi.tasks.runner``). Mengembalikan ``(model, curve, info, checks)``.
 
     ``seed``: seed bobot awal dan urutan batch; ``positions``: ``"learned"``,
     ``"rope"`` atau ``"none"``; ``uniform``: latih dengan atensi seragam;
     ``n_head``: head per layer.
-    Berkas yang dikirim buku (``WEIGHTS``) hanya ditulis ulang oleh pelatihan
-    penuh bawaan yang memenuhi semua target.
     """
-    default = (not quick and steps is None and seed == 0 and positions == "learned"
-               and not uniform and n_head == MODEL["n_head"])
-    if out is not None:
-        out = files.as_path(out, "out").expanduser()
-        if out.resolve() == WEIGHTS.resolve() and not default:
-            # Refused before any training: only the full default run may remake it.
-            raise ValueError(f"Argumen 'out' = '{str(out)[:80]}' adalah berkas bobot yang "
-                             "dikirim buku; hanya pelatihan penuh bawaan (python -m atensi.train "
-                             "--task rujukan) yang boleh menggantinya. Tulis ke nama lain.")
     split = rujukan.make_split(0)
     settings = dict(_settings(quick, steps), seed=seed)
-    attention, backward = ((rujukan.uniform_attention, rujukan.uniform_attention_backward)
+    attention, backward = ((probes.uniform_attention, probes.uniform_attention_backward)
                            if uniform else (None, None))
     config = Config(vocab=len(rujukan.VOCAB),
                     **dict(MODEL, seed=seed, positions=positions, n_head=n_head))
@@ -215,7 +206,7 @@ def run_rujukan(*, quick=False, out=None, log=print, steps=None, seed=0, positio
     training_loop.report_time(log, info)
     if uniform:
         log(f"Akurasi uji dengan atensi seragam: {f(info['test_accuracy'])}.")
-        return model, curve, info
+        return model, curve, info, training_loop.time_checks(info)
     log(f"Akurasi pada pasangan nama-peran yang belum pernah dilihat: model "
         f"{f(info['test_accuracy'])} (aktif {f(info['test_accuracy_active'])}, pasif "
         f"{f(info['test_accuracy_passive'])}; pelengkap sasaran "
@@ -237,17 +228,7 @@ def run_rujukan(*, quick=False, out=None, log=print, steps=None, seed=0, positio
         f"rata-ratanya {f(info['mean_ablated_accuracy'][vl][vh])}.")
     checks = checks_for(info) + training_loop.time_checks(info)
     training_loop.report_targets(log, checks, info)
-    if out is not None:
-        # The wall clock depends on the machine's load; the CPU time is the target.
-        if out.resolve() == WEIGHTS.resolve() and not all(
-                ok for name, ok in checks if "jam dinding" not in name):
-            log(f"{out} tidak ditulis ulang: hanya pelatihan penuh bawaan yang memenuhi "
-                "target boleh mengganti berkas yang dikirim buku.")
-        else:
-            training_loop.save_or_rescue(lambda path: model.save(path, curve=curve, info=info),
-                                         out, log)  # atomic: atensi.files
-            log(f"Bobot ditulis ke {out}.")
-    return model, curve, info
+    return model, curve, info, checks
 
 
 def _curve(curve):
@@ -255,10 +236,11 @@ def _curve(curve):
             for k, v in curve.items() if k in ("val_step", "val", "step", "train")}
 
 
-def run_rujukan_experiment(*, out=None, log=print, steps=None):
+def run_rujukan_experiment(*, log=print, steps=None):
     """Model yang sama dengan seed lain, dengan RoPE, tanpa posisi, dan dilatih
     dengan atensi seragam; masing-masing dilatih dari awal (model dasarnya,
-    seed 0 dengan posisi terlatih, adalah bobot ``WEIGHTS``)."""
+    seed 0 dengan posisi terlatih, adalah bobot ``WEIGHTS``); ditulis oleh
+    ``atensi.tasks.runner``."""
     keep = ("test_accuracy", "test_accuracy_active", "test_accuracy_passive",
             "test_accuracy_sasaran", "test_accuracy_pelaku", "test_accuracy_verb_completion",
             "test_accuracy_name_role", "head", "head_share", "completion_head",
@@ -268,22 +250,20 @@ def run_rujukan_experiment(*, out=None, log=print, steps=None):
     for positions in VARIANTS:
         for seed in SEEDS:
             log(f"--- posisi {positions}, seed {seed} ---")
-            _, curve, info = run_rujukan(out=None, log=log, steps=steps, seed=seed,
+            _, curve, info, _ = run_rujukan(log=log, steps=steps, seed=seed,
                                          positions=positions)
             runs[f"{positions}-{seed}"] = dict({k: info[k] for k in keep}, curve=_curve(curve),
                                                targets=[[n, bool(ok)] for n, ok in
                                                         checks_for(info)])
     log("--- 4 head per layer, posisi learned, seed 0 ---")
-    _, curve, info = run_rujukan(out=None, log=log, steps=steps, n_head=4)
+    _, curve, info, _ = run_rujukan(log=log, steps=steps, n_head=4)
     runs["4head"] = dict({k: info[k] for k in keep}, curve=_curve(curve),
                          targets=[[n, bool(ok)] for n, ok in checks_for(info)])
     log("--- atensi seragam, posisi learned, seed 0 ---")
-    _, curve, info = run_rujukan(out=None, log=log, steps=steps, uniform=True)
+    _, curve, info, _ = run_rujukan(log=log, steps=steps, uniform=True)
     runs["seragam"] = dict(test_accuracy=info["test_accuracy"], curve=_curve(curve))
     result = {"model": MODEL, "training": _settings(False, steps), "seeds": list(SEEDS),
               "runs": runs, "load": cpu_load()}
-    if out is not None:
-        training_loop.write_result(out, result, log)
     return result
 
 
@@ -333,10 +313,8 @@ def _check_experiment(result):
                                low=0, high=1)
 
 
-def load_rujukan_experiment(path=None):
-    """Baca hasil ``--experiment rujukan`` (JSON), diperiksa isinya: setiap varian
-    posisi dan seed, "4head" dan "seragam", dengan akurasi 0..1 dan head bernama."""
-    path = files.as_path(path).expanduser() if path is not None else EXPERIMENT
-    result = training_loop.read_result(path, EXPERIMENT_REMAKE)
-    return result_checks._checked(_check_experiment, result, path, EXPERIMENT_REMAKE,
-                                  "eksperimen rujukan")
+def check_experiment(result, path, remake=EXPERIMENT_REMAKE):
+    """Hasil ``--experiment rujukan`` yang dibaca dari ``path``: setiap varian posisi dan
+    seed, "4head" dan "seragam", dengan akurasi 0..1 dan head bernama; selain itu
+    ``ValueError`` yang menyebut berkasnya."""
+    return result_checks._checked(_check_experiment, result, path, remake, "eksperimen rujukan")

@@ -1,10 +1,14 @@
-"""Melatih model kecil (``atensi.model``) pada prosa buku ini.
+"""Melatih model kecil (``atensi.model``) pada prosa buku ini, dan perintah
+``python -m atensi.train`` untuk setiap tugas latih terdaftar (``atensi.tasks``).
 
     python -m atensi.train                     pelatihan penuh -> results/model_kecil.npz
     python -m atensi.train --quick             beberapa puluh langkah, tanpa menulis berkas
     python -m atensi.train --experiment skala  eksperimen √d_k -> results/eksperimen_skala.json
-    python -m atensi.train --task ingat        model kata (atensi.recall_train)
-    python -m atensi.train --task rujukan      model rujukan *dia* (atensi.rujukan_train)
+    python -m atensi.train --task ingat        model kata (atensi.tasks.ingat)
+    python -m atensi.train --task rujukan      model rujukan *dia* (atensi.tasks.rujukan)
+
+Pilihan ``--task`` dan ``--experiment`` dibuat dari ``atensi.tasks.REGISTERED``;
+deskripsi tugas ini ada di ``atensi.tasks.teks``.
 
 Semuanya deterministik dari ``seed``: bobot awal dari ``Config.seed``, urutan
 batch dari ``seed`` pelatihan. Data dibaca dari salinan beku
@@ -18,20 +22,19 @@ memeriksa target: model < bigram dan model ≤ 0,7 × unigram.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from . import corpus as corpus_mod
-from . import files, model_checks, recall_train, result_checks, rujukan_train, training_loop
+from . import files, model_checks, result_checks, tasks, training_loop
 from . import validation as _val
 from .arguments import Parser
 from .formatting import id_float, id_int
 from .model import Config, TinyGPT
-from .shipped import results_dir
-from .training_loop import RESULTS, cpu_load, dated_path
+from .tasks import runner
+from .training_loop import RESULTS, cpu_load
 
 WEIGHTS = RESULTS / "model_kecil.npz"
 EXPERIMENT = RESULTS / "eksperimen_skala.json"
@@ -159,13 +162,29 @@ def train(model: TinyGPT, corpus, *, steps, batch_size=16, lr=3e-3, warmup=50,
                              attention_backward=attention_backward)
 
 
-def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None, shipped=None):
-    """Pelatihan penuh (atau ``quick``): mencetak kemajuan dan target, menulis bobot.
+def targets(info) -> list:
+    """Target model karakter dari ``info`` sebuah lari: [(nama, tercapai?)]."""
+    val = info["val_ce"]
+    uni = min(info["unigram_entropy"], info["unigram_ce"])
+    return [("model < bigram", val < info["bigram_ce"]),
+            (f"model ≤ 0,7 × unigram = {id_float(0.7 * uni, 3)}", val <= 0.7 * uni)]
 
-    ``out``: berkas bobot (``None`` = tidak ditulis). ``shipped``: berkas milik
-    buku (``results/model_kecil.npz``); ditulis hanya bila semua target tercapai,
-    bila tidak bobotnya masuk ke berkas bertanggal di sebelahnya.
-    """
+
+def check_model(model, name: str = "model") -> TinyGPT:
+    """``model``, bila model karakter (setiap token satu karakter); selain itu ditolak."""
+    _val.check_instance(model, TinyGPT, name, "atensi.model.TinyGPT",
+                        "Muat dengan tasks.load_weights(\"teks\").")
+    if not all(isinstance(c, str) and len(c) == 1 for c in model.chars):
+        raise ValueError(f"'{name}' bukan model karakter: tokennya kata, misalnya "
+                         f"{list(model.chars)[:4]!r}. Model itu dilatih untuk tugas lain; muat "
+                         "model karakter dengan tasks.load_weights(\"teks\").")
+    return model
+
+
+def run_training(*, quick=False, log=print, corpus=None, steps=None):
+    """Pelatihan penuh (atau ``quick``): mencetak kemajuan dan target; tidak menulis
+    berkas (itu tugas ``atensi.tasks.runner``). Mengembalikan
+    ``(model, curve, info, checks)``."""
     corpus = corpus or corpus_mod.load()
     settings = dict(QUICK if quick else TRAINING)
     if steps is not None:
@@ -186,7 +205,6 @@ def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None, s
     x_val, y_val = windows(val_ids, config.T)
     base = baselines(train_ids, x_val, y_val, config.vocab)
     val = float(curve["val"][-1])
-    uni = min(base["unigram_entropy"], base["unigram_ce"])
     info = dict(base, val_ce=val, seconds=float(curve["seconds"]),
                 cpu_seconds=float(curve["cpu_seconds"]), load=cpu_load(),
                 training={k: v for k, v in settings.items()}, corpus=corpus.path.name,
@@ -196,25 +214,14 @@ def run_training(*, quick=False, out=None, log=print, corpus=None, steps=None, s
         f"bigram {id_float(base['bigram_ce'], 3)} (α = {id_float(base['bigram_alpha'], 2)}), "
         f"unigram {id_float(base['unigram_ce'], 3)} (entropi unigram "
         f"{id_float(base['unigram_entropy'], 3)}).")
-    checks = training_loop.time_checks(info) + [
-        ("model < bigram", val < base["bigram_ce"]),
-        (f"model ≤ 0,7 × unigram = {id_float(0.7 * uni, 3)}", val <= 0.7 * uni),
-    ]
+    checks = training_loop.time_checks(info) + targets(info)
     training_loop.report_targets(log, checks, info)
-    if shipped is not None:
-        out = shipped
-        if not all(ok for _, ok in checks):
-            out = dated_path(shipped)
-            log(f"Tidak semua target tercapai, jadi {shipped} milik buku tidak ditimpa.")
-    if out is not None:  # weights that cannot be written go to a temporary folder instead
-        training_loop.save_or_rescue(lambda path: model.save(path, curve=curve, info=info),
-                                     out, log)
-        log(f"Bobot ditulis ke {out}.")
-    return model, curve, info
+    return model, curve, info, checks
 
 
-def run_experiment(*, out=None, log=print, corpus=None, steps=None):
-    """Eksperimen √d_k: model yang sama, dengan dan tanpa pembagian, seed yang sama."""
+def run_experiment(*, log=print, corpus=None, steps=None):
+    """Eksperimen √d_k: model yang sama, dengan dan tanpa pembagian, seed yang sama.
+    Mengembalikan dict hasil (ditulis oleh ``atensi.tasks.runner``)."""
     corpus = corpus or corpus_mod.load()
     settings = dict(SKALA_TRAINING)
     if steps is not None:
@@ -236,16 +243,12 @@ def run_experiment(*, out=None, log=print, corpus=None, steps=None):
               "load": cpu_load()}
     a, b = runs["dengan"]["val"][-1], runs["tanpa"]["val"][-1]
     log(f"Loss validasi akhir: dengan √d_k {id_float(a, 3)}, tanpa {id_float(b, 3)}.")
-    if out is not None:
-        training_loop.write_result(out, result, log)
     return result
 
 
-def load_experiment(path=None):
-    """Baca hasil eksperimen √d_k (JSON dari ``--experiment skala``)."""
-    path = files.as_path(path) if path is not None else EXPERIMENT
-    remake = "python -m atensi.train --experiment skala"
-    result = training_loop.read_result(path, remake)
+def check_experiment_file(result, path, remake):
+    """Hasil ``--experiment skala`` yang dibaca dari ``path``: kurva setiap lari dan
+    isinya diperiksa; selain itu ``ValueError`` yang menyebut berkasnya."""
     try:
         checked = result_checks.check_experiment(result, "result")
         return result_checks.check_skala_experiment(checked, None)
@@ -255,68 +258,29 @@ def load_experiment(path=None):
                          f"√d_k: {detail} Buat ulang dengan: {remake}") from None
 
 
-_DATED = re.compile(r"-\d{8}-\d{6}(-\d+)?$")
-# Which experiment belongs to which task: the others contradict it.
-_TASK_OF_EXPERIMENT = {"skala": "teks", "ingat": "ingat", "rujukan": "rujukan"}
-
-
-def shipped_files() -> set:
-    """Berkas yang dikirim buku (bobot, eksperimen, korpus, dan setiap berkas lain di
-    folder hasil yang bukan berkas bertanggal), sebagai path absolut."""
-    named = {WEIGHTS, EXPERIMENT, recall_train.RECALL_WEIGHTS, recall_train.RECALL_EXPERIMENT,
-             rujukan_train.WEIGHTS, rujukan_train.EXPERIMENT, corpus_mod.SNAPSHOT}
-    out = {Path(p).resolve() for p in named}
-    for folder in {Path(p).resolve().parent for p in named} | {results_dir().resolve()}:
-        if folder.is_dir():
-            out |= {p.resolve() for p in folder.iterdir()
-                    if p.is_file() and not _DATED.search(p.stem)}
-    return out
-
-
-def refuse_shipped(path, name: str = "--out") -> None:
-    """Tolak ``path`` yang menunjuk berkas yang dikirim buku, sebelum pelatihan apa pun."""
-    target = Path(path).expanduser().resolve()
-    if target in shipped_files():
-        raise ValueError(
-            f"'{name}' = '{str(path)[:80]}' adalah berkas yang dikirim buku, dan berkas itu "
-            "tidak pernah ditimpa lewat --out. Tulis ke nama lain, misalnya --out "
-            f"~/{target.name}; berkas buku hanya dibuat ulang oleh pelatihan penuh bawaan "
-            "(perintah yang sama tanpa --quick, --steps dan --out), dan hanya bila targetnya "
-            "tercapai.")
-
-
-def _default_target(path, full: bool) -> Path:
-    """The file a run without --out writes (the book's own for a full run, else a
-    dated name beside it), checked before training; a folder that cannot be
-    written (a read-only site-packages) is refused with the way out."""
-    try:
-        if full:
-            files.check_output_path(path, "berkas hasil", Path(path).suffix)
-            return Path(path)
-        return dated_path(path)
-    except (ValueError, OSError) as err:
-        raise ValueError(f"{err} Tulis ke folder yang bisa ditulis dengan --out BERKAS, misalnya "
-                         f"--out ~/{Path(path).name}.") from None
-
-
 def main(argv=None) -> int:
-    """Hanya pelatihan penuh bawaan yang menulis berkas milik buku (dan hanya bila
-    targetnya tercapai); ``--steps`` tanpa ``--out`` menulis berkas bertanggal;
-    ``--out`` tidak pernah boleh menunjuk berkas buku."""
+    """Perintah ``python -m atensi.train``, dibuat dari daftar ``atensi.tasks``: setiap
+    tugas terdaftar adalah satu pilihan ``--task``, setiap eksperimennya satu pilihan
+    ``--experiment``. Aturan berkas buku: ``atensi.tasks.runner``."""
+    registered = tasks.all_tasks()
+    default = registered[0]
+    experiments = [t for t in registered if t.experiment]
     parser = Parser(
-        prog="python -m atensi.train",
-        description="Latih model kecil pada prosa buku ini (deterministik dari seed).",
-        usage_line="python -m atensi.train [--quick] [--task teks|ingat|rujukan] "
-                   "[--experiment skala|ingat|rujukan] [--steps N] [--out BERKAS]")
+        prog=tasks.COMMAND,
+        description="Latih model kecil buku ini (deterministik dari seed).",
+        usage_line=f"{tasks.COMMAND} [--quick] [--task {'|'.join(t.name for t in registered)}] "
+                   f"[--experiment {'|'.join(t.experiment for t in experiments)}] [--steps N] "
+                   "[--out BERKAS]")
     parser.add_argument("--quick", action="store_true",
-                        help=f"hanya {QUICK['steps']} langkah; tidak menulis berkas kecuali --out")
-    parser.add_argument("--experiment", choices=["skala", "ingat", "rujukan"],
-                        help="skala: eksperimen √d_k model karakter; ingat: ablasi model kata; "
-                        "rujukan: seed lain, RoPE, tanpa posisi, atensi seragam")
-    parser.add_argument("--task", choices=["teks", "ingat", "rujukan"], default=None,
-                        help="teks: model karakter pada prosa buku (bawaan); ingat: model kata "
-                        "pada tugas associative recall -> results/model_ingat.npz; rujukan: "
-                        "rujukan *dia* -> results/model_rujukan.npz")
+                        help=f"hanya {default.quick['steps']} langkah (bawaan tugas "
+                        f"{default.name}); tidak menulis berkas kecuali --out")
+    parser.add_argument("--experiment", choices=[t.experiment for t in experiments],
+                        help="; ".join(f"{t.experiment}: {t.experiment_summary}"
+                                       for t in experiments))
+    parser.add_argument("--task", choices=[t.name for t in registered], default=None,
+                        help="; ".join(f"{t.name}: {t.summary} -> results/{t.weights.name}"
+                                       + (" (bawaan)" if t is default else "")
+                                       for t in registered))
     parser.add_argument("--out", help="berkas tujuan, bukan berkas buku (bawaan: berkas buku "
                         "untuk pelatihan penuh; berkas bertanggal di results/ untuk --steps)")
     parser.add_argument("--steps", type=int, help="jumlah langkah (mengganti bawaan)")
@@ -325,53 +289,28 @@ def main(argv=None) -> int:
         parser.fail(f"--steps harus bilangan bulat >= 1, tetapi yang diterima {args.steps}")
     if args.quick and args.experiment:
         parser.fail("--quick tidak berlaku untuk --experiment; pakai --steps N")
-    if args.task is not None and args.experiment is not None \
-            and _TASK_OF_EXPERIMENT[args.experiment] != args.task:
-        parser.fail(f"--task {args.task} dan --experiment {args.experiment} saling bertentangan: "
-                    f"eksperimen {args.experiment} melatih model tugas "
-                    f"{_TASK_OF_EXPERIMENT[args.experiment]}. Pilih salah satu, misalnya "
-                    f"--experiment {args.experiment} saja")
-    args.task = args.task or "teks"
+    if args.experiment is not None:
+        owner = tasks.by_experiment(args.experiment).name
+        if args.task is not None and args.task != owner:
+            parser.fail(f"--task {args.task} dan --experiment {args.experiment} saling "
+                        f"bertentangan: eksperimen {args.experiment} melatih model tugas "
+                        f"{owner}. Pilih salah satu, misalnya --experiment {args.experiment} saja")
+        args.task = owner
+    args.task = args.task or default.name
     suffix = ".json" if args.experiment else ".npz"
     if args.out is not None:
         args.out = str(Path(args.out).expanduser())  # '~/q.npz' is the home folder
         try:
-            refuse_shipped(args.out)
+            runner.refuse_shipped(args.out)
             files.check_output_path(args.out, "--out", suffix)
         except ValueError as err:
             parser.fail(str(err))
-    full = not args.quick and args.steps is None
     try:
-        if args.experiment == "rujukan":
-            out = args.out or _default_target(rujukan_train.EXPERIMENT, full)
-            rujukan_train.run_rujukan_experiment(out=out, steps=args.steps)
-        elif args.task == "rujukan" and not args.experiment:
-            if args.out or args.quick:
-                rujukan_train.run_rujukan(quick=args.quick, out=args.out, steps=args.steps)
-            else:
-                rujukan_train.run_rujukan(out=_default_target(rujukan_train.WEIGHTS, full),
-                                          steps=args.steps)
-        elif args.experiment == "ingat":
-            out = args.out or _default_target(recall_train.RECALL_EXPERIMENT, full)
-            recall_train.run_recall_experiment(out=out, steps=args.steps)
-        elif args.task == "ingat":
-            if args.out or args.quick:
-                recall_train.run_recall(quick=args.quick, out=args.out, steps=args.steps)
-            else:
-                recall_train.run_recall(out=_default_target(recall_train.RECALL_WEIGHTS, full),
-                                        steps=args.steps)
-        elif args.experiment == "skala":
-            out = args.out or _default_target(EXPERIMENT, full)
-            run_experiment(out=out, steps=args.steps)
-        elif args.out or args.quick:
-            run_training(quick=args.quick, out=args.out, steps=args.steps)
-        elif full:
-            run_training(shipped=_default_target(WEIGHTS, True))
-        else:
-            run_training(out=_default_target(WEIGHTS, False), steps=args.steps)
+        runner.run(args.task, experiment=args.experiment is not None, quick=args.quick,
+                   steps=args.steps, out=args.out)
     except (ValueError, TypeError, OSError, MemoryError) as err:
         training_loop.release_reservations()
-        print(f"python -m atensi.train: {err}", file=sys.stderr)
+        print(f"{tasks.COMMAND}: {err}", file=sys.stderr)
         return 1
     except BaseException:
         training_loop.release_reservations()
@@ -382,4 +321,4 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     from .arguments import run_command
 
-    run_command(main, "python -m atensi.train")
+    run_command(main, tasks.COMMAND)

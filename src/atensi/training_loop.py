@@ -1,5 +1,5 @@
-"""Perulangan pelatihan yang dipakai kedua tugas: model karakter pada prosa buku
-(``atensi.train``) dan model kata pada *associative recall* (``atensi.recall_train``).
+"""Perulangan pelatihan yang dipakai setiap tugas latih (``atensi.tasks``): model
+karakter pada prosa buku, model kata *associative recall*, model rujukan *dia*.
 
 Satu langkah: ambil batch acak dari ``rng``, hitung loss dan gradien, potong
 norma gradien ke ``clip``, perbarui bobot dengan Adam pada laju belajar
@@ -8,7 +8,7 @@ setiap ``eval_every`` langkah, dan di langkah terakhir model diukur dan satu
 baris kemajuan dicetak. Setiap tugas hanya menyediakan dua fungsi: cara
 mengambil batch dan cara mengukur model.
 
-Juga di sini, karena kedua tugas mencatat larinya dengan cara yang sama: beban
+Juga di sini, karena setiap tugas mencatat larinya dengan cara yang sama: beban
 CPU, nama berkas bertanggal, laporan waktu dan target, dan berkas hasil JSON.
 """
 
@@ -32,6 +32,7 @@ from .shipped import results_dir
 
 RESULTS = results_dir()
 TIME_LIMIT = 120  # seconds, wall clock and CPU, for a full training run
+WALL_CLOCK = "waktu jam dinding"  # the name of the one target that measures the machine's load
 
 
 def learning_rate(step, steps, lr, warmup):
@@ -205,7 +206,7 @@ def save_or_rescue(write, out, log, what="Bobot") -> Path:
 
 def time_checks(info):
     """Target waktu sebuah lari penuh: [(nama, tercapai?)] untuk ``report_targets``."""
-    return [(f"waktu jam dinding ≤ {TIME_LIMIT} s", info["seconds"] <= TIME_LIMIT),
+    return [(f"{WALL_CLOCK} ≤ {TIME_LIMIT} s", info["seconds"] <= TIME_LIMIT),
             (f"waktu CPU ≤ {TIME_LIMIT} s", info["cpu_seconds"] <= TIME_LIMIT)]
 
 

@@ -4,7 +4,7 @@ Pembaca memilih dua nama, kata kerja (aktif atau pasif) dan pelengkap (kata
 sambungnya, koma atau *karena*, ikut pelengkap), atau mengetik kalimat dari
 kosakata tugas ``atensi.rujukan``; nama boleh ditulis dengan huruf besar atau
 kecil. Yang tampil: nama yang dirujuk *dia* menurut model terlatih
-(``rujukan.load()``), penanda apakah kalimat itu pernah dilihat model saat
+(``tasks.load_weights("rujukan")``), penanda apakah kalimat itu pernah dilihat model saat
 dilatih, baris atensi *head* pemilih nama dari posisi "?" ke setiap kata
 kalimat, dan baris yang sama untuk *head* setiap lapisan. Mode "tebak dulu"
 menyembunyikan jawaban sampai pembaca memilih satu nama.
@@ -35,7 +35,7 @@ import itertools
 
 import numpy as np
 
-from .. import rujukan
+from .. import rujukan, tasks
 from ..formatting import id_float
 from .framework import ASSETS, asset, json_for_script, mark_live, resolve_mode
 
@@ -54,7 +54,7 @@ SLOTS = (
 
 
 def _model(model):
-    return rujukan.load() if model is None else model
+    return tasks.load_weights("rujukan") if model is None else model
 
 
 def weights_data(model=None) -> dict:
