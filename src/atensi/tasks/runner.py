@@ -75,13 +75,20 @@ def targets_met(checks) -> bool:
     return all(ok for name, ok in checks if not name.startswith(training_loop.WALL_CLOCK))
 
 
+def _silent(*_):
+    pass
+
+
 def run(task, *, experiment=False, quick=False, steps=None, out=None, log=print):
     """Latih tugas ``task`` (nama atau ``Task``) dan tulis hasilnya menurut aturan di atas.
 
     ``experiment``: jalankan eksperimen tugas itu, bukan pelatihan modelnya.
+    ``log``: fungsi cetak (``None`` = diam).
     Mengembalikan ``(model, curve, info, checks)``, atau dict hasil eksperimen.
     """
     task = get(task)
+    if log is None:  # silent, as training_loop.fit's log=None
+        log = _silent
     if experiment and task.experiment is None:
         raise ValueError(f"Tugas '{task.name}' tidak punya eksperimen.")
     if quick and experiment:
