@@ -34,6 +34,7 @@ MODULES = {
     "attention_maps": "frames",
     "playground": "page",
     "dia": "page",
+    "bank": "frames",
 }
 
 
