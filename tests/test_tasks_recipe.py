@@ -2,7 +2,8 @@
 repository: one module in src/atensi/tasks/ and one name in REGISTERED, nothing else
 edited. In the copy, ``python -m atensi.train --help`` lists the new task, ``--task <new>
 --quick`` trains it and writes nothing, ``--steps N --out F`` writes a weights file that
-``tasks.load_weights`` reads back, and the import drawing still holds."""
+``tasks.load_weights`` reads back, the full run writes the task's book file, and the
+registry's own tests (unedited) cover the new task and the import drawing still holds."""
 
 from __future__ import annotations
 
@@ -32,7 +33,7 @@ from ..model import Config, TinyGPT
 from ..training_loop import RESULTS
 from . import Task, probes
 
-VOCAB = ("a", "b", "c", "d", "e")
+VOCAB = ("satu", "dua", "tiga", "empat", "lima")
 LENGTH = 6
 MODEL = dict(T=LENGTH - 1, d_model=16, n_head=1, n_layer=1, d_mlp=32, scale=True, seed=0)
 TRAINING = dict(steps=300, batch=32, lr=1e-2, warmup=10, eval_every=50, clip=1.0, seed=0)
@@ -156,8 +157,18 @@ def test_a_new_task_needs_only_its_module_and_one_name_in_the_registry(tmp_path)
     where, steps = loaded.stdout.split()
     assert where.startswith(str(copy / "src")) and steps == "8"
 
-    # The new module sits in the layer drawing the recipe points to (tasks*).
-    imports = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_imports.py"],
+    # The full run meets its targets, so it writes the book's file for the task.
+    full = command("--task", NEW)
+    assert full.returncode == 0, full.stdout + full.stderr
+    assert f"Bobot ditulis ke {copy / 'results' / f'model_{NEW}.npz'}" in full.stdout
+
+    # Unedited, the registry's tests cover the new task too (its weights, the
+    # runner's rule, --help), and the new module sits in the import drawing.
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA",
+         "tests/test_tasks.py", "tests/test_imports.py"],
         cwd=copy, env=env, capture_output=True, text=True, timeout=300)
-    assert imports.returncode == 0, (imports.stdout + imports.stderr)[-3000:]
+    log = tests.stdout + tests.stderr
+    assert tests.returncode == 0, log[-4000:]
+    covered = re.findall(rf"^PASSED tests/test_tasks\.py::\w+\[[^\]]*{NEW}[^\]]*\]$", log, re.M)
+    assert len(covered) >= 8, log[-4000:]
