@@ -7,15 +7,16 @@ satu pemeriksa di sini; yang ditolak memberi satu pesan bahasa Indonesia yang
 menyebut berkasnya, bagian yang salah, dan perintah yang membuatnya ulang.
 
 * ``check_skala_experiment(result, path)``: ``--experiment skala``
-  (``train.load_experiment``; its runs and curves are checked first by
-  ``check_experiment``);
+  (``tasks.load_experiment("teks")`` through ``train.check_experiment_file``;
+  its runs and curves are checked first by ``check_experiment``);
 * ``check_recall_experiment(result, path)``: ``--experiment ingat``
-  (``recall_train.load_recall_experiment``);
+  (``tasks.load_experiment("ingat")``); ``--experiment rujukan`` is checked
+  beside its task (``rujukan_train.check_experiment``);
 * ``check_bench_results(result, path)``: ``python -m atensi.bench --json``
   (``atensi.bench.report.load_results``).
 
 Kurva latihan dan hasil eksperimen √d_k yang diberikan sebagai argumen
-(``model_plots``, ``train.load_experiment``) diperiksa oleh ``check_curve``
+(``model_plots``, ``tasks.load_experiment``) diperiksa oleh ``check_curve``
 dan ``check_experiment``: pesannya menyebut argumennya ("Argumen 'curve' ...").
 """
 
