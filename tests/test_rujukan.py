@@ -40,6 +40,12 @@ def _verbs(rows):
 # --- the sentences and the split ------------------------------------------------
 
 
+def test_both_word_tasks_speak_of_the_same_people_without_importing_each_other():
+    from atensi import recall
+
+    assert rujukan.NAMES == recall.NAMES
+
+
 def test_the_split_is_the_same_for_the_same_seed_and_only_reordered_by_another(split):
     again, other = rujukan.make_split(0), rujukan.make_split(1)
     assert np.array_equal(split.train, again.train) and np.array_equal(split.test, again.test)
