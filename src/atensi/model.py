@@ -1,7 +1,7 @@
 """GPT kecil tingkat karakter atau kata, dirakit dari langkah-langkah buku ini.
 
 Satu tugas: modelnya. Korpus ada di ``atensi.corpus``, perulangan pelatihan
-di ``atensi.training_loop`` (dipakai ``atensi.train`` dan ``atensi.recall_train``),
+di ``atensi.training_loop`` (dipakai setiap tugas latih di ``atensi.tasks``),
 format berkas bobot di ``atensi.weight_file``.
 
 Susunannya (pre-layer-norm, seperti GPT-2)::
