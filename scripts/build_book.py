@@ -19,6 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
+from atensi import files  # noqa: E402
 from atensi.arguments import Parser  # noqa: E402
 
 TRACEBACK = "Traceback (most recent call last):"
@@ -38,29 +39,44 @@ def cause(lines: list[str]) -> str | None:
 
 def run(command: list[str], log: Path) -> int:
     log.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out = open(log, "w", encoding="utf-8")
+    except OSError as err:
+        print(f"scripts/build_book.py: --log {files.write_problem(log, err)}", file=sys.stderr)
+        return 1
+    with out:
+        try:
+            proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True, errors="replace", bufsize=1)
+        except OSError as err:
+            print(f"scripts/build_book.py: perintah build '{command[0]}' tidak bisa dijalankan "
+                  f"({err.strerror}). Periksa perintah sesudah --, misalnya -- jupyter-book "
+                  "build .; pasang dulu dengan make venv bila belum.", file=sys.stderr)
+            return 127
+        return _follow(proc, out, log)
+
+
+def _follow(proc, out, log: Path) -> int:
     shown_until_traceback = True
     printed_error = False  # Sphinx printed the error itself before the traceback
     after: list[str] = []
-    with open(log, "w", encoding="utf-8") as out:
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, errors="replace", bufsize=1)
-        try:
-            for line in proc.stdout:
-                out.write(line)
-                if line.startswith(TRACEBACK):
-                    shown_until_traceback = False
-                if shown_until_traceback:
-                    sys.stdout.write(line)
-                    sys.stdout.flush()
-                    if re.search(r"\b(Extension|Config|Sphinx) error|^Exception occurred", COLOURS.sub("", line)):
-                        printed_error = True
-                else:
-                    after.append(line)
-            code = proc.wait()
-        except KeyboardInterrupt:
-            proc.wait()
-            print(f"\nBuild buku dihentikan. Log sampai titik ini: {log}", file=sys.stderr)
-            return 130
+    try:
+        for line in proc.stdout:
+            out.write(line)
+            if line.startswith(TRACEBACK):
+                shown_until_traceback = False
+            if shown_until_traceback:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+                if re.search(r"\b(Extension|Config|Sphinx) error|^Exception occurred", COLOURS.sub("", line)):
+                    printed_error = True
+            else:
+                after.append(line)
+        code = proc.wait()
+    except KeyboardInterrupt:
+        proc.wait()
+        print(f"\nBuild buku dihentikan. Log sampai titik ini: {log}", file=sys.stderr)
+        return 130
     if code == 0:
         return 0
     message = [f"\nBuku gagal dibangun (kode keluar {code})."]
@@ -86,6 +102,10 @@ def main(argv=None) -> int:
     args = parser.parse_args(own)
     if not command:
         parser.fail("perintah build tidak ada: tulis sesudah --, misalnya -- jupyter-book build .")
+    try:  # before the build: a log that cannot be written is said first
+        files.check_output_path(args.log, "--log")
+    except (ValueError, TypeError) as err:
+        parser.fail(str(err), status=1)
     return run(command, Path(args.log))
 
 

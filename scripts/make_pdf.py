@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 from atensi import files  # noqa: E402
+from atensi.arguments import Parser  # noqa: E402
 
 BUILD = ROOT / "_build"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -73,9 +74,9 @@ def fail(message: str) -> int:
 
 
 def main(argv=None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Cetak buku halaman tunggal menjadi PDF.")
+    parser = Parser(prog="make pdf", description="Cetak buku halaman tunggal menjadi PDF.",
+                    usage_line="python scripts/make_pdf.py [--build FOLDER] [--single FOLDER] "
+                               "[--out BERKAS.pdf]")
     parser.add_argument("--build", type=Path, default=BUILD,
                         help="folder _build (bawaan: _build di akar repo)")
     parser.add_argument("--single", type=Path, help="folder build singlehtml (bawaan: BUILD/singlehtml)")
@@ -83,6 +84,10 @@ def main(argv=None) -> int:
                         "dan salinannya di BUILD/html/unduh/ bila situsnya sudah dibangun)")
     args = parser.parse_args(argv)
     single = args.single or args.build / "singlehtml"
+    if not (single / "index.html").is_file():
+        given = f"--single '{args.single}'" if args.single else f"--build '{args.build}'"
+        return fail(f"{given}: {single / 'index.html'} tidak ada, jadi halaman tunggalnya belum "
+                    "dibangun. Jalankan lewat 'make pdf' (membangun halaman tunggal dulu).")
     if args.out is not None:
         return make_pdf(single, args.out)
     return make_pdf(single, args.build / "pdf" / "atensi.pdf", site=args.build / "html")

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 from atensi import files  # noqa: E402
+from atensi.arguments import Parser  # noqa: E402
 
 # Loaded by path: importing the atensi_book package would load Sphinx.
 _spec = importlib.util.spec_from_file_location("atensi_book_downloads",
@@ -45,20 +46,33 @@ def fail(message: str) -> int:
 
 
 def main(argv=None) -> int:
-    import argparse
-
-    parser = argparse.ArgumentParser(description="Salin situs yang sudah dibangun menjadi satu zip.")
+    parser = Parser(prog="make zip", description="Salin situs yang sudah dibangun menjadi satu zip.",
+                    usage_line="python scripts/make_zip.py [--build FOLDER] [--toc BERKAS]")
     parser.add_argument("--build", type=Path, default=BUILD, help="folder _build (bawaan: _build di akar repo)")
     parser.add_argument("--toc", type=Path, default=TOC,
                         help="daftar halaman buku yang harus ada di situs (bawaan: _toc.yml di akar repo)")
     args = parser.parse_args(argv)
+    if not args.build.is_dir():
+        return fail(f"--build '{args.build}' tidak ada atau bukan folder. Sebutkan folder _build "
+                    "hasil make book, atau jalankan dulu: make book")
     html = args.build / "html"
     return zip_site(html, html / downloads.FOLDER / ZIP_NAME, toc=args.toc)
 
 
 def toc_pages(toc: Path) -> list[str]:
     """Every page named in ``toc`` ('chapters/name', no suffix), in its order."""
-    data = yaml.safe_load(toc.read_text(encoding="utf-8"))
+    if not toc.is_file():
+        raise ValueError("tidak ada atau bukan berkas")
+    try:
+        data = yaml.safe_load(toc.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as err:
+        raise ValueError(f"bukan teks UTF-8 (byte ke-{err.start} tidak sah)") from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" di baris {mark.line + 1}" if mark is not None else ""
+        raise ValueError(f"bukan YAML yang sah{where}") from None
+    except OSError as err:
+        raise ValueError(f"tidak bisa dibaca ({err.strerror})") from None
     pages: list[str] = []
 
     def walk(node):
@@ -74,6 +88,8 @@ def toc_pages(toc: Path) -> list[str]:
                 walk(item)
 
     walk(data)
+    if not pages:  # nothing to check would zip any half-built site
+        raise ValueError("tidak menyebut satu halaman pun (root: dan file:)")
     return pages
 
 
@@ -92,12 +108,13 @@ def damaged_pages(html: Path, pages: list[str]) -> list[str]:
 def zip_site(html: Path, archive_path: Path, toc: Path = TOC) -> int:
     """Zip the site under ``html`` into ``archive_path`` (see the module docstring)."""
     if not (html / "index.html").is_file():
-        return fail(f"{html}/index.html tidak ada. Jalankan dulu: make book")
+        return fail(f"--build: {html}/index.html tidak ada, jadi situsnya belum dibangun. "
+                    "Jalankan dulu: make book")
     try:
         pages = toc_pages(toc)
-    except (OSError, ValueError, yaml.YAMLError) as err:
-        return fail(f"daftar halaman {toc} tidak bisa dibaca ({type(err).__name__}: {err}). "
-                    "Perbaiki berkas itu, lalu ulangi make zip.")
+    except ValueError as err:
+        return fail(f"--toc: daftar halaman '{toc}' {err}. Perbaiki berkas itu (atau sebutkan "
+                    "_toc.yml buku), lalu ulangi make zip.")
     damaged = damaged_pages(html, pages)
     if damaged:
         named = ", ".join(damaged[:SHOWN]) + (f", dan {len(damaged) - SHOWN} lagi" if len(damaged) > SHOWN else "")

@@ -380,7 +380,7 @@ def check_output_path(path, name: str = "--out", suffix: str = "", *,
     length, that a file can be made in the folder (read-only or foreign
     folders), and at least ``need`` bytes free there.
     """
-    path = Path(path)
+    path = as_path(path, name)
     try:
         target, kind = _kind(path)
     except WriteError as err:
@@ -392,6 +392,13 @@ def check_output_path(path, name: str = "--out", suffix: str = "", *,
         raise ValueError(f"'{name}': {err}") from None
     if kind == "stream":
         return path
+    if suffix and path.suffix.lower() != suffix.lower():
+        # A weights file named .txt, or an experiment named .npz, is the
+        # reader's slip: the file would be written, then never found again.
+        raise ValueError(
+            f"'{name}' = '{str(path)[:80]}' harus berakhiran {suffix}, tetapi akhirannya "
+            f"{path.suffix or '(tidak ada)'}. Tulis misalnya {path.with_suffix(suffix).name}."
+        )
     folder = target.parent
     while not folder.exists() and folder != folder.parent:
         folder = folder.parent
@@ -434,6 +441,10 @@ def as_path(path, name: str = "path") -> Path:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"Argumen '{name}' harus path berkas (str atau pathlib.Path), bukan "
                         f"{type(path).__name__}.")
+    raw = os.fspath(path)
+    if ("\0" if isinstance(raw, str) else b"\0") in raw:
+        raise ValueError(f"Argumen '{name}' berisi karakter NUL (\\x00), yang tidak boleh ada "
+                         "di nama berkas. Ketik ulang path-nya.")
     return Path(path)
 
 

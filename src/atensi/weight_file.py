@@ -71,8 +71,21 @@ def write(path, *, params: dict, config: dict, chars, curve: dict | None = None,
     path = path_of(path)
     files.check_output_path(path, "path", ".npz")  # before any work
     info = model_checks.check_json_object(info, "info")
-    data = {f"param/{k}": np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.float32)
-            for k, v in params.items()}
+    try:
+        json.dumps(info or {}, allow_nan=False)
+    except ValueError:
+        raise ValueError("Argumen 'info' berisi NaN atau inf, yang bukan JSON sah dan tidak bisa "
+                         "dibaca ulang. Ganti nilai itu dengan angka hingga atau None.") from None
+    if not isinstance(params, dict) or not params:
+        raise TypeError(f"Argumen 'params' harus dict nama -> array yang tidak kosong, tetapi "
+                        f"yang diterima {type(params).__name__}. Pakai model.params.")
+    data = {}
+    for k, v in params.items():
+        try:
+            data[f"param/{k}"] = np.asarray(v.get() if hasattr(v, "get") else v, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise TypeError(f"Argumen 'params': parameter '{k}' harus array angka, tetapi yang "
+                            f"diterima {type(v).__name__}. Pakai model.params.") from None
     for k, v in (curve or {}).items():
         data[f"curve/{k}"] = np.asarray(v)
     data["format"] = np.array(FORMAT)
@@ -111,8 +124,12 @@ def read(path, make: Callable[[dict], tuple[object, dict]], remake: str = REMAKE
     try:
         data, config, shapes = _read_members(path, make, remake)
     except (zipfile.BadZipFile, EOFError, OSError, zlib.error, KeyError) as err:
+        why = {zipfile.BadZipFile: "bukan arsip zip yang utuh", EOFError: "berakhir terlalu cepat",
+               zlib.error: "isi terkompresinya rusak",
+               KeyError: f"anggota {err} tidak ada"}.get(type(err))
+        why = why or f"tidak bisa dibaca: {getattr(err, 'strerror', None) or err}"
         raise ValueError(
-            f"Berkas bobot '{path}' rusak atau terpotong ({type(err).__name__}: {err}). "
+            f"Berkas bobot '{path}' rusak atau terpotong ({why}). "
             f"Hapus berkas itu, lalu {remake[0].lower() + remake[1:]}."
         ) from err
     # A character vocabulary is stored as one string, a word vocabulary as a list.

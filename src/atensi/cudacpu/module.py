@@ -148,6 +148,16 @@ class _AsanCopies:
         self._bufs.clear()
 
 
+def check_options(options) -> tuple:
+    """CuPy-style ``options`` as a tuple: one str, or a list/tuple of them."""
+    if isinstance(options, str):
+        return (options,)
+    if not isinstance(options, (list, tuple)):
+        raise TypeError(f"Argumen 'options' harus tuple berisi str (opsi kompilasi, misalnya "
+                        f"('-DTILE=32',)), tetapi yang diterima {type(options).__name__}.")
+    return tuple(options)
+
+
 def build_library(code: str, *, path: str = "<kode-cuda>", mode: str | None = None,
                   sanitize: str | None = None, options=()) -> tuple[Path, bool, dict]:
     """Compile ``code`` (or find it in the cache) without loading it.
@@ -155,6 +165,10 @@ def build_library(code: str, *, path: str = "<kode-cuda>", mode: str | None = No
     Returns (library path, compiled now?, kernels found). Also fine for a
     sanitized build, e.g. to compile before starting a sanitizer subprocess.
     """
+    if not isinstance(code, str):
+        raise TypeError(f"Argumen 'code' harus str berisi kode CUDA C, bukan "
+                        f"{type(code).__name__}.")
+    options = check_options(options)
     mode, sanitize = resolve_mode(mode, sanitize)
     decls = source.find_kernels(code)
     tu = source.translation_unit(code, path, decls)
@@ -386,7 +400,7 @@ class RawModule:
         self.path = str(path) if path is not None else "<kode-cuda>"
         from_env = sanitize is None and environment.is_set("ATENSI_CUDACPU_SANITIZE")
         self.mode, self.sanitize = resolve_mode(mode, sanitize)
-        self.options = tuple(options) if not isinstance(options, str) else (options,)
+        self.options = check_options(options)
         if seed is None:
             seed = environment.integer("ATENSI_CUDACPU_SEED", 0, low=0)
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:

@@ -65,6 +65,11 @@ def runtime_library(sanitize: str) -> str:
 
 def sanitizer_env(sanitize: str, mode: str | None = None, base: dict | None = None) -> dict:
     """Environment for a child process that loads sanitized cudacpu modules."""
+    if sanitize is None or sanitize in ("", "none"):
+        # resolve_mode reads "no sanitizer" here; a child without one needs no preload.
+        raise ValueError(f"Argumen 'sanitize' harus 'address' atau 'thread' (sanitizer yang "
+                         f"dimuat proses anak), tetapi yang diterima {sanitize!r}. Untuk proses "
+                         "tanpa sanitizer, jalankan kodenya langsung tanpa sanitizer_env.")
     mode, sanitize = resolve_mode(mode, sanitize)
     env = dict(os.environ if base is None else base)
     env["LD_PRELOAD"] = " ".join(filter(None, [runtime_library(sanitize), env.get("LD_PRELOAD", "")]))

@@ -86,6 +86,21 @@ def main(argv=None) -> int:
                         help="jalankan kernel registri (NAMA, bawaan semuanya) di emulator dan cetak hitungan "
                              "ala Nsight Compute per baris .cu, serta batas kecepatan dari hitungan itu")
     args = parser.parse_args(argv)
+    # One mode per run: a second one would be silently dropped (and --profil
+    # runs every kernel for minutes before the reader sees that).
+    modes = [f"--{m}" for m in ("profil", "daftar", "sass", "tabel") if getattr(args, m)]
+    if len(modes) > 1:
+        parser.fail(f"{' dan '.join(modes)} tidak bisa dipakai bersama: pilih satu, misalnya "
+                    f"python -m atensi.kernels {modes[0]}")
+    if not re.fullmatch(r"sm_\d+a?", args.arch):
+        parser.fail(f"argumen '--arch' harus berbentuk 'sm_XX' (misalnya sm_90), tetapi yang "
+                    f"diterima {args.arch!r}")
+    if args.arch != "sm_90" and (args.profil or args.daftar or args.tabel):
+        parser.fail(f"--arch tidak berlaku untuk {modes[0]} (yang memakai --arch: kompilasi satu "
+                    "berkas dan --sass); hapus --arch")
+    if args.daftar and args.files:
+        parser.fail(f"--daftar tidak menerima berkas atau nama kernel, tetapi yang diberikan "
+                    f"{' '.join(args.files)[:80]}; jalankan python -m atensi.kernels --daftar saja")
     if args.profil:
         return _profil(args.files)
     if args.daftar:
@@ -113,10 +128,6 @@ def main(argv=None) -> int:
             print(f"Tabel ptxas gagal: {first}", file=sys.stderr)
             return 1
         return 0
-    if not re.fullmatch(r"sm_\d+a?", args.arch):
-        print(f"Argumen '--arch' harus berbentuk 'sm_XX' (misalnya sm_90), tetapi yang "
-              f"diterima {args.arch!r}.", file=sys.stderr)
-        return 2
     try:
         files = args.files or sorted(str(kernel_path(f)) for f in registry.files())
     except FileNotFoundError as err:

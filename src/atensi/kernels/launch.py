@@ -245,7 +245,7 @@ def launch_causal_mask(Sd, Od, H, T, *, backend, version="v1"):
     H = _v.check_int(H, "H", low=1)
     T = _v.check_int(T, "T", low=1)
     for name, x in (("Sd", Sd), ("Od", Od)):
-        x = _check_backend_array(x, name, backend, "(..., T, T)")
+        x = _check_backend_array(x, name, backend, "(..., T, T)", output=name == "Od")
         if x.size != H * T * T or x.shape[-1] != T or (x.ndim > 1 and x.shape[-2] != T):
             raise ValueError(
                 f"Argumen '{name}' harus berisi H · T · T = {H} · {T} · {T} angka, bentuk "
@@ -358,9 +358,14 @@ def _aligned_flag(k: registry.Kernel, d_k: int, *arrays_) -> tuple:
 # --- the public launchers check what they are handed (shapes only: no host sync) ---
 
 
-def _check_backend_array(x, name: str, backend: str, layout: str):
-    """float32, C-contiguous, on ``backend``'s side (NumPy for 'cpu', CuPy for 'cupy')."""
+def _check_backend_array(x, name: str, backend: str, layout: str, *, output: bool = False):
+    """float32, C-contiguous, on ``backend``'s side (NumPy for 'cpu', CuPy for 'cupy');
+    an ``output`` the kernel writes must be writable."""
     _v.check_array(x, name, min_ndim=1, layout=layout)
+    if output and _v.kind(x) == "numpy" and not x.flags.writeable:
+        raise ValueError(f"Argumen '{name}' hanya bisa dibaca (read-only), padahal kernel "
+                         f"menulis hasilnya ke sana. Berikan salinan yang bisa ditulisi: "
+                         f"{name}.copy().")
     want = "cupy" if backend == "cupy" else "numpy"
     if _v.kind(x) != want:
         move = "cupy.asarray(...)" if want == "cupy" else "... .get()"
@@ -415,6 +420,12 @@ def launch_partials(k: registry.Kernel, Qd, Kd, Vd, splits, *, causal, scale, ba
         _check_shape(_check_backend_array(x, name, backend, "(..., T, d_k)"), name, Qd.shape,
                      "(..., T, d_k) sama dengan Qd", "K dan V yang lebih pendek dibaca melewati "
                      "ujungnya. Samakan bentuk Qd, Kd dan Vd.")
+    if backend == "cpu":
+        # NaN in Q, K or V would come back as a row of zeros (the running
+        # maximum never takes it); on the emulator the scan costs nothing
+        # next to the launch. CuPy arrays are left unread: no host sync here.
+        for name, x in (("Qd", Qd), ("Kd", Kd), ("Vd", Vd)):
+            _v.check_finite(x, name)
     T, d_k = Qd.shape[-2], Qd.shape[-1]
     if k.width is not None and d_k > k.width:
         raise ValueError(
@@ -454,7 +465,7 @@ def launch_combine(name: str, Op, ML, Od, *, backend):
     _check_shape(_check_backend_array(ML, "ML", backend, "(splits, H, T, 2)"), "ML",
                  (splits, H, T, 2), "(splits, H, T, 2)",
                  "pakai ML dari panggilan launch_partials yang sama dengan Op.")
-    Od = _check_backend_array(Od, "Od", backend, "(..., T, d_k)")
+    Od = _check_backend_array(Od, "Od", backend, "(..., T, d_k)", output=True)
     if Od.ndim < 2 or Od.shape[-2:] != (T, d_k) or _v.leading(Od.shape) != H:
         raise ValueError(
             f"Argumen 'Od' harus berbentuk (..., T, d_k) = (..., {T}, {d_k}) dengan {H} baris "

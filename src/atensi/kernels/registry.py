@@ -433,7 +433,7 @@ def get(name: str) -> Kernel:
     """Entri kernel ``name``, misalnya ``get("scores_v2_tiled").block``."""
     try:
         return _BY_NAME[name]
-    except KeyError:
+    except (KeyError, TypeError):
         raise KeyError(
             f"Kernel {name!r} tidak ada di registri atensi.kernels.registry. Kernel yang "
             f"ada: {', '.join(_BY_NAME)}."
@@ -442,6 +442,19 @@ def get(name: str) -> Kernel:
 
 def _refuse_query(name: str, value, what: str, fix: str):
     raise ValueError(f"Argumen '{name}' harus {what}, tetapi yang diterima {value!r}. {fix}")
+
+
+def _check_bool(value, name: str) -> bool:
+    if not isinstance(value, bool):
+        _refuse_query(name, value, "bool (True atau False)", f"Tulis {name}=True atau {name}=False.")
+    return value
+
+
+def _check_file(file) -> str:
+    if not isinstance(file, str) or file not in files():
+        _refuse_query("file", file, f"nama berkas kernel di kernels/ ({', '.join(files())})",
+                      "Tulis nama berkasnya saja, misalnya 'scores.cu'.")
+    return file
 
 
 def _check_d_k(d_k) -> int:
@@ -483,6 +496,10 @@ def width_for(d_k: int) -> int:
 
 def variant(family: str, d_k: int) -> Kernel:
     """The per-width kernel ``<family>_dD`` that runs for ``d_k``."""
+    families = tuple(dict.fromkeys(k.family for k in KERNELS if k.width))
+    if family not in families:
+        _refuse_query("family", family, f"salah satu dari {', '.join(map(repr, families))}",
+                      "Ambil dengan launch.fused_family(version).")
     return get(f"{family}_d{width_for(d_k)}")
 
 
@@ -494,6 +511,7 @@ def versions(step: str, *, causal: bool = False) -> tuple[str, ...]:
     parametrize over these, so a new entry is tested without a test edit.
     """
     step = _check_step(step)
+    _check_bool(causal, "causal")
     return tuple(dict.fromkeys(k.version for k in KERNELS if k.step == step and k.causal == causal))
 
 
@@ -509,6 +527,12 @@ def for_step(step: str, version: str, *, causal: bool = False, d_k: int | None =
     step, version = _check_step_version(step, version)
     if d_k is not None:
         _check_d_k(d_k)
+    _check_bool(causal, "causal")
+    _check_bool(split, "split")
+    known = tuple(dict.fromkeys(k.precision for k in KERNELS if k.precision))
+    if precision is not None and precision not in known:
+        _refuse_query("precision", precision, f"None atau salah satu dari "
+                      f"{', '.join(map(repr, known))}", "Format itu milik kernel tensor core.")
     for k in KERNELS:
         if (k.step == step and k.version == version and k.causal == causal and k.split == split
                 and (d_k is None or k.width == width_for(d_k))
@@ -545,6 +569,11 @@ def shared_for(step: str, version: str, d_k: int) -> int:
 
 def missing(k: Kernel, arch: hardware.Arch) -> tuple[str, ...]:
     """What ``arch`` lacks to run ``k``, one Indonesian phrase each; empty when it runs there."""
+    if not isinstance(k, Kernel):
+        _refuse_query("k", k, "entri registri (Kernel)", "Ambil dengan registry.get(nama).")
+    if not isinstance(arch, hardware.Arch):
+        _refuse_query("arch", arch, "arsitektur dari atensi.hardware.ARCHS",
+                      "Misalnya hardware.ARCHS['sm_80'].")
     lacks = []
     for feature in k.needs:
         if not arch.has(feature):
@@ -577,6 +606,9 @@ def check_constants(file: str) -> None:
     :data:`RULES`, and that the entries the launchers read (block, rows,
     shared memory) were made from these values, not from others.
     """
+    _check_file(file)
+    if file not in CONSTANTS:
+        return  # a file without compile-time constants has nothing to break
     values, defaults = CONSTANTS[file], DEFAULTS[file]
     shown = ", ".join(f"{n} = {v!r}" for n, v in values.items()) or "tidak ada"
     usual = ", ".join(f"{n} = {v}" for n, v in defaults.items())
@@ -609,7 +641,7 @@ def defines(file: str) -> tuple[str, ...]:
     The constants are checked first (:func:`check_constants`): a set that
     would break the file's kernels is refused here, before it is compiled.
     """
-    if file not in CONSTANTS:
+    if file not in CONSTANTS:  # a reader's own .cu (or a copy) has none
         return ()
     check_constants(file)
     return tuple(f"-D{name}={value}" for name, value in CONSTANTS[file].items())
