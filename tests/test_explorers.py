@@ -412,6 +412,98 @@ def test_live_face_follows_the_declaration():
     assert (cold.controls["temperature"].min, cold.controls["temperature"].max) == (-1, 1)
 
 
+def test_a_choice_of_buttons_is_buttons_in_both_faces():
+    """The mask kind (named options, no order) is a row of buttons live and a radio
+    group in the book; an ordered choice (d_k) stays a slider."""
+    ipywidgets = pytest.importorskip("ipywidgets")
+    kind = mask.live(T=8, row=3).controls["kind"]
+    assert isinstance(kind, ipywidgets.ToggleButtons)
+    assert [label for label, _ in kind.options] == [mask.KIND_LABELS[k] for k in mask.KINDS]
+    assert kind.value == "kausal"
+    assert isinstance(sharpness.live().controls["d_k"], ipywidgets.SelectionSlider)
+    twin = mask.static(kind="jendela", T=8)
+    assert [(c.key, c.kind) for c in twin.controls][:2] == [("kind", "choice"), ("T", "range")]
+    page = twin.to_html()
+    group = re.search(r'<fieldset class="atensi-control atensi-choice" data-control="kind">'
+                      r"<legend>jenis mask</legend>(.*?)</fieldset>", page)
+    assert group, "jenis mask bukan kelompok tombol"
+    radios = re.findall(r'<input type="radio" name="([^"]+)" value="(\d+)"( checked)?', group[1])
+    assert [int(v) for _, v, _ in radios] == list(range(len(mask.KINDS)))
+    assert len({name for name, _, _ in radios}) == 1  # one group: one Tab stop
+    assert [bool(c) for _, _, c in radios] == [k == "jendela" for k in mask.KINDS]
+    assert re.findall(r"<span>([^<]*)</span></label>", group[1]) == [
+        mask.KIND_LABELS[k] for k in mask.KINDS]
+    assert 'data-control="kind" aria-label' not in page  # no slider for it
+    # Two twins on one page: their groups must not share a name.
+    assert twin.element_id != mask.static(kind="jendela", T=8).element_id
+    with pytest.raises(ValueError, match="menu=True atau buttons=True"):
+        framework.Choice("x", "x", (1, 2), menu=True, buttons=True)
+
+
+def test_a_value_without_a_frame_switches_its_button_off():
+    ex = framework.Explorer(
+        name="uji-tombol", title="Uji", alt="gambar uji",
+        controls=(framework.Range("T", "T", 1, 2),
+                  framework.Choice("c", "pilihan", ("a", "b", "c"), buttons=True)),
+        render=lambda T, c: None, frame=lambda T, c: (f"{T}{c}".encode(), f"{T}{c}", []),
+        in_book=lambda T, c: T == 2 or c != "c", defaults={"T": 1, "c": "a"})
+    page = ex.static().to_html()
+    assert re.findall(r'type="radio" name="[^"]+" value="(\d)"( checked)?( disabled)?', page) == [
+        ("0", " checked", ""), ("1", "", ""), ("2", "", " disabled")]
+
+
+def test_guess_first_in_the_sharpness_explorer_comes_from_its_numbers():
+    # The right option is what the readouts say when the division is switched.
+    for d_k, scale in [(1, False), (64, False), (64, True), (4096, False)]:
+        before = sharpness.state(d_k, scale)[1]["mean_p_max"]
+        after = sharpness.state(d_k, not scale)[1]["mean_p_max"]
+        expected = "hampir tetap" if abs(after - before) < sharpness.STEADY else (
+            "naik" if after > before else "turun")
+        assert sharpness.GUESS_CHOICES[sharpness.guess_answer(d_k, scale)] == expected
+        why = sharpness.guess_why(d_k, scale)
+        assert style.format_number(after, 2) in why and style.format_number(before, 2) in why
+    assert sharpness.GUESS_CHOICES[sharpness.guess_answer(1, False)] == "hampir tetap"
+    assert sharpness.GUESS_CHOICES[sharpness.guess_answer(64, False)] == "turun"
+
+
+def test_guess_first_keeps_its_answer_out_of_the_page_source():
+    twin = sharpness.static(d_k=64, scale=False)
+    page = twin.to_html()
+    why = sharpness.guess_why(64, False)
+    data = json.loads(re.search(r'class="atensi-data">(.*?)</script>', page, re.S)[1])
+    guess = data["guess"]
+    assert why not in page
+    # No verdict outside the scripts (static.js holds the words, not the answer).
+    assert "Tepat" not in re.sub(r"<script.*?</script>", "", page, flags=re.S)
+    assert base64.b64decode(guess["why"]).decode("utf-8") == why
+    right = sharpness.guess_answer(64, False)
+    matches = [n for n in range(len(guess["choices"]))
+               if framework.answer_hash(guess["salt"], n) == guess["hash"]]
+    assert matches == [right]
+    # The reveal is the frame with the division switched on, as a state of indices.
+    keys = [c.key for c in twin.controls]
+    assert guess["reveal"][keys.index("scale")] == 1
+    assert guess["reveal"][keys.index("d_k")] == sharpness.D_K_VALUES.index(64)
+    assert ",".join(map(str, guess["reveal"])) in data["frames"]
+    assert '<button type="button" data-guess="1">turun</button>' in page
+
+
+def test_guess_first_in_the_live_face_moves_to_the_outcome():
+    pytest.importorskip("ipywidgets")
+    ex = sharpness.live(d_k=256, scale=False)
+    assert ex.controls["scale"].value is False
+    wrong = sharpness.GUESS_CHOICES.index("naik")
+    ex.guess_buttons[wrong].click()
+    assert ex.guessed == wrong and ex.controls["scale"].value is True
+    text = ex.guess_panel.children[-1].value
+    assert "Belum tepat: jawabannya «turun», bukan «naik»." in text
+    assert all(b.disabled for b in ex.guess_buttons)
+    assert ex.values["scale"] is True  # the redraw followed the control
+    right = sharpness.live(d_k=256, scale=False)
+    right.guess_buttons[sharpness.GUESS_CHOICES.index("turun")].click()
+    assert right.guess_panel.children[-1].value.startswith("<p class='atensi-verdict'>Tepat.")
+
+
 def test_javascript_files_pass_node_check(tmp_path):
     """Every JavaScript file of the package parses (node --check); modules as modules."""
     node = shutil.which("node")

@@ -36,11 +36,19 @@ STATE = """(root) => {
   root.querySelectorAll('output[data-value-for]').forEach(o => values[o.dataset.valueFor] = o.textContent);
   const checks = {};
   root.querySelectorAll('input[type=checkbox][data-control]').forEach(c => checks[c.dataset.control] = c.checked);
+  const picked = {}, offered = {};
+  root.querySelectorAll('fieldset[data-control]').forEach(f => {
+    const on = f.querySelector('input:checked');
+    picked[f.dataset.control] = on ? Number(on.value) : null;
+    offered[f.dataset.control] = Array.from(f.querySelectorAll('input'))
+      .filter(r => !r.disabled).map(r => Number(r.value));
+  });
   const marks = Array.from(root.querySelectorAll('.atensi-mark')).map(m =>
     [m.style.left, m.style.top, m.style.width, m.style.height].map(parseFloat));
   return {frame: img.getAttribute('data-frame'), src: img.getAttribute('src'),
           complete: img.complete && img.naturalWidth > 0,
-          readout: root.querySelector('.atensi-readout').textContent, values, checks, marks};
+          readout: root.querySelector('.atensi-readout').textContent, values, checks, picked,
+          offered, marks};
 }"""
 
 MOVE = """(root, [key, position]) => {
@@ -78,7 +86,7 @@ def touch(page, root, first=True):
     """The reader's first touch: the frames arrive (in the book: only now)."""
     if first:
         assert root.evaluate(LOADED) in (None, False), "bingkai dimuat sebelum disentuh"
-    root.locator("input[data-control]").first.dispatch_event("pointerdown")
+    root.locator("[data-control]").first.dispatch_event("pointerdown")
     root.evaluate("""r => new Promise((done, fail) => {
       const start = Date.now();
       (function wait() {
@@ -108,6 +116,9 @@ def assert_face(page, root, data, state):
     for n, control in enumerate(data["controls"]):
         if control["kind"] == "range":
             assert face["values"][control["key"]] == control["shown"][state[n]]
+        elif control["kind"] == "choice":  # its button checked, those without a frame off
+            assert face["picked"][control["key"]] == state[n]
+            assert face["offered"][control["key"]] == options_of(data, state, n)
         else:
             assert face["checks"][control["key"]] is (state[n] == 1)
     assert len(face["marks"]) == len(boxes)
@@ -148,7 +159,7 @@ def exercise(page, root, first_touch=True):
     moves = []
 
     def move(n, position):
-        """Checkbox: position 0/1. Range: slider position among the offered values."""
+        """Checkbox: position 0/1. Range, choice: position among the offered values."""
         nonlocal face
         control = controls[n]
         if control["kind"] == "checkbox":
@@ -156,6 +167,14 @@ def exercise(page, root, first_touch=True):
                 return
             root.locator(f'input[data-control="{control["key"]}"]').click()
             state[n] = position
+        elif control["kind"] == "choice":  # the reader taps the button of that value
+            options = options_of(data, state, n)
+            position = min(position, len(options) - 1)
+            if options[position] == state[n]:
+                return
+            root.locator(f'fieldset[data-control="{control["key"]}"] '
+                         f'input[value="{options[position]}"]').click()
+            state[n] = options[position]
         else:
             # A range offers only the values that exist given the controls before it.
             options = options_of(data, state, n)
@@ -166,7 +185,7 @@ def exercise(page, root, first_touch=True):
             assert (low, high, value) == (0, len(options) - 1, position)
             state[n] = options[position]
         for m in range(n + 1, len(controls)):
-            if controls[m]["kind"] == "range":
+            if controls[m]["kind"] != "checkbox":
                 state[m] = nearest_valid(data, state, m)
         before, face = face, assert_face(page, root, data, state)
         assert (face["src"], face["readout"], face["marks"]) != (
@@ -183,7 +202,7 @@ def exercise(page, root, first_touch=True):
                 move(n, target)
     # Every range to its end, then the first one back to its start: a range that
     # depends on it (row i on T) must follow.
-    ranges = [n for n, c in enumerate(controls) if c["kind"] == "range"]
+    ranges = [n for n, c in enumerate(controls) if c["kind"] != "checkbox"]
     for n in reversed(ranges):
         move(n, controls[n]["values"] - 1)
     move(ranges[0], 0)
@@ -196,16 +215,20 @@ def explorer_bytes(root):
 
 
 def phone_check(page, root, shot: Path):
-    """At 360 × 800: no horizontal scrolling, slider and figure inside the screen."""
+    """At 360 × 800: no horizontal scrolling, first slider or choice and figure inside
+    the screen, every button of a choice a finger's size (44 px tall)."""
     root.evaluate("el => el.scrollIntoView({block: 'start'})")
     widths = page.evaluate(
         "() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1], f"halaman bergulir mendatar: {widths}"
-    for selector in ("input[type=range]", "img.atensi-frame"):
+    for selector in ("input[type=range], fieldset.atensi-choice", "img.atensi-frame"):
         box = root.locator(selector).first.bounding_box()
         assert box is not None and box["width"] > 100
         assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], (selector, box)
         assert box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"], (selector, box)
+    heights = root.evaluate("r => Array.from(r.querySelectorAll('.atensi-option'))"
+                            ".map(o => o.getBoundingClientRect().height)")
+    assert all(h >= 44 for h in heights), heights
     box = root.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
     shot.parent.mkdir(parents=True, exist_ok=True)
@@ -244,6 +267,127 @@ def test_static_twin_on_its_own_page(bare_page, name, tmp_path):
     assert data["images"] == [base64.b64encode(b).decode() for b in ex.images]
     assert explorer_bytes(first) <= MAX_BYTES
     phone_check(page, first, screenshot_dir(tmp_path) / f"penjelajah-{name}-mandiri.png")
+    assert blocked == [] and errors == []
+
+
+def test_a_choice_moves_with_the_keyboard(bare_page):
+    """The mask kind is a radio group: Tab reaches its checked button, the arrow keys
+    move to the next kind, and the frame follows."""
+    page, blocked, errors = bare_page
+    page.set_content('<!doctype html><html lang="id"><head><meta charset="utf-8"></head>'
+                     f'<body><button>sebelum</button>{BUILDERS["mask"]()._repr_html_()}</body></html>')
+    root = page.locator('.atensi-explorer[data-explorer="mask"]')
+    page.locator("button").focus()
+    page.keyboard.press("Tab")
+    focused = page.evaluate("() => [document.activeElement.type, document.activeElement.value]")
+    data = embedded(page, root)
+    kind = [c["key"] for c in data["controls"]].index("kind")
+    assert focused == ["radio", str(data["controls"][kind]["start"])]
+    touch(page, root, first=False)
+    before = root.evaluate(STATE)
+    page.keyboard.press("ArrowRight")
+    state = [c["start"] for c in data["controls"]]
+    state[kind] += 1
+    for m in range(kind + 1, len(state)):
+        if data["controls"][m]["kind"] != "checkbox":
+            state[m] = nearest_valid(data, state, m)
+    face = assert_face(page, root, data, state)
+    assert face["picked"]["kind"] == state[kind] and face["src"] != before["src"]
+    page.keyboard.press("ArrowLeft")
+    assert root.evaluate(STATE)["picked"]["kind"] == data["controls"][kind]["start"]
+    assert blocked == [] and errors == []
+
+
+def test_guess_first_then_the_outcome(bare_page):
+    """The sharpness explorer asks first: a wrong answer says which is right and
+    why, a right one says so; either way the explorer moves to the outcome."""
+    page, blocked, errors = bare_page
+    from atensi.explorers import sharpness
+
+    ex = BUILDERS["ketajaman"]
+    page.set_content('<!doctype html><html lang="id"><head><meta charset="utf-8"></head>'
+                     f"<body>{ex()._repr_html_()}{ex()._repr_html_()}</body></html>")
+    roots = page.locator('.atensi-explorer[data-explorer="ketajaman"]')
+    data = embedded(page, roots.nth(0))
+    start = [c["start"] for c in data["controls"]]
+    reveal = data["guess"]["reveal"]
+    assert reveal != start
+    right = sharpness.GUESS_CHOICES[sharpness.guess_answer(64, False)]
+    why = sharpness.guess_why(64, False)
+    for root, picked in ((roots.nth(0), "naik"), (roots.nth(1), right)):
+        assert root.locator(".atensi-verdict").is_hidden()
+        root.get_by_role("button", name=picked, exact=True).click()
+        verdict = root.locator(".atensi-verdict")
+        verdict.wait_for(state="visible")
+        expected = "Tepat." if picked == right else f"Belum tepat: jawabannya «{right}», bukan «{picked}»."
+        assert verdict.text_content() == f"{expected} {why}"
+        assert verdict.get_attribute("data-right") == str(picked == right).lower()
+        assert all(b.is_disabled() for b in root.locator(".atensi-guess button").all())
+        assert_face(page, root, data, reveal)  # the frame where the outcome is on show
+    assert blocked == [] and errors == []
+
+
+# The theme's dark colours, as pydata-sphinx-theme sets them, for a page without it.
+THEME = ("<style>html{--pst-color-background:#fff;--pst-color-text-base:#222832;"
+         "--pst-color-border:#d1d5da;--pst-color-surface:#f5f6f8;background:#fff;color:#222832}"
+         "html[data-theme=dark]{--pst-color-background:#14181e;--pst-color-text-base:#ced6dd;"
+         "--pst-color-border:#48566b;--pst-color-surface:#29313d;background:#14181e;color:#ced6dd}"
+         "body{background:inherit;margin:8px}</style>")
+
+
+def bright_share(png: bytes) -> float:
+    """Share of a screenshot's pixels that are near white: a light slab shows as many."""
+    import io
+
+    from PIL import Image
+
+    grey = Image.open(io.BytesIO(png)).convert("L")
+    values = list(grey.getdata())
+    return sum(v > 215 for v in values) / len(values)
+
+
+@pytest.fixture(scope="module")
+def axe():
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe()
+
+
+def dark_check(page, root, axe, shot: Path):
+    """Under the dark theme: axe finds nothing serious in the explorer, and its
+    screenshot at 360 px has no light slab. Returns the bright share."""
+    page.evaluate("document.documentElement.dataset.theme = 'dark'")  # as the toggle does
+    root.scroll_into_view_if_needed()
+    results = axe.run(page, options={"resultTypes": ["violations"]})
+    problems = [f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes'][:3]]}"
+                for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert problems == []
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    share = bright_share(root.screenshot(path=str(shot)))
+    assert share < 0.03, f"bidang terang di tema gelap: {share:.1%} piksel hampir putih"
+    return share
+
+
+@pytest.mark.parametrize("name", list(BUILDERS) + ["playground"])
+def test_explorer_follows_the_dark_theme(bare_page, axe, name, tmp_path):
+    page, blocked, errors = bare_page
+    if name == "playground":
+        from atensi.explorers import playground
+
+        body, selector = playground.static()._repr_html_(), ".atensi-playground"
+    else:
+        body, selector = BUILDERS[name]()._repr_html_(), f'.atensi-explorer[data-explorer="{name}"]'
+    page.set_content('<!doctype html><html lang="id" data-theme="light"><head><meta charset="utf-8">'
+                     '<meta name="viewport" content="width=device-width, initial-scale=1">'
+                     f"<title>uji</title>{THEME}</head><body><main>{body}</main></body></html>")
+    root = page.locator(selector).first
+    root.scroll_into_view_if_needed()
+    page.wait_for_function("r => !r.querySelector('img') || r.querySelector('img').complete",
+                           arg=root.element_handle())
+    light = bright_share(root.screenshot())
+    share = dark_check(page, root, axe, screenshot_dir(tmp_path) / f"penjelajah-{name}-gelap.png")
+    print(f"\n{name}: piksel hampir putih {light:.1%} terang, {share:.1%} gelap")
+    assert light > 0.2  # the check can fail: in the light theme the picture is light
     assert blocked == [] and errors == []
 
 

@@ -38,24 +38,37 @@ FACE = """(root) => {
   root.querySelectorAll('output[data-value-for]').forEach(o => labels[o.dataset.valueFor] = o.textContent);
   const checks = {};
   root.querySelectorAll('input[type=checkbox][data-control]').forEach(c => checks[c.dataset.control] = c.checked);
-  const inputs = Array.from(root.querySelectorAll('input[data-control]'));
+  const picked = {};
+  root.querySelectorAll('fieldset[data-control]').forEach(f => {
+    const on = f.querySelector('input:checked');
+    picked[f.dataset.control] = on ? Number(on.value) : null;
+  });
+  // A choice is off when its fieldset is (that switches off every radio in it).
+  const inputs = Array.from(root.querySelectorAll('[data-control]'));
   return {frame: img.getAttribute('data-frame'), src: img.getAttribute('src'),
           visible: getComputedStyle(img).display !== 'none' && getComputedStyle(img).visibility !== 'hidden',
           complete: img.complete && img.naturalWidth > 0,
-          readout: root.querySelector('.atensi-readout').textContent, labels, checks,
+          readout: root.querySelector('.atensi-readout').textContent, labels, checks, picked,
           disabled: inputs.map(i => i.disabled), error: root.getAttribute('data-error')};
 }"""
 
+# A slider to a position among the values it offers; a choice to the value itself.
 MOVE = """(root, [key, position]) => {
-  const el = root.querySelector('input[data-control="' + key + '"]');
+  const el = root.querySelector('[data-control="' + key + '"]');
+  if (el.tagName === 'FIELDSET') {
+    el.querySelector('input[value="' + position + '"]').checked = true;
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+    return;
+  }
   el.value = String(position);
   el.dispatchEvent(new Event('input', {bubbles: true}));
 }"""
 
-# Which position of slider n stands for value index v, given the controls before it.
+# Which position of control n stands for value index v, given the controls before it
+# (a choice is moved to the value itself).
 OFFERED = """(root, [n, v]) => {
-  const el = root.querySelectorAll('input[data-control]')[n];
-  return el._opts ? el._opts.indexOf(v) : v;
+  const el = root.querySelectorAll('[data-control]')[n];
+  return el.tagName !== 'FIELDSET' && el._opts ? el._opts.indexOf(v) : v;
 }"""
 
 SETTLE = """(root) => new Promise(done => {
@@ -154,7 +167,7 @@ def open_explorer(page, path: Path):
 
 def touch(root):
     """The first touch loads the frame table; wait until it arrived or failed."""
-    root.locator("input[data-control]").first.dispatch_event("pointerdown")
+    root.locator("[data-control]").first.dispatch_event("pointerdown")
     root.evaluate("""r => new Promise(done => {
       const start = Date.now();
       (function wait() {
@@ -172,6 +185,8 @@ def shown_key(data, face) -> str:
     for control in data["controls"]:
         if control["kind"] == "range":
             parts.append(control["shown"].index(face["labels"][control["key"]]))
+        elif control["kind"] == "choice":
+            parts.append(face["picked"][control["key"]])
         else:
             parts.append(int(face["checks"][control["key"]]))
     return ",".join(map(str, parts))
@@ -372,7 +387,7 @@ def test_book_page_with_damaged_frame_files(built_book, browser_page, tmp_path):
     went_back = 0
     for n, control in enumerate(data["controls"]):  # control by control towards ``other``
         value = int(other.split(",")[n])
-        if control["kind"] == "range":  # the slider's position among the values offered here
+        if control["kind"] != "checkbox":  # a slider's position among the values offered here
             root.evaluate(MOVE, [control["key"], root.evaluate(OFFERED, [n, value])])
         elif root.evaluate(FACE)["checks"][control["key"]] != bool(value):
             root.locator(f'input[data-control="{control["key"]}"]').click()

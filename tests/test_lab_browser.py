@@ -38,8 +38,12 @@ CHANGE_WITHIN_MS = 2_000
 # (control, key pressed or None to pick another option, what must then change).
 # A slider redraws the figure; the playground's point is sent to Python, whose
 # result is drawn (the page computes nothing itself); a drop-down list is read
-# back by Python, whose answer replaces the readout.
+# back by Python, whose answer replaces the readout; a row of buttons (a
+# ``Choice(buttons=True)``, the mask kind) is tapped on a button not yet chosen.
+# The row of buttons comes first: it is the mask explorer's first control.
+TOGGLE_BUTTONS = ".jupyter-widget-toggle-buttons button, .widget-toggle-buttons button"
 DRIVERS = [
+    (TOGGLE_BUTTONS, "tap", "img"),
     (".noUi-handle", "ArrowRight", "img"),
     ("[data-pg=handle]", "ArrowRight", "[data-pg=score]"),
     ("select", None, ".widget-html-content"),
@@ -108,7 +112,10 @@ def move_first_control(page, face):
     args = [face.element_handle(), watched, "src" if watched == "img" else None]
     before = page.evaluate(WATCH, args)
     handle = face.locator(control).first
-    if key is None:
+    if key == "tap":
+        other = ", ".join(f"{part}:not(.mod-active)" for part in control.split(", "))
+        face.locator(other).first.click()
+    elif key is None:
         now, options = handle.evaluate("s => [s.value, [...s.options].map(o => o.value)]")
         handle.select_option(next(v for v in options if v != now))
     else:
@@ -167,7 +174,7 @@ def test_every_explorer_responds_live(jupyterlab, chromium, chapter):
         for entry in CHAPTERS[chapter]:
             face = page.locator(f"[data-uji] .atensi-live-{entry.name}").first
             face.evaluate("e => e.scrollIntoView({block: 'center'})")
-            face.locator("input, select, [tabindex], .noUi-handle").first.wait_for(
+            face.locator("input, select, button, [tabindex], .noUi-handle").first.wait_for(
                 state="visible", timeout=30_000)
             watched, seconds = move_first_control(page, face)
             print(f"\n{chapter} {entry.name}: {watched} berubah dalam {seconds * 1000:.0f} ms")

@@ -22,7 +22,8 @@ dari deklarasi kontrol yang sama. ``faces(EXPLORER)`` membuat tiga fungsi
 modulnya: ``explorer, live, static = faces(EXPLORER)``.
 
 HTML kembaran statis: akar ``<div class="atensi-explorer" data-explorer=...>``,
-kontrol ``input[data-control]``, nilai tampil ``output[data-value-for]``,
+kontrol ``input[data-control]`` (penggeser, kotak centang) atau
+``fieldset[data-control]`` berisi tombol radio (``Choice(buttons=True)``), nilai tampil ``output[data-value-for]``,
 gambar ``img.atensi-frame`` (``data-frame`` = kunci bingkai), bacaan
 ``.atensi-readout``, data ``script.atensi-data`` (JSON). Di buku, ekstensi
 ``_ext/atensi_book/explorers.py`` memindahkan bingkai ke berkas terpisah yang
@@ -147,7 +148,11 @@ class Range:
 class Choice:
     """One of ``values``; ``shown`` gives each one's text (``"d_k = {}"`` or a function).
 
-    Live: a slider over the values, or a drop-down list when ``menu``.
+    Live: a slider over the values, a drop-down list when ``menu``, or a row of
+    buttons when ``buttons``. Buttons suit a few named options with no order
+    (the mask kind); a slider suits values in order (d_k), a list many (sentences).
+    Static: a slider, or, when ``buttons``, a group of radio buttons drawn as
+    buttons (one Tab stop, the arrow keys move between them).
     """
 
     name: str
@@ -157,6 +162,12 @@ class Choice:
     menu: bool = False
     book: tuple | None = None
     hint: str = ""  # what the values mean, in the refusal: "Q3 = query dia, Kj = key ke-j"
+    buttons: bool = False
+
+    def __post_init__(self):
+        if self.menu and self.buttons:
+            raise ValueError(f"Kontrol '{self.name}': pilih salah satu, menu=True atau "
+                             "buttons=True, tidak keduanya.")
 
     def book_values(self):
         return tuple(self.values if self.book is None else self.book)
@@ -177,6 +188,9 @@ class Choice:
         options = [(_shown(self.shown, v), v) for v in self.values]
         if self.menu:
             return W.Dropdown(options=options, value=value, description=self.label)
+        if self.buttons:
+            return W.ToggleButtons(options=options, value=value, description=self.label,
+                                   style={"button_width": "auto"})
         return W.SelectionSlider(options=options, value=value, description=self.label,
                                  continuous_update=True)
 
@@ -196,6 +210,55 @@ class Toggle:
 
     def widget(self, value, W):
         return W.Checkbox(value=value, description=self.label, indent=False)
+
+
+# ------------------------------------------------------------------ guess first
+
+
+@dataclass(frozen=True)
+class Guess:
+    """"Tebak dulu": before the explorer shows an outcome, the reader commits to one.
+
+    Each part is a function of the start values, so the question, the right
+    option and the explanation all come from the explorer's own numbers:
+    ``question(values)`` text, ``choices`` the options' texts,
+    ``answer(values)`` the index of the right option, ``why(values)`` the
+    explanation shown after any answer, ``reveal(values)`` the control values
+    the explorer then moves to (where the outcome is on show).
+    """
+
+    question: Callable
+    choices: tuple
+    answer: Callable
+    why: Callable
+    reveal: Callable
+
+    def at(self, values):
+        """The guess for these start values: question, options, right index, why, reveal."""
+        right = self.answer(**values)
+        if not (isinstance(right, int) and 0 <= right < len(self.choices)):
+            raise ValueError(f"Jawaban tebakan harus indeks 0 sampai {len(self.choices) - 1}, "
+                             f"tetapi yang diterima {right!r}.")
+        return self.question(**values), right, self.why(**values), dict(self.reveal(**values))
+
+
+def answer_hash(salt, index):
+    """FNV-1a (32 bit) of ``salt:index``, as static.js computes it: the page carries
+    this, not the right option, so the answer is not in its source."""
+    h = 0x811C9DC5
+    for byte in f"{salt}:{index}".encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{h:08x}"
+
+
+GUESS_TITLE = "Tebak dulu"
+GUESS_SKIP = "lewati"
+
+
+def verdict(right, chosen_text, right_text, why):
+    """The feedback after an answer, in both faces (static.js builds the same text)."""
+    head = "Tepat." if right else f"Belum tepat: jawabannya «{right_text}», bukan «{chosen_text}»."
+    return f"{head} {why}"
 
 
 # ------------------------------------------------------------------ drawing
@@ -238,6 +301,7 @@ class Explorer:
     ``live_face(**values)`` / ``static_face(**values)``: faces of the
     explorer's own, used instead of the ipywidgets face and the prerendered
     frames (``render`` is then not needed for that face).
+    ``guess``: a ``Guess`` the reader may answer before the outcome is shown.
     """
 
     name: str
@@ -250,6 +314,7 @@ class Explorer:
     defaults: dict = field(default_factory=dict)
     live_face: Callable | None = None
     static_face: Callable | None = None
+    guess: Guess | None = None
 
     def start(self, given, static):
         """The start values: defaults, then ``given``, each checked by name, in order."""
@@ -289,7 +354,10 @@ class Explorer:
             for w in widgets.values():
                 w.observe(clamp, names="value")
             clamp()
-        return _build_live(self.name, self.title, widgets, self.render)
+        box = _build_live(self.name, self.title, widgets, self.render)
+        if self.guess is not None:
+            _live_guess(box, self.guess, values)
+        return box
 
     # -------------------------------------------------------------- static
 
@@ -305,11 +373,22 @@ class Explorer:
                 controls.append(Control(c.name, c.label, "checkbox", book, ("tidak", "ya"),
                                         int(values[c.name])))
             else:
-                controls.append(Control(c.name, c.label, "range", book,
+                kind = "choice" if isinstance(c, Choice) and c.buttons else "range"
+                controls.append(Control(c.name, c.label, kind, book,
                                         tuple(_shown(c.shown, v) for v in book),
                                         book.index(values[c.name])))
         frames, images = self._frames(controls, cache_key)
-        return StaticExplorer(self.name, self.title, controls, frames, images, alt=self.alt)
+        guess = None
+        if self.guess is not None:
+            question, right, why, reveal = self.guess.at(values)
+            state = [c.start for c in controls]
+            for n, c in enumerate(controls):
+                if c.key in reveal:
+                    state[n] = c.values.index(reveal[c.key])
+            guess = {"question": question, "choices": list(self.guess.choices), "right": right,
+                     "why": why, "reveal": state}
+        return StaticExplorer(self.name, self.title, controls, frames, images, alt=self.alt,
+                              guess=guess)
 
     def _book_frame(self, values):
         for c in self.controls:
@@ -380,6 +459,36 @@ def mark_live(face, name):
     return face
 
 
+def _live_guess(box, guess, values):
+    """The live face's "tebak dulu": a row of option buttons above the controls;
+    an answer shows the verdict and moves the controls to where the outcome is."""
+    import ipywidgets as W
+
+    question, right, why, reveal = guess.at(values)
+    buttons = [W.Button(description=text, layout=W.Layout(width="auto", min_height="36px"))
+               for text in guess.choices]
+    skip = W.Button(description=GUESS_SKIP, layout=W.Layout(width="auto", min_height="36px"))
+    result = W.HTML()
+
+    def answered(chosen):
+        for b in buttons + [skip]:
+            b.disabled = True
+        if chosen is not None:
+            result.value = (f"<p class='atensi-verdict'>"
+                            f"{html.escape(verdict(chosen == right, guess.choices[chosen], guess.choices[right], why))}</p>")
+        for name, value in reveal.items():
+            box.controls[name].value = value
+        box.guessed = chosen
+
+    for n, b in enumerate(buttons):
+        b.on_click(lambda _b, n=n: answered(n))
+    skip.on_click(lambda _b: answered(None))
+    panel = W.VBox([W.HTML(f"<b>{GUESS_TITLE}:</b> {html.escape(question)}"),
+                    W.HBox(buttons + [skip], layout=W.Layout(flex_flow="row wrap")), result])
+    box.children = (box.children[0], panel) + tuple(box.children[1:])
+    box.guess_panel, box.guess_buttons, box.guessed = panel, buttons, None
+
+
 def _build_live(name, title, controls, render):
     """VBox: title, controls, PNG picture, readout."""
     import ipywidgets as W
@@ -422,11 +531,12 @@ def _build_live(name, title, controls, render):
 
 @dataclass
 class Control:
-    """One control of the static twin: ``range`` over a list of values, or ``checkbox``."""
+    """One control of the static twin: ``range`` over a list of values, ``choice``
+    (one radio button per value), or ``checkbox``."""
 
     key: str
     label: str
-    kind: str  # "range" | "checkbox"
+    kind: str  # "range" | "choice" | "checkbox"
     values: tuple
     shown: tuple  # text shown for each value, e.g. "d_k = 256"
     start: int = 0
@@ -443,8 +553,9 @@ class StaticExplorer:
     membawa semua bingkai (berdiri sendiri di keluaran notebook).
     """
 
-    def __init__(self, name, title, controls, frames, images, alt, mime="image/png"):
+    def __init__(self, name, title, controls, frames, images, alt, mime="image/png", guess=None):
         self.name, self.title, self.controls = name, title, list(controls)
+        self.guess = guess  # question, choices, right index, why, reveal state (indices)
         self.frames, self.images, self.alt, self.mime = frames, images, alt, mime
         start = tuple(c.start for c in self.controls)
         if start not in frames:
@@ -466,6 +577,18 @@ class StaticExplorer:
                 checked = " checked" if c.values[c.start] else ""
                 parts.append(f'<label class="atensi-control atensi-check"><input type="checkbox" '
                              f'data-control="{c.key}"{checked}> {html.escape(c.label)}</label>')
+            elif c.kind == "choice":
+                # One radio group per control (its own name): one Tab stop, arrows
+                # between the values; a value without a frame here is switched off.
+                offered = self.options(start, n)
+                group = f"{self.element_id}-{c.key}"
+                radios = "".join(
+                    f'<label class="atensi-option"><input type="radio" name="{group}" '
+                    f'value="{v}"{" checked" if v == c.start else ""}'
+                    f'{"" if v in offered else " disabled"}><span>{html.escape(text)}</span></label>'
+                    for v, text in enumerate(c.shown))
+                parts.append(f'<fieldset class="atensi-control atensi-choice" data-control="{c.key}">'
+                             f"<legend>{html.escape(c.label)}</legend>{radios}</fieldset>")
             else:
                 offered = self.options(start, n)
                 parts.append(f'<label class="atensi-control"><span>{html.escape(c.label)}</span>'
@@ -481,7 +604,7 @@ class StaticExplorer:
         frames (readouts, boxes) and images (base64)."""
         start = [c.start for c in self.controls]
         return {
-            "options": [self.options(start, n) if c.kind == "range" else [0, 1]
+            "options": [self.options(start, n) if c.kind != "checkbox" else [0, 1]
                         for n, c in enumerate(self.controls)],
             "mime": self.mime,
             # What the page expects of its frame table (a file in the book): a
@@ -493,7 +616,27 @@ class StaticExplorer:
             "frames": {",".join(map(str, k)): [f[0], f[1], [[round(x, 5) for x in box]
                                                             for box in f[2]]]
                        for k, f in self.frames.items()},
+            **({"guess": self._guess_data()} if self.guess else {}),
         }
+
+    def _guess_data(self):
+        """The guess as the page holds it: the right option as a hash of each
+        option's index, the explanation encoded, so neither is in the page source."""
+        g, salt = self.guess, self.element_id
+        return {"choices": g["choices"], "salt": salt, "hash": answer_hash(salt, g["right"]),
+                "why": base64.b64encode(g["why"].encode("utf-8")).decode("ascii"),
+                "reveal": g["reveal"]}
+
+    def _guess_html(self):
+        if not self.guess:
+            return ""
+        buttons = "".join(f'<button type="button" data-guess="{n}">{html.escape(text)}</button>'
+                          for n, text in enumerate(self.guess["choices"]))
+        return (f'<div class="atensi-guess" role="group" aria-label="{GUESS_TITLE}">'
+                f'<p><b>{GUESS_TITLE}:</b> {html.escape(self.guess["question"])}</p>'
+                f'<div class="atensi-guess-options">{buttons}'
+                f'<button type="button" data-guess="skip">{GUESS_SKIP}</button></div>'
+                '<p class="atensi-verdict" aria-live="polite" hidden></p></div>')
 
     def to_html(self):
         if self._html is not None:
@@ -508,6 +651,7 @@ class StaticExplorer:
             f'<div class="atensi-explorer" id="{self.element_id}" data-explorer="{self.name}">'
             f"<style>{asset('static.css')}</style>"
             f'<div class="atensi-title">{html.escape(self.title)}</div>'
+            f"{self._guess_html()}"
             f'<div class="atensi-controls">{self._controls_html(start)}</div>'
             f'<div class="atensi-figure"><img class="atensi-frame" alt="{html.escape(self.alt)}" '
             f'data-frame="{",".join(map(str, start))}" '

@@ -160,7 +160,7 @@ EXPLORER = Explorer(
     name=NAME, title="Penjelajah mask",
     alt="Heatmap skor dan bobot atensi dengan mask terpilih",
     controls=(
-        Choice("kind", "jenis mask", KINDS, shown=KIND_LABELS.get, menu=True),
+        Choice("kind", "jenis mask", KINDS, shown=KIND_LABELS.get, buttons=True),
         Range("T", "T", 4, T_MAX, book=BOOK_T, shown="T = {}"),
         Toggle("masked", "pakai mask"),
         Toggle("scaled", "bagi dengan √d_k"),

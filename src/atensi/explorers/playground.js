@@ -151,12 +151,14 @@ export function mount(root, data, hooks) {
     .textContent = "\u2191 " + data.axes[1];
 
   const defs = svgEl("defs", {}, plane);
-  for (const [name, color] of [["q", "#61409b"], ["o", "#084a91"]]) {
+  // Arrow heads take their colour from the stylesheet, as their lines do: the
+  // dark theme recolours both.
+  for (const name of ["q", "o"]) {
     const marker = svgEl("marker", {
       id: `${uid}-${name}`, viewBox: "0 0 10 10", refX: 9, refY: 5,
       markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse",
     }, defs);
-    svgEl("path", { d: "M0,0 L10,5 L0,10 z", fill: color }, marker);
+    svgEl("path", { d: "M0,0 L10,5 L0,10 z", class: `atensi-pg-head-${name}` }, marker);
   }
   data.V.forEach((v) => svgEl("circle", { class: "atensi-pg-value", cx: px(v[0]), cy: py(v[1]), r: 4 }, plane));
   const keys = state.K.map(() => {
@@ -366,7 +368,6 @@ function broken(root) {
   for (const child of Array.from(root.children)) if (!child.matches("style, script")) child.remove();
   el("p", {
     class: "atensi-pg-error",
-    style: "border-left:3px solid #b3261e;padding:.3em .5em;background:#fdecea;color:#5c1410",
   }, root).textContent =
     "Taman bermain ini gagal dibangun: datanya di halaman rusak atau tidak lengkap. " +
     "Muat ulang halaman, atau unduh salinan luring buku ini.";

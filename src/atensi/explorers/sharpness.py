@@ -13,7 +13,7 @@ import numpy as np
 from .. import measures, plots, style
 from .. import validation as _val
 from ..reference import softmax
-from .framework import Choice, Explorer, Toggle, faces
+from .framework import Choice, Explorer, Guess, Toggle, faces
 
 NAME = "ketajaman"
 D_K_VALUES = tuple(2**e for e in range(13))  # 1 ... 4096
@@ -86,11 +86,52 @@ def render(d_k, scale):
     return fig, values, readout(values)
 
 
+# "Tebak dulu": does the largest weight rise or fall when √d_k is switched?
+# A change of the mean below STEADY counts as "hampir tetap" (d_k = 1: √1 = 1).
+GUESS_CHOICES = ("naik", "turun", "hampir tetap")
+STEADY = 0.02
+
+
+def _switched(d_k, scale):
+    """Readouts now and with the division by √d_k switched."""
+    return state(d_k, scale)[1], state(d_k, not scale)[1]
+
+
+def guess_question(d_k, scale):
+    root = style.format_number(math.sqrt(d_k), 0 if math.sqrt(d_k).is_integer() else 2)
+    now = f"dibagi √d_k = {root}" if scale else "tanpa pembagian"
+    change = "pembagian dengan √d_k dihapus" if scale else f"skor dibagi √d_k = {root}"
+    return (f"Sekarang d_k = {d_k}, {now}. Bila {change}, peluang terbesar "
+            f"(rata-rata {ROWS} baris) akan …")
+
+
+def guess_answer(d_k, scale):
+    now, then = _switched(d_k, scale)
+    change = then["mean_p_max"] - now["mean_p_max"]
+    return 2 if abs(change) < STEADY else (0 if change > 0 else 1)
+
+
+def guess_why(d_k, scale):
+    f = style.format_number
+    now, then = _switched(d_k, scale)
+    numbers = (f"simpangan baku skor dari ≈ {f(now['spread'], 2)} menjadi ≈ {f(then['spread'], 2)}, "
+               f"peluang terbesar dari {f(now['mean_p_max'], 2)} menjadi {f(then['mean_p_max'], 2)}")
+    if abs(then["mean_p_max"] - now["mean_p_max"]) < STEADY:
+        return f"Sebaran skor hampir tidak berubah, jadi softmax juga tidak: {numbers}."
+    if then["spread"] < now["spread"]:
+        return (f"Skor yang lebih rapat membuat softmax lebih merata, jadi tidak ada kunci yang "
+                f"mendominasi: {numbers}.")
+    return (f"Skor yang lebih renggang membuat softmax lebih tajam, satu kunci mengambil hampir "
+            f"semua bobot: {numbers}.")
+
+
 EXPLORER = Explorer(
     name=NAME, title="Ketajaman softmax terhadap d_k",
     alt="Sebaran dot product acak dan satu baris softmax untuk d_k terpilih",
     controls=(Choice("d_k", "d_k", D_K_VALUES, shown="d_k = {}"),
               Toggle("scale", "bagi dengan √d_k")),
-    render=render, defaults={"d_k": 64, "scale": False})
+    render=render, defaults={"d_k": 64, "scale": False},
+    guess=Guess(guess_question, GUESS_CHOICES, guess_answer, guess_why,
+                reveal=lambda d_k, scale: {"scale": not scale}))
 
 explorer, live, static = faces(EXPLORER)

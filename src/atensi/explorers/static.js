@@ -12,6 +12,8 @@
 // controls take precedence: a range offers only the values for which a frame
 // exists given the controls before it (row i runs to T - 1, T is never limited
 // by row i), and keeps its value if it can, else the largest one below.
+// A choice (a fieldset of radio buttons, one per value) follows the same rule:
+// a value without a frame is switched off, the browser's radio group skips it.
 //
 // Files can be missing or damaged (a partial copy of the site, an interrupted
 // download, a deploy still on its way). The frame table is checked against
@@ -21,6 +23,12 @@
 // explorer back to the last frame whose picture did, or hides the picture.
 // Either way the readout says so, and label, picture and readout always
 // belong to one frame.
+//
+// "Tebak dulu" (data.guess, optional): the reader picks an option before the
+// outcome is shown; then the verdict and its explanation appear and the
+// controls move to the state where the outcome is on show. The page holds the
+// right option only as a hash (FNV-1a of "salt:index", as framework.answer_hash)
+// and the explanation base64-encoded, so neither can be read in its source.
 (function (root) {
   "use strict";
   var data = JSON.parse(root.querySelector("script.atensi-data").textContent);
@@ -92,8 +100,9 @@
     controls.forEach(function (c, n) {
       var el = inputs[n];
       if (c.kind === "checkbox") el.checked = state[n] === 1;
+      else if (c.kind === "choice") pick(n, el._opts);
       else { el.value = el._opts.indexOf(state[n]); label(n); }
-      el.disabled = true;
+      el.disabled = true;  // a disabled fieldset switches off every radio in it
     });
     note(TABLE_LOST, "bingkai");
   }
@@ -159,6 +168,15 @@
       controls[n].shown[state[n]];
   }
 
+  // The radio of the current value checked; those without a frame switched off.
+  function pick(n, opts) {
+    Array.prototype.forEach.call(inputs[n].querySelectorAll("input[type=radio]"), function (r) {
+      var v = Number(r.value);
+      r.checked = v === state[n];
+      r.disabled = opts.indexOf(v) < 0;
+    });
+  }
+
   function sync() {
     controls.forEach(function (c, n) {
       var el = inputs[n];
@@ -169,9 +187,10 @@
         opts.forEach(function (v) { if (v <= state[n]) best = v; });
         state[n] = best;
       }
+      el._opts = opts;
+      if (c.kind === "choice") { pick(n, opts); return; }
       el.max = opts.length - 1;
       el.value = opts.indexOf(state[n]);
-      el._opts = opts;
       label(n);
     });
   }
@@ -200,11 +219,59 @@
     });
   }
 
+  function fnv(text) {
+    var bytes = unescape(encodeURIComponent(text)), h = 0x811c9dc5;
+    for (var i = 0; i < bytes.length; i++) {
+      h ^= bytes.charCodeAt(i);
+      h = Math.imul(h, 0x01000193) >>> 0;
+    }
+    return ("0000000" + h.toString(16)).slice(-8);
+  }
+
+  function answered(chosen) {
+    var g = data.guess;
+    var box = root.querySelector(".atensi-guess");
+    Array.prototype.forEach.call(box.querySelectorAll("button"), function (b) {
+      b.disabled = true;
+      if (b.getAttribute("data-guess") === String(chosen)) b.setAttribute("aria-pressed", "true");
+    });
+    if (chosen !== null) {
+      var right = -1;
+      for (var n = 0; n < g.choices.length; n++) if (fnv(g.salt + ":" + n) === g.hash) right = n;
+      var why = decodeURIComponent(escape(atob(g.why)));
+      var p = box.querySelector(".atensi-verdict");
+      p.textContent = (chosen === right ? "Tepat." : "Belum tepat: jawabannya \u00ab" +
+        g.choices[right] + "\u00bb, bukan \u00ab" + g.choices[chosen] + "\u00bb.") + " " + why;
+      p.setAttribute("data-right", String(chosen === right));
+      p.hidden = false;
+    }
+    root.setAttribute("data-guessed", chosen === null ? "skip" : String(chosen));
+    if (broken) return;
+    state = g.reveal.slice();
+    if (prefixes) show(); else { waiting = true; load(); }
+  }
+
+  if (data.guess) {
+    Array.prototype.forEach.call(root.querySelectorAll(".atensi-guess button"), function (b) {
+      b.addEventListener("click", function () {
+        var v = b.getAttribute("data-guess");
+        answered(v === "skip" ? null : Number(v));
+      });
+    });
+  }
+
   inputs.forEach(function (el, n) {
     el._opts = data.options[n];
     function read() {
       if (broken) return;
-      state[n] = controls[n].kind === "checkbox" ? (el.checked ? 1 : 0) : el._opts[+el.value];
+      var kind = controls[n].kind;
+      if (kind === "choice") {
+        var on = el.querySelector("input[type=radio]:checked");
+        if (!on) return;
+        state[n] = Number(on.value);
+      } else {
+        state[n] = kind === "checkbox" ? (el.checked ? 1 : 0) : el._opts[+el.value];
+      }
       if (prefixes) { show(); return; }
       if (controls[n].kind === "range") label(n);
       waiting = true;  // shown as soon as the frames arrive
