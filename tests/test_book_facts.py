@@ -26,7 +26,7 @@ BLOCKS = ("p", "li", "td", "th", "dt", "dd", "figcaption", "caption")
 # The chapter that shows each fused-kernel version's code, and one section of
 # that code (the comment markers in the .cu file) that proves it still does.
 HOLDERS = {
-    "v1": ("sintesis", "attention_fused.cu", "potongan 3"),
+    "v1": ("fused_kernel", "attention_fused.cu", "potongan 3"),
     "v2": ("flash_v2", "attention_fused.cu", "v2 skor"),
     "v3": ("tensor_core", "attention_tensorcore.cu", "v3 pecah"),
 }
@@ -261,12 +261,12 @@ def test_a_stale_running_example_size_is_caught(tmp_path):
 def test_a_version_referenced_to_the_wrong_chapter_is_caught():
     wrong = page_html(
         '<p>Kernel v3 memakai susunan v2 dari <a class="reference internal" '
-        'href="sintesis.html#sintesis">Menyatukan Langkah</a>: satu block.</p>')
+        'href="fused_kernel.html#fused-kernel">Fused Kernel</a>: satu block.</p>')
     assert len(version_reference_problems(wrong, VERSION_HOME)) == 1
     right = page_html(
         '<p>Kernel v3 memakai susunan v2 dari <a class="reference internal" '
         'href="flash_v2.html#flash-v2">Dari v1 ke v2</a>. Fused kernel v1 ada di '
-        '<a class="reference internal" href="sintesis.html#sintesis">Menyatukan Langkah</a>.</p>')
+        '<a class="reference internal" href="fused_kernel.html#fused-kernel">Fused Kernel</a>.</p>')
     assert version_reference_problems(right, VERSION_HOME) == []
 
 
