@@ -1231,6 +1231,37 @@ def _(ctx):
     return _train(ctx, ["--quick", "--task", "rujukan", "--out", str(target)], "--out")
 
 
+# /proc takes no new files, even from the superuser: a read-only place for everyone.
+UNWRITABLE = Path("/proc/sapu-atensi")
+
+
+@case("train.cli.out-unwritable-place")
+def _(ctx):
+    return _train(ctx, ["--quick", "--task", "rujukan", "--out", str(UNWRITABLE / "m.npz")],
+                  "--out")
+
+
+@case("weight_file.write.unwritable-place")
+def _(ctx):
+    weight_file, args = _weights(ctx)
+    return refused(lambda: weight_file.write(Path("/proc") / "sapu-atensi.npz", **args), "path")
+
+
+@case("make_pdf.out-unwritable-place")
+def _(ctx):
+    mp = script("make_pdf")
+    build = _single(ctx)
+    ctx.mp.setitem(sys.modules, "playwright", None)  # Chromium must not start
+    ctx.mp.setitem(sys.modules, "playwright.sync_api", None)
+    return cli(mp.main, ["--build", str(build), "--out", "/proc/sapu-atensi.pdf"], "--out")
+
+
+@case("build_book.log-unwritable-place")
+def _(ctx):
+    bb = script("build_book")
+    return cli(bb.main, ["--log", "/proc/sapu-atensi.log", "--", "true"], "--log")
+
+
 @case("train.cli.out-existing-reader-file")
 def _(ctx):
     # A file the reader made (not a weights file) is never replaced by a refused run.
@@ -1664,3 +1695,39 @@ def test_totals(outcomes):
     assert len(results) >= 250
     assert not any(tally[o] for o in BAD), "\n".join(lines)
     assert share <= 0.05, "\n".join(lines)
+
+
+# --- the judge itself -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("message, expected", [
+    ("Argumen 'T' harus bilangan bulat >= 1, tetapi yang diterima 0.", CLEAR),
+    ("T must be a positive integer", POOR),            # English
+    ("Nilai tidak sah, periksa masukannya.", POOR),     # Indonesian, but no argument named
+])
+def test_judge_reads_language_and_the_argument_named(message, expected):
+    assert refused(lambda: (_ for _ in ()).throw(ValueError(message)), "T").outcome == expected
+
+
+def test_judge_calls_bare_python_errors_crashes_and_silence_garbage():
+    assert refused(lambda: {}["T"], "T").outcome == CRASH
+    assert refused(lambda: None.shape, "T").outcome == CRASH
+    assert refused(lambda: np.float32("nan"), "T").outcome == GARBAGE
+    out = np.zeros(3)
+    late = refused(lambda: (out.fill(1), int("x"))[1], "T", untouched=lambda: not out.any())
+    assert late.outcome == POOR  # (English, and after the output was written)
+
+
+def test_judge_of_a_command_reads_exit_status_and_traceback():
+    def ok(argv):
+        return 0
+
+    def traceback(argv):
+        raise FileNotFoundError(2, "No such file or directory")
+
+    def refusal(argv):
+        print("alat: argumen '--out' harus berakhiran .npz, bukan .txt", file=sys.stderr)
+        return 2
+
+    assert cli(ok, ["--out", "x.txt"], "--out").outcome == GARBAGE
+    assert cli(traceback, [], "--out").outcome == CRASH
+    assert cli(refusal, [], "--out").outcome == CLEAR

@@ -95,6 +95,10 @@ def write_problem(path, err: OSError) -> WriteError:
         longest = max((len(os.fsencode(p)) for p in path.parts), default=0)
         text = (f"{head}: namanya terlalu panjang ({longest} byte, paling banyak "
                 f"{_name_max(_existing_folder(path))} byte per nama). Pakai nama yang lebih pendek.")
+    elif code == errno.ENOENT and path.parent.is_dir():
+        # The folder is there but makes no files (/proc, /sys): not "missing".
+        text = (f"{head}: folder '{path.parent}' tidak menerima berkas baru (sistem berkas "
+                "khusus). Pilih folder biasa, misalnya di folder rumah.")
     elif code == errno.ENOENT:
         text = f"{head}: foldernya tidak ada atau terhapus saat menulis. Pilih folder yang ada."
     elif code in _CAUSES:
