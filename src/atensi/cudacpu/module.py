@@ -152,10 +152,11 @@ def check_options(options) -> tuple:
     """CuPy-style ``options`` as a tuple: one str, or a list/tuple of them."""
     if isinstance(options, str):
         return (options,)
-    if not isinstance(options, (list, tuple)):
+    try:
+        return tuple(options)
+    except TypeError:
         raise TypeError(f"Argumen 'options' harus tuple berisi str (opsi kompilasi, misalnya "
-                        f"('-DTILE=32',)), tetapi yang diterima {type(options).__name__}.")
-    return tuple(options)
+                        f"('-DTILE=32',)), tetapi yang diterima {type(options).__name__}.") from None
 
 
 def build_library(code: str, *, path: str = "<kode-cuda>", mode: str | None = None,
