@@ -1109,10 +1109,6 @@ def _(ctx, seed):
 
 # --- atensi.recall --------------------------------------------------------------------------
 
-def _recall_elsewhere(label):
-    return None
-
-
 @cases("recall.make_split", [("seed-neg", dict(seed=-1)), ("seed-str", dict(seed="0")),
                              ("n_train-0", dict(n_train=0)), ("n_test-float", dict(n_test=2.5)),
                              ("n_train-bool", dict(n_train=True))])
@@ -1122,8 +1118,7 @@ def _(ctx, kw):
 
 
 @cases("recall.story", [("neg", [-1]), ("float", [1.7]), ("big", [999]), ("str", ["a"]),
-                        ("none", None), ("nan", [float("nan")])],
-       elsewhere=lambda label: "recall.story takes any number as a token index")
+                        ("none", None), ("nan", [float("nan")])])
 def _(ctx, tokens):
     rc = _recall()
     return refused(lambda: rc.story(tokens), "tokens")
@@ -1136,8 +1131,7 @@ def _(ctx):
                     lambda s: s == "Budi punya apel")
 
 
-@cases("recall.accuracy", [("model-none", "none"), ("model-rujukan", "rujukan")],
-       elsewhere=lambda label: "recall.accuracy does not check its model")
+@cases("recall.accuracy", [("model-none", "none"), ("model-rujukan", "rujukan")])
 def _(ctx, which):
     rc = _recall()
     split = rc.make_split(0, n_train=1, n_test=4)
@@ -1281,7 +1275,7 @@ def _(ctx):
     return _train(ctx, ["--quick", "--task", "rujukan", "--out", str(blocker / "m.npz")], "--out")
 
 
-@case("train.cli.out-nul", elsewhere="the shipped-file rule resolves --out before the NUL is named")
+@case("train.cli.out-nul")
 def _(ctx):
     return _train(ctx, ["--quick", "--out", "/tmp/a\x00b.npz"], "--out")
 

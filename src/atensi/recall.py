@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .model import TinyGPT
+from .model_checks import check_token_ids
 from .validation import check_int
 
 NAMES = ("Budi", "Ani", "Siti", "Joko", "Rina", "Dewi", "Agus", "Tono", "Wati", "Eko")
@@ -109,7 +111,8 @@ def make_split(seed=0, n_train=N_TRAIN, n_test=N_TEST) -> Split:
 
 def story(tokens) -> str:
     """Satu baris token -> teks, kata dipisah spasi."""
-    return " ".join(VOCAB[int(t)] for t in np.asarray(tokens).ravel())
+    ids = check_token_ids(tokens, len(VOCAB), "tokens")
+    return " ".join(VOCAB[int(t)] for t in ids.ravel())
 
 
 def inputs_targets(rows):
@@ -151,8 +154,26 @@ def _numpy(a):
     return np.asarray(a.get() if hasattr(a, "get") else a)
 
 
+def check_model(model, name: str = "model") -> TinyGPT:
+    """``model``, bila model kata tugas ini (kosakatanya, panjang ceritanya); selain
+    itu ditolak dengan nama argumennya sebelum pekerjaan apa pun."""
+    hint = 'muat dengan tasks.load_weights("ingat")'
+    if not isinstance(model, TinyGPT):
+        raise TypeError(f"Argumen '{name}' harus model kata tugas ingat; {hint}. Yang diterima "
+                        f"{type(model).__name__}.")
+    if tuple(model.chars) != tuple(VOCAB):
+        raise ValueError(f"Argumen '{name}' bukan model tugas ingat: kosakatanya {len(model.chars)} "
+                         f"token, bukan {len(VOCAB)} kata cerita tugas ini. Model itu dilatih untuk "
+                         f"tugas lain; {hint}.")
+    if model.config.T < ANSWER:
+        raise ValueError(f"Argumen '{name}' hanya membaca {model.config.T} token (config.T), padahal "
+                         f"satu cerita sampai benda yang ditanyakan berisi {ANSWER} token; {hint}.")
+    return model
+
+
 def answer_guess(model, rows, *, attention=None, chunk=500) -> np.ndarray:
     """Jawaban model (token paling mungkin setelah benda yang ditanyakan) per cerita."""
+    check_model(model)
     x, _ = inputs_targets(rows)
     out = [_numpy(model.logits(x[a:a + chunk], attention=attention))[:, ANSWER - 1].argmax(-1)
            for a in range(0, len(x), chunk)]

@@ -46,7 +46,7 @@ def shipped_files() -> set:
 
 def refuse_shipped(path, name: str = "--out") -> None:
     """Tolak ``path`` yang menunjuk berkas yang dikirim buku, sebelum pelatihan apa pun."""
-    target = Path(path).expanduser().resolve()
+    target = files.as_path(path, name).expanduser().resolve()
     if target in shipped_files():
         raise ValueError(
             f"'{name}' = '{str(path)[:80]}' adalah berkas yang dikirim buku, dan berkas itu "
