@@ -168,6 +168,8 @@ def _flagged(r):
 def readout(v):
     """HTML bacaan, dengan hitungan dalam kata."""
     _, _, what = SITES[(v["version"], v["array"])]
+    if v["plain"] and v["version"] == "v2":
+        what = what.replace("c4 ^ lc", "c4")  # the index as this variant reads it
     where = f"<code>{what}</code>, {FILE} baris {v['line']}"
     label = ("<p><i>Dihitung dari jalannya kernel di emulator (atensi.cudacpu.profile), "
              "bukan diukur di GPU.</i></p>")
