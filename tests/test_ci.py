@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 import zipfile
 
 import pytest
@@ -175,14 +174,13 @@ def test_make_check_looks_for_no_system_package(tmp_path):
     script(venv / "bin" / "pytest", STUB.format(log=log, name="pytest"))
     for stamp in (".terpasang", ".terpasang-dev"):
         (venv / stamp).touch()
-    start = time.perf_counter()
     proc = subprocess.run(["make", "-C", str(ROOT), f"VENV={venv}", f"PYTHON={python}", "check"],
                           env=env, capture_output=True, text=True, timeout=60)
-    seconds = time.perf_counter() - start
+    # No package step ran (it would have stopped here, with no apt and no sudo):
+    # only the fast tier of pytest.
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert log.read_text(encoding="utf-8").splitlines() == [
         f"pytest -q -n auto --dist loadfile {FAST_TIER.replace(chr(34), '')}"]
-    assert seconds < 1.0, seconds
 
 
 def test_system_package_script_refuses_an_unknown_target():
