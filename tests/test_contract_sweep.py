@@ -183,26 +183,21 @@ def script(name: str):
 # ---------------------------------------------------------------------------
 
 CASES: dict = {}
-# Cases in modules another change owns: known to fail, tallied apart (strict xfail).
-ELSEWHERE: dict = {}
 
 
-def case(name: str, elsewhere: str | None = None):
+def case(name: str):
     def register(fn):
         assert name not in CASES, name
         CASES[name] = fn
-        if elsewhere:
-            ELSEWHERE[name] = elsewhere
         return fn
     return register
 
 
-def cases(prefix: str, items, elsewhere=None):
+def cases(prefix: str, items):
     """Register ``fn(ctx, value)`` once per ``(label, value)`` of ``items``."""
     def register(fn):
         for label, value in items:
-            case(f"{prefix}[{label}]", elsewhere(label) if elsewhere else None)(
-                lambda ctx, value=value: fn(ctx, value))
+            case(f"{prefix}[{label}]")(lambda ctx, value=value: fn(ctx, value))
         return fn
     return register
 
@@ -475,9 +470,7 @@ def _(ctx, kw):
 @cases("cudacpu.profile.per_request", [("what-typo", ("twice", 3, "shared-ld")),
                                         ("what-int", ("twice", 3, 5)),
                                         ("kernel-unknown", ("nope", 3, "global_ld")),
-                                        ("line-str", ("twice", "3", "global_ld"))],
-       elsewhere=lambda label: "Profile.per_request does not check 'what'"
-       if label.startswith("what") else None)
+                                        ("line-str", ("twice", "3", "global_ld"))])
 def _(ctx, spec):
     from atensi import cudacpu
 
@@ -1659,10 +1652,6 @@ def outcomes(tmp_path_factory):
 def test_case(outcomes, name):
     results, _ = outcomes
     result = results[name]
-    if name in ELSEWHERE:
-        assert result.outcome in BAD or result.outcome == POOR, \
-            f"{name} now holds ({result.outcome}); drop it from ELSEWHERE"
-        pytest.xfail(ELSEWHERE[name])
     assert result.outcome not in BAD, f"{name}: {result.outcome}: {result.detail}"
 
 
@@ -1673,17 +1662,14 @@ def test_no_shipped_file_changed(outcomes):
 
 def test_totals(outcomes):
     results, _ = outcomes
-    counted = {n: r for n, r in results.items() if n not in ELSEWHERE}
-    tally = Counter(r.outcome for r in counted.values())
-    elsewhere = Counter(results[n].outcome for n in ELSEWHERE)
+    tally = Counter(r.outcome for r in results.values())
     refusals = tally[CLEAR] + tally[POOR]
-    lines = [f"{len(results)} kasus ({len(ELSEWHERE)} di modul yang sedang dipindah, "
-             "dihitung terpisah):"]
+    lines = [f"{len(results)} kasus:"]
     for outcome in (OK, CLEAR, POOR, GARBAGE, CRASH, LOST):
-        lines.append(f"  {outcome:7} {tally[outcome]:4}   (terpisah: {elsewhere[outcome]})")
+        lines.append(f"  {outcome:7} {tally[outcome]:4}")
     share = tally[POOR] / refusals if refusals else 0.0
     lines.append(f"  penolakan buruk: {tally[POOR]} dari {refusals} ({100 * share:.1f} %)")
-    for name, r in sorted(counted.items()):
+    for name, r in sorted(results.items()):
         if r.outcome not in (OK, CLEAR):
             lines.append(f"  {r.outcome:7} {name}: {r.detail[:160]}")
     print("\n".join(lines))

@@ -162,6 +162,11 @@ class Profile:
 
     def per_request(self, kernel: str, line: int, what: str = "shared_ld") -> float:
         """Wavefronts (shared) or sectors (global) per request at one .cu line."""
+        kinds = ("shared_ld", "shared_st", "global_ld", "global_st")
+        if what not in kinds:
+            raise ValueError(f"Argumen 'what' harus salah satu dari {', '.join(kinds)}, tetapi "
+                             f"yang diterima {what!r:.40}. Contoh: per_request(kernel, baris, "
+                             "\"shared_ld\").")
         space, op = what.split("_")
         if space == "shared":
             num = f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"
