@@ -75,8 +75,10 @@ SETTLE = """(root) => new Promise(done => {
   const img = root.querySelector('img.atensi-frame');
   const start = Date.now();
   (function wait() {
-    const busy = img.getAttribute('src') && !img.complete;
-    if ((!busy && Date.now() - start > 150) || Date.now() - start > 5000) done();
+    // A lazy picture may not have started loading yet on a busy machine:
+    // settled means it has a source and has loaded or failed.
+    const settled = img.getAttribute('src') && img.complete;
+    if ((settled && Date.now() - start > 150) || Date.now() - start > 30000) done();
     else setTimeout(wait, 20);
   })();
 })"""
@@ -172,7 +174,7 @@ def touch(root):
       const start = Date.now();
       (function wait() {
         if (r.hasAttribute('data-ready') || r.hasAttribute('data-error')
-            || Date.now() - start > 5000) done();
+            || Date.now() - start > 30000) done();
         else setTimeout(wait, 20);
       })();
     })""")
@@ -432,7 +434,7 @@ def test_damaged_playground_data_says_so(browser_page, tmp_path, damage):
     root = page.locator(".atensi-playground")
     root.scroll_into_view_if_needed()
     root.evaluate("""r => new Promise(done => { const start = Date.now(); (function wait() {
-      if (r.getAttribute('data-ready') === 'rusak' || Date.now() - start > 5000) done();
+      if (r.getAttribute('data-ready') === 'rusak' || Date.now() - start > 30000) done();
       else setTimeout(wait, 20); })(); })""")
     text = root.inner_text()
     assert "gagal dibangun" in text and FRAMES_GONE in text

@@ -115,8 +115,10 @@ def by_experiment(experiment: str) -> Task:
 
 
 def _shown(path) -> str:
+    # The reader copies this path into a command, so the file's name at its end
+    # must survive; only a path too long to read loses its middle.
     text = str(path)
-    return text if len(text) <= 80 else text[:77] + "..."
+    return text if len(text) <= 400 else text[:100] + "..." + text[-250:]
 
 
 def load_weights(task, path=None) -> TinyGPT:
