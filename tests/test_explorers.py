@@ -387,6 +387,18 @@ def test_one_declaration_gives_both_faces_their_ranges():
         ex.start({"flag": "ya"}, static=False)
 
 
+def test_explorers_that_share_a_name_never_share_their_pictures():
+    def other_frame(n, flag):
+        return b"\x89PNG lain" + bytes([n, flag]), f"<p>lain {n}</p>", []
+
+    first = tiny_explorer().static()
+    other = framework.Explorer(
+        name="uji", title="Uji", alt="gambar uji", controls=tiny_explorer().controls,
+        render=lambda n, flag: None, frame=other_frame, defaults={"n": 2, "flag": False}).static()
+    assert set(other.images).isdisjoint(first.images)
+    assert tiny_explorer().static().images == first.images  # the same drawing: drawn once
+
+
 def test_limit_and_in_book_leave_out_frames_that_do_not_exist():
     ex = framework.Explorer(
         name="uji-batas", title="Uji", alt="gambar uji",

@@ -286,7 +286,7 @@ def static_png(fig):
     return style.to_png(fig, dpi=style.STATIC_DPI, palette=STATIC_PALETTE)
 
 
-_FRAMES = {}  # (cache key, book values) -> (frames, images): drawing takes seconds
+_FRAMES = {}  # (explorer, cache key, book values) -> (frames, images): drawing takes seconds
 
 
 @dataclass
@@ -403,7 +403,11 @@ class Explorer:
 
     def _frames(self, controls, cache_key):
         """Draw every combination of book values; identical images are stored once."""
-        key = (self.name, cache_key, tuple(c.values for c in controls))
+        # The drawing functions are part of the key: two explorers may share a
+        # name (a page and its test, say) and must never share their pictures.
+        drawers = tuple(f"{getattr(f, '__module__', '')}.{getattr(f, '__qualname__', repr(f))}"
+                        for f in (self.frame, self.render) if f is not None)
+        key = (self.name, drawers, cache_key, tuple(c.values for c in controls))
         if key in _FRAMES:
             return _FRAMES[key]
         frames, images, index = {}, [], {}
