@@ -64,6 +64,13 @@ def test_reading_time_counts_prose_and_outputs_not_folded_code():
     assert chapter_card.reading_minutes(doc) == 3  # 2 minutes and one word of output
     doc += nodes.literal_block("a b c " * 5000, "a b c " * 5000)  # a listing: folded too
     assert chapter_card.reading_minutes(doc) == 3
+    deeper = nodes.section(classes=["pendalaman"])
+    deeper += nodes.title(text="Judul yang tetap terbaca")
+    deeper += nodes.paragraph(text="kata " * chapter_card.WORDS_PER_MINUTE * 5)
+    doc += deeper
+    assert chapter_card.reading_minutes(doc) == 3  # a folded section's body: not read on a phone
+    deeper["classes"] = []
+    assert chapter_card.reading_minutes(doc) == 8
 
 
 def _chapter_page(folder, name: str) -> None:

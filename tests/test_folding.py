@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 
 import pytest
+from docutils import nodes
 
 from conftest import ROOT
 
@@ -183,3 +184,59 @@ def test_the_built_chapter_folds_its_cells_on_a_phone_only(open_page):
     desk = open_page("chapters/softmax.html", width=1280, height=800).page
     assert all(desk.evaluate(count))
     assert desk.locator(".kartu-bab").inner_text().count("Bab ") == 1
+
+
+def _section(title: str, *children) -> nodes.section:
+    section = nodes.section()
+    section += nodes.title(text=title)
+    for child in children:
+        section += child
+    return section
+
+
+def test_deeper_titles_come_from_the_front_matter_only_as_strings():
+    assert folding.deeper_titles({"atensi": {"pendalaman": ["Kernel CUDA", 3, "Latihan"]}}) == [
+        "Kernel CUDA", "Latihan"]
+    assert folding.deeper_titles({"atensi": {"pendalaman": "Latihan"}}) == []
+    assert folding.deeper_titles({}) == []
+
+
+def test_marking_names_the_titles_a_page_does_not_have():
+    doc = nodes.section()
+    kernel = _section("Kernel CUDA", nodes.paragraph(text="isi"))
+    doc += _section("Matematika")
+    doc += kernel
+    assert folding.mark_deeper_sections(doc, ["Kernel CUDA", "Kernal CUDA"]) == ["Kernal CUDA"]
+    assert folding.DEEPER_CLASS in kernel["classes"]
+    assert all(folding.DEEPER_CLASS not in s["classes"] for s in doc.findall(nodes.section) if s is not kernel)
+
+
+def test_a_folded_section_keeps_its_title_and_says_how_long_its_body_reads():
+    prose = nodes.paragraph(text="kata " * folding.WORDS_PER_MINUTE * 3)
+    listing = nodes.literal_block("x = 1 " * 5000, "x = 1 " * 5000)  # code: not counted as reading
+    section = _section("Kernel CUDA", prose, listing)
+    folding.fold_section(section, "kode-7")
+    title, control, body = section.children
+    assert isinstance(title, nodes.title) and title.astext() == "Kernel CUDA"
+    assert "Pendalaman, ± 3 menit, ada kode" in control.astext()
+    assert 'aria-controls="kode-7"' in control.astext() and "Tampilkan bagian" in control.astext()
+    assert body["ids"] == ["kode-7"] and list(body.children) == [prose, listing]
+    assert "lipat" in section["classes"]
+    assert folding.deeper_summary(_section("Latihan", nodes.paragraph(text="a b"))) == "Pendalaman, ± 1 menit"
+
+
+@pytest.mark.book
+@pytest.mark.browser
+def test_the_built_chapter_folds_its_deeper_sections_on_a_phone_only(open_page):
+    state = """() => [...document.querySelectorAll("main section.pendalaman")].map((s) => ({
+      title: getComputedStyle(s.querySelector("h2, h3, h4")).display !== "none",
+      body: getComputedStyle(s.querySelector(":scope > .lipat-isi")).display !== "none"}))"""
+    phone = open_page("chapters/mask_kausal.html", width=360, height=740).page
+    folded = phone.evaluate(state)
+    assert len(folded) >= 3 and all(s["title"] and not s["body"] for s in folded)
+    kernel = phone.locator("main section.pendalaman", has=phone.locator("h2", has_text="Kernel CUDA"))
+    kernel.locator(":scope > .lipat-baris .lipat-tombol").click()
+    assert kernel.locator(":scope > .lipat-isi").is_visible()
+    assert kernel.locator(":scope > .lipat-baris .lipat-tombol").get_attribute("aria-expanded") == "true"
+    desk = open_page("chapters/mask_kausal.html", width=1280, height=800).page
+    assert all(s["body"] for s in desk.evaluate(state))

@@ -162,25 +162,6 @@ def test_a_high_dpi_phone_loads_the_2x_figures_and_they_stay_legible(page, chrom
 SCREEN = (360, 740)
 SCREEN_BUDGET = 20
 BUDGET_PARTS = ("Langkah demi langkah", "Menyatukan")
-# Chapters still over the budget after folding, with the screens measured when
-# the allowance was set. Each entry is a gap, not a pass: cutting these chapters
-# (expert material to Lanjutan or the appendix) is what closes it, and the
-# entry goes when the chapter fits.
-OVER_BUDGET_ALLOWANCE: dict[str, float] = {
-    "chapters/matriks_skor": 27,
-    "chapters/skala_akar_dk": 34,
-    "chapters/mask_kausal": 32,
-    "chapters/softmax": 30,
-    "chapters/jumlah_v": 32,
-    "chapters/posisi": 31,
-    "chapters/sintesis": 27,
-    "chapters/gradien": 27,
-    "chapters/melatih": 32,
-    "chapters/model_kata": 27,
-    "chapters/siapa_dia": 21,
-}
-
-
 def budget_chapters() -> list[str]:
     import yaml
 
@@ -207,20 +188,17 @@ def screens(chromium, url: str, code: str | None) -> float:
 
 
 def test_chapters_fit_the_screen_budget_in_the_phone_default(chromium, book_server, built_book):
-    """Solutions stay closed (their default); code is folded by default below 576 px.
+    """Solutions stay closed (their default); code and the sections a chapter
+    marks as "pendalaman" are folded by default below 576 px.
     Prints screens per chapter, code shown and folded, for every page of the toc."""
-    rows, over, stale = [], [], []
+    rows, over = [], []
     budgeted = set(budget_chapters())
     for page in toc_pages():
         url = f"{book_server}{page}.html"
         shown, folded = screens(chromium, url, "buka"), screens(chromium, url, None)
         rows.append(f"{page:32} {shown:6.1f} {folded:6.1f}" + ("  *" if page in budgeted else ""))
-        allowed = OVER_BUDGET_ALLOWANCE.get(page, SCREEN_BUDGET)
-        if page in budgeted and folded > allowed + 0.5:
-            over.append(f"{page}: {folded:.1f} layar (batas {allowed:g})")
-        if page in OVER_BUDGET_ALLOWANCE and folded <= SCREEN_BUDGET:
-            stale.append(f"{page}: kini {folded:.1f} layar, hapus kelonggarannya")
+        if page in budgeted and folded > SCREEN_BUDGET:
+            over.append(f"{page}: {folded:.1f} layar (batas {SCREEN_BUDGET})")
     print(f"\nlayar {SCREEN[0]} × {SCREEN[1]}: halaman, kode terbuka, kode dilipat (* = anggaran {SCREEN_BUDGET})")
     print("\n".join(rows))
-    assert stale == [], "kelonggaran yang tidak perlu lagi:\n" + "\n".join(stale)
     assert over == [], "bab di atas anggaran layar ponsel:\n" + "\n".join(over)

@@ -72,15 +72,19 @@ def numbered_chapters(srcdir: Path) -> list[str]:
 
 
 def _hidden_on_a_phone(node: nodes.Node) -> bool:
-    """Text that a phone reader does not see by default: folded code, closed solutions."""
-    parent = node
+    """Text that a phone reader does not see by default: folded code, closed
+    solutions, and the body of a folded section ("pendalaman", see folding.py)."""
+    parent, child = node, None
     while parent is not None:
         if isinstance(parent, nodes.Element):
             if parent.get("nb_element") == "cell_code_source" or "solution" in type(parent).__name__.lower():
                 return True
             if isinstance(parent, nodes.literal_block) and not _in_output(parent):
                 return True
-        parent = parent.parent
+            if (isinstance(parent, nodes.section) and "pendalaman" in parent.get("classes", [])
+                    and not isinstance(child, nodes.title)):
+                return True
+        parent, child = parent.parent, parent
     return False
 
 

@@ -20,6 +20,15 @@ device (``localStorage``, key ``STORAGE_KEY``) for every page.
   comment, else a line derived from the code itself (what it defines,
   computes and prints; ``summary_of_code``).
 
+A chapter may also name, in its front matter (``atensi: pendalaman:``, the
+sections' titles as the page shows them), the sections that go deeper than
+a phone reader needs on a first pass: the CUDA kernel, the exercises that
+need Python, a detour. Such a section folds in the same way below its
+title, behind one line that says how long it is and a button "Tampilkan
+bagian"; the page-level control opens and folds it with the code. A title
+that the page does not have fails the build (``DeeperSections``), so a
+renamed section is never silently left open.
+
 Cells already hidden behind MyST-NB's own toggle (``hide-input``,
 ``hide-cell``) and code inside an exercise's solution keep their own way of
 being opened and are left alone.
@@ -33,13 +42,21 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+
+from .chapter_card import FRONT_MATTER_KEY, WORDS_PER_MINUTE, front_matter
+
+logger = logging.getLogger(__name__)
 
 PHONE_MAX_PX = 576
 STORAGE_KEY = "atensi-kode"
 LONG_LISTING_LINES = 12
 SUMMARY_MAX_CHARS = 110
 STATIC = Path(__file__).parent / "static"
+DEEPER_KEY = "pendalaman"  # front matter: titles of the sections that fold like code
+DEEPER_CLASS = "pendalaman"
 
 # Runs in <head> before the body exists: a stored choice wins, else the width.
 HEAD_SCRIPT = (
@@ -158,9 +175,10 @@ def listing_summary(node: nodes.literal_block, caption: str | None) -> str:
     return f"{where}: {comment}" if comment else where
 
 
-def control_html(summary: str, target_id: str) -> str:
-    """The line above one foldable piece: its summary and its button."""
-    labels = LABELS.format(show="Tampilkan kode", hide="Sembunyikan kode")
+def control_html(summary: str, target_id: str, what: str = "kode") -> str:
+    """The line above one foldable piece: its summary and its button (``what``:
+    the word on the button, "kode" or "bagian")."""
+    labels = LABELS.format(show=f"Tampilkan {what}", hide=f"Sembunyikan {what}")
     return (f'<div class="lipat-baris"><span class="lipat-ringkasan">{html.escape(summary)}</span>'
             f'<button type="button" class="lipat-tombol" aria-controls="{target_id}">{labels}</button></div>')
 
@@ -172,8 +190,82 @@ def page_control_html() -> str:
             '<span class="lipat-keterangan">pilihan ini diingat di perangkat ini</span></div>')
 
 
-def _control(summary: str, target_id: str) -> nodes.raw:
-    return nodes.raw("", control_html(summary, target_id), format="html")
+def _control(summary: str, target_id: str, what: str = "kode") -> nodes.raw:
+    return nodes.raw("", control_html(summary, target_id, what), format="html")
+
+
+def deeper_titles(metadata: dict) -> list[str]:
+    """The section titles a chapter's front matter folds on a phone."""
+    given = (metadata.get(FRONT_MATTER_KEY) or {}).get(DEEPER_KEY) or []
+    return [title for title in given if isinstance(title, str)] if isinstance(given, list) else []
+
+
+def _in_code(node: nodes.Node) -> bool:
+    """Inside a listing or a cell's source (read only by whoever opens the code),
+    and not in a cell's output (which stays on the page)."""
+    parent, code = node.parent, False
+    while parent is not None:
+        if isinstance(parent, nodes.container) and parent.get("nb_element") == "cell_code_output":
+            return False
+        if isinstance(parent, nodes.literal_block) or (
+                isinstance(parent, nodes.container) and parent.get("nb_element") == "cell_code_source"):
+            code = True
+        parent = parent.parent
+    return code
+
+
+def deeper_summary(section: nodes.Element) -> str:
+    """The line shown under a folded section's title: how long its body reads, and
+    whether it holds exercises (to do in Python) or code."""
+    words = sum(len(text.astext().split()) for text in section.findall(nodes.Text)
+                if not _in_code(text))
+    minutes = max(1, round(words / WORDS_PER_MINUTE))
+    if any("exercise" in type(n).__name__.lower() for n in section.findall(nodes.Element)):
+        holds = ", latihan Python"
+    elif any(isinstance(n, nodes.literal_block) or (isinstance(n, nodes.container)
+             and n.get("nb_element") == "cell_code") for n in section.findall(nodes.Element)):
+        holds = ", ada kode"
+    else:
+        holds = ""
+    # Short enough to share one line with its button on a 360 px phone.
+    return f"Pendalaman, ± {minutes} menit{holds}"
+
+
+def mark_deeper_sections(document: nodes.Node, wanted: list[str]) -> list[str]:
+    """Marks every section titled as in ``wanted``; returns the titles not found."""
+    found = set()
+    for section in document.findall(nodes.section):
+        title = section[0].astext().strip() if section.children and isinstance(section[0], nodes.title) else ""
+        if title in wanted:
+            section["classes"].append(DEEPER_CLASS)
+            found.add(title)
+    return [title for title in wanted if title not in found]
+
+
+def fold_section(section: nodes.section, target_id: str) -> None:
+    """Moves everything below a marked section's title into one foldable box
+    (``target_id``), with the summary line and its button above it."""
+    inner = nodes.container(classes=["lipat-isi"], ids=[target_id])
+    for child in list(section.children[1:]):
+        section.remove(child)
+        inner += child
+    section["classes"].append("lipat")
+    section += _control(deeper_summary(inner), target_id, "bagian")
+    section += inner
+
+
+class DeeperSections(SphinxTransform):
+    """Marks the sections named in ``atensi: pendalaman:`` (at read time, so
+    that the chapter card's reading time already leaves them out)."""
+
+    default_priority = 880
+
+    def apply(self, **kwargs):
+        wanted = deeper_titles(front_matter(Path(self.env.doc2path(self.env.docname))))
+        for title in mark_deeper_sections(self.document, wanted):
+            logger.warning(f"atensi: pendalaman menyebut bagian {title!r}, tetapi halaman ini "
+                               f"tidak punya bagian berjudul itu. Salin judulnya persis seperti di halaman.",
+                               location=self.env.docname)
 
 
 def _inside_solution(node: nodes.Node) -> bool:
@@ -238,6 +330,11 @@ class FoldableCode(SphinxPostTransform):
             literal = block if isinstance(block, nodes.literal_block) else next(block.findall(nodes.literal_block))
             outer += _control(listing_summary(literal, caption), target)
             outer += inner
+        for section in list(self.document.findall(nodes.section)):
+            if DEEPER_CLASS not in section.get("classes", []) or not isinstance(section[0], nodes.title):
+                continue
+            count += 1
+            fold_section(section, f"kode-{count}")
         if count:
             self.add_page_control()
 
@@ -250,6 +347,7 @@ class FoldableCode(SphinxPostTransform):
 
 def setup(app):
     """Registers the transform, the head script, the stylesheet and the script."""
+    app.add_transform(DeeperSections)
     app.add_post_transform(FoldableCode)
     app.add_js_file(None, body=HEAD_SCRIPT, priority=1)
     app.add_css_file("lipat.css")
