@@ -240,3 +240,9 @@ def test_the_built_chapter_folds_its_deeper_sections_on_a_phone_only(open_page):
     assert kernel.locator(":scope > .lipat-baris .lipat-tombol").get_attribute("aria-expanded") == "true"
     desk = open_page("chapters/mask_kausal.html", width=1280, height=800).page
     assert all(s["body"] for s in desk.evaluate(state))
+
+
+def test_a_section_with_an_in_page_question_is_known_as_such():
+    question = nodes.container(classes=["cek-pemahaman"])
+    assert folding.holds_questions(_section("Penjelajah", nodes.paragraph(text="a"), question))
+    assert not folding.holds_questions(_section("Kernel CUDA", nodes.paragraph(text="a")))

@@ -242,6 +242,11 @@ def mark_deeper_sections(document: nodes.Node, wanted: list[str]) -> list[str]:
     return [title for title in wanted if title not in found]
 
 
+def holds_questions(section: nodes.Element) -> bool:
+    """Whether an in-page question sits in it: the practice a phone reader has must stay in view."""
+    return any("cek-pemahaman" in node.get("classes", []) for node in section.findall(nodes.container))
+
+
 def fold_section(section: nodes.section, target_id: str) -> None:
     """Moves everything below a marked section's title into one foldable box
     (``target_id``), with the summary line and its button above it."""
@@ -264,8 +269,13 @@ class DeeperSections(SphinxTransform):
         wanted = deeper_titles(front_matter(Path(self.env.doc2path(self.env.docname))))
         for title in mark_deeper_sections(self.document, wanted):
             logger.warning(f"atensi: pendalaman menyebut bagian {title!r}, tetapi halaman ini "
-                               f"tidak punya bagian berjudul itu. Salin judulnya persis seperti di halaman.",
-                               location=self.env.docname)
+                           f"tidak punya bagian berjudul itu. Salin judulnya persis seperti di halaman.",
+                           location=self.env.docname)
+        for section in self.document.findall(nodes.section):
+            if DEEPER_CLASS in section["classes"] and holds_questions(section):
+                logger.warning(f"atensi: pendalaman melipat bagian {section[0].astext()!r}, yang memuat "
+                               f"Cek pemahaman. Pindahkan soalnya ke luar bagian itu, atau jangan lipat "
+                               f"bagian itu.", location=self.env.docname)
 
 
 def _inside_solution(node: nodes.Node) -> bool:
