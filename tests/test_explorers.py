@@ -327,6 +327,7 @@ def test_static_twin_text_matches_the_live_readout(statics):
         assert statics["baris"].frames[row, t_index][1] in ex.readout.value
 
 
+@pytest.mark.slow  # draws every frame of three explorers (the statics fixture)
 def test_static_mask_rows_exist_only_inside_the_matrix(statics):
     frames = statics["mask"].frames
     for t_index, T in enumerate(mask.BOOK_T):
@@ -337,6 +338,7 @@ def test_static_mask_rows_exist_only_inside_the_matrix(statics):
         assert tops == sorted(tops) and len(boxes[0]) == 2  # outline on both heatmaps
 
 
+@pytest.mark.slow  # draws every frame of three explorers (the statics fixture)
 def test_two_instances_get_different_ids(statics):
     again = sharpness.static()
     assert again.element_id != statics["ketajaman"].element_id
